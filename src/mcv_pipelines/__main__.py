@@ -1,0 +1,5 @@
+"""`python -m mcv_pipelines` is the same as the `mcv` command."""
+
+from mcv_pipelines.cli.main import main
+
+raise SystemExit(main())

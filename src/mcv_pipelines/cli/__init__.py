@@ -1,0 +1,1 @@
+"""The `mcv` command line: one module per command group; each only parses and wires."""

@@ -1,0 +1,1 @@
+"""The embedded local implementation of the conversion service (Starlette + uvicorn)."""

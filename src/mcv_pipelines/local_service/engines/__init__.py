@@ -1,0 +1,22 @@
+"""Local engines and the one table that registers them.
+
+``ENGINE_FACTORIES`` is the registry: every engine class the local service knows, in order of
+preference (the first engine that can do a conversion type is its default). ``available_engines``
+keeps those that can run on this machine, so the listing never advertises what cannot run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mcv_pipelines.local_service.engines.base import Engine
+
+__all__ = ["ENGINE_FACTORIES", "available_engines"]
+
+ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = ()
+
+
+def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:
+    """Instantiate every registered engine and keep those whose program or library is present."""
+    engines = [factory() for factory in factories]
+    return [engine for engine in engines if engine.version() is not None]
