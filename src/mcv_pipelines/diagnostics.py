@@ -65,6 +65,6 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
 
-def has_errors(diagnostics: "list[Diagnostic] | tuple[Diagnostic, ...]") -> bool:
+def has_errors(diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> bool:
     """True when any diagnostic is an error (warnings do not fail a check)."""
     return any(d.is_error for d in diagnostics)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-__all__ = ["MASK", "register_secret", "redact", "registered_secrets"]
+__all__ = ["MASK", "redact", "register_secret", "registered_secrets"]
 
 MASK = "***"
 _MIN_LENGTH = 3  # masking one- or two-character values would garble ordinary text
