@@ -595,9 +595,9 @@ REJECTED: list[tuple[str, dict[str, Any], list[tuple[str, list[str | int]]]]] = 
         [("enum", ["position_horizontal"]), ("enum", ["position_vertical"])],
     ),
     (
-        "watermark colour name",
-        {"operation": "watermark", "input": "a", "text": "x", "font_color": "red"},
-        [("pattern", ["font_color"])],
+        "watermark colour as a number",
+        {"operation": "watermark", "input": "a", "text": "x", "font_color": 0xFF0000},
+        [("type", ["font_color"])],
     ),
     (
         "metadata unknown key",
