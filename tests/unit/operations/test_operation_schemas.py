@@ -207,6 +207,7 @@ ACCEPTED: dict[str, list[dict[str, Any]]] = {
     ],
     "export/upload": [
         {"operation": "export/upload", "input": "web", "url": "https://bucket.example.com/put?sig=1"},
+        {"operation": "export/upload", "input": ["a", "b"], "url": "http://127.0.0.1:9000/put"},
     ],
     "export/s3": [
         {"operation": "export/s3", "input": "web", **S3, "key": "out/page-%d.png"},
@@ -331,6 +332,14 @@ ACCEPTED: dict[str, list[dict[str, Any]]] = {
     ],
     "metadata/write": [
         {"operation": "metadata/write", "input": "doc", "metadata": {"Title": "Sheet", "Pages": 2}},
+        {
+            "operation": "metadata/write",
+            "input": "doc",
+            "input_format": "pdf",
+            "metadata": {"Author": None, "Trapped": False},
+            "filename": "titled.pdf",
+            "engine": "pypdf",
+        },
     ],
 }
 
@@ -443,6 +452,39 @@ REJECTED: list[tuple[str, dict[str, Any], list[tuple[str, list[str | int]]]]] = 
         "gcs export neither",
         {"operation": "export/google-cloud-storage", "input": "a", **GCS},
         [("oneOf", [])],
+    ),
+    (
+        "upload redirect not a URL",
+        {"operation": "import/upload", "redirect": "done.html"},
+        [("pattern", ["redirect"])],
+    ),
+    ("raw without filename", {"operation": "import/raw", "file": "x"}, [("required", [])]),
+    (
+        "upload export to a non-http URL",
+        {"operation": "export/upload", "input": "a", "url": "ftp://host/x"},
+        [("pattern", ["url"])],
+    ),
+    (
+        "azure export both blob and prefix",
+        {
+            "operation": "export/azure/blob",
+            "input": "a",
+            **AZURE,
+            "sas_token": "t",
+            "blob": "o",
+            "blob_prefix": "p/",
+        },
+        [("oneOf", [])],
+    ),
+    (
+        "gcs export without private key",
+        {
+            "operation": "export/google-cloud-storage",
+            "input": "a",
+            **{k: v for k, v in GCS.items() if k != "private_key"},
+            "file": "o",
+        },
+        [("required", [])],
     ),
     # -- processing
     ("convert without output_format", {"operation": "convert", "input": "a"}, [("required", [])]),
