@@ -219,9 +219,9 @@ class _TooBig(Exception):
 
 
 def _snippet(answer: _Answer) -> str:
-    kind = answer.headers.get("content-type", "unknown type").split(";")[0]
+    kind = answer.headers.get("content-type", "untyped").split(";")[0].strip() or "untyped"
     text = answer.body[:80].decode("utf-8", "replace").replace("\n", " ").strip()
-    return f"a {kind} body, not JSON ({text!r}...)"
+    return f"{kind} body, not JSON ({text!r}...)"
 
 
 def _json(method: str, path: str, answer: _Answer) -> Any:

@@ -235,7 +235,7 @@ async def _fetch(
                         total = int(length) if length and length.isdigit() else None
                     else:
                         raise TransferError(what, f"HTTP {response.status_code}", status=response.status_code)
-                    async for chunk in response.aiter_raw(CHUNK_SIZE):
+                    async for chunk in response.aiter_bytes():  # as received: a drop loses nothing
                         await asyncio.to_thread(handle.write, chunk)
                         written += len(chunk)
                 finally:
