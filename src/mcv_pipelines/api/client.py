@@ -434,8 +434,7 @@ class ApiClient:
             kind=Kind.CREATE,
             body={"url": url, "events": list(events)},
         )
-        if hook.signing_secret:
-            register_secret(hook.signing_secret)
+        # The signing secret is not masked: the user needs it once to set up the receiver.
         return hook
 
     def list_webhooks(self, *, url: str | None = None, per_page: int | None = None) -> AsyncIterator[Webhook]:
