@@ -1,6 +1,6 @@
 """The client of the media conversion service: settings, models, errors, the async client, webhooks."""
 
-from mcv_pipelines.api.client import ApiClient, Timeouts
+from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.errors import (
     ApiError,
     BadResponse,
@@ -30,6 +30,7 @@ from mcv_pipelines.api.models import (
 from mcv_pipelines.api.pacer import Pacer, RateLimitInfo
 from mcv_pipelines.api.retry import RetryPolicy
 from mcv_pipelines.api.settings import Settings
+from mcv_pipelines.api.timeouts import Timeouts
 from mcv_pipelines.api.transfer import safe_filename
 
 __all__ = [

@@ -141,10 +141,11 @@ def error_for_status(status: int) -> type[ApiError]:
 class NetworkError(ServiceTrouble):
     """The request could not be completed: connection refused, reset, timed out."""
 
-    def __init__(self, method: str, path: str, reason: str) -> None:
+    def __init__(self, method: str, path: str, reason: str, *, timed_out: bool = False) -> None:
         self.method = method
         self.path = path
         self.reason = reason
+        self.timed_out = timed_out  # no answer in time (as opposed to refused or reset)
         super().__init__(redact(f"{_where(method, path)}: network error: {reason}"))
 
 

@@ -110,13 +110,17 @@ class Requester:
                 answer = await self._send(method, url, params, content, http_timeout or self.timeout)
             except _NOT_SENT as exc:
                 error: Exception = NetworkError(method, path, _describe(exc))
+                error.__cause__ = exc
                 retryable = kind is not Kind.WAIT  # the sync wait repeats itself, up to its deadline
             except _TooBig as exc:
                 raise BadResponse(method, path, str(exc)) from exc
             except _NETWORK as exc:
                 if kind is Kind.CREATE:
                     raise OutcomeUnknown(method, path, _describe(exc)) from exc
-                error = NetworkError(method, path, _describe(exc))
+                error = NetworkError(
+                    method, path, _describe(exc), timed_out=isinstance(exc, httpx.TimeoutException)
+                )
+                error.__cause__ = exc
                 retryable = kind is Kind.IDEMPOTENT
             else:
                 retry_after = parse_retry_after(answer.headers.get("retry-after"))

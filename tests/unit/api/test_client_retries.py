@@ -192,3 +192,30 @@ async def test_sync_wait_asks_again_when_answered_before_the_end(make_client, fa
     task = await client.wait_task("t1", max_wait=100)
     assert (task.status, task.code) == ("error", "X")
     assert fake_time.sleeps == [1.0]
+
+
+async def test_sync_wait_without_deadline_outlasts_read_timeouts(make_client) -> None:
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        if len(calls) <= 8:  # more than `attempts`: a read timeout is the normal end of one long wait
+            raise httpx.ReadTimeout("still waiting", request=request)
+        return httpx.Response(200, json={"data": job_json()})
+
+    client = make_client(handler, attempts=3)
+    assert (await client.wait_job("j1")).status == "finished"
+    assert len(calls) == 9
+
+
+async def test_sync_wait_without_deadline_gives_up_on_a_dead_host(make_client) -> None:
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        raise httpx.ConnectError("refused", request=request)
+
+    client = make_client(handler, attempts=3)
+    with pytest.raises(NetworkError, match="GET /sync/v2/jobs/j1: network error: ConnectError"):
+        await client.wait_job("j1")
+    assert len(calls) == 3

@@ -98,10 +98,10 @@ async def test_task_creation_endpoints(make_client, call, path, body) -> None:
 
 
 def test_storage_credentials_are_registered_as_secrets() -> None:
-    # registered by the parametrized calls above and by _register_credentials in general
-    from mcv_pipelines.api.client import _register_credentials
+    # nested payloads (a job's tasks) are searched too
+    from mcv_pipelines.api.query import register_credentials
 
-    _register_credentials({"tasks": {"a": {"secret_access_key": "very-secret-value-9"}}})
+    register_credentials({"tasks": {"a": {"secret_access_key": "very-secret-value-9"}}})
     assert redact("key=very-secret-value-9") == "key=***"
 
 
