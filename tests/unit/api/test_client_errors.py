@@ -169,3 +169,12 @@ async def test_job_round_trip_parses_models(make_client) -> None:
     assert job.tasks[0].name == "a"
     assert job.tasks[0].created_at is not None
     assert job.tasks[0].created_at.tzinfo is not None
+
+
+async def test_huge_answer_is_bad_response(make_client, monkeypatch) -> None:
+    import mcv_pipelines.api.http as http_module
+
+    monkeypatch.setattr(http_module, "MAX_BODY_BYTES", 1000)
+    client = make_client(lambda r: httpx.Response(200, json={"data": [{"id": "x" * 2000}]}))
+    with pytest.raises(BadResponse, match=r"GET /v2/tasks.*larger than 1000 bytes"):
+        [t async for t in client.list_tasks()]

@@ -121,3 +121,19 @@ async def test_operations_listing_reads_every_page_with_options(make_client) -> 
     formats = await client.convert_formats(input_format="jpg")
     assert formats[0].output_format == "webp"
     assert seen[2].path == "/v2/convert/formats"
+
+
+async def test_concurrent_job_creation_is_spread_by_the_shared_pacer(make_client, fake_time) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            201,
+            json={"data": {"id": "j", "status": "waiting"}},
+            headers={"X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "3"},
+        )
+
+    client = make_client(handler)
+    await client.create_job({"a": {"operation": "import/upload"}})  # learns the budget
+    await asyncio.gather(*(client.create_job({"a": {"operation": "import/upload"}}) for _ in range(3)))
+    assert len(fake_time.sleeps) >= 2  # the later callers waited their turn instead of racing into 429
+    assert client.last_rate_limit is not None
+    assert client.last_rate_limit.remaining == 3
