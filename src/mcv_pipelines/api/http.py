@@ -122,6 +122,12 @@ class Requester:
                 )
                 error.__cause__ = exc
                 retryable = kind is Kind.IDEMPOTENT
+            except httpx.HTTPError as exc:  # undecodable body, too many redirects: an answer we cannot use
+                if kind is Kind.CREATE:
+                    raise OutcomeUnknown(method, path, _describe(exc)) from exc
+                raise BadResponse(method, path, _describe(exc)) from exc
+            except httpx.InvalidURL as exc:
+                raise BadResponse(method, path, f"cannot build the request URL: {exc}") from exc
             else:
                 retry_after = parse_retry_after(answer.headers.get("retry-after"))
                 self.pacer.observe(answer.headers, retry_after if answer.status == 429 else None)

@@ -195,7 +195,7 @@ class Settings:
             base_url, default_sync = _public_hosts(region, sandbox)
             sync_url = sync_url or default_sync
         elif base_url is not None and sync_url is None:
-            sync_url = f"{base_url}/sync"
+            sync_url = _KNOWN_SYNC.get(base_url, f"{base_url}/sync")
         return cls(
             base_url=base_url,
             sync_url=sync_url,
@@ -204,6 +204,13 @@ class Settings:
             sandbox=sandbox,
             profile=profile,
         )
+
+
+_KNOWN_SYNC = {
+    PUBLIC_BASE_URL: PUBLIC_SYNC_URL,
+    PUBLIC_SANDBOX_URL: PUBLIC_SANDBOX_SYNC_URL,
+    **{f"https://{r}.api.cloudconvert.com": f"https://{r}.sync.api.cloudconvert.com" for r in REGIONS},
+}
 
 
 def _public_hosts(region: str | None, sandbox: bool) -> tuple[str, str]:

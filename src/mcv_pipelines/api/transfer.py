@@ -102,11 +102,21 @@ class MultipartBody:
     async def stream(self) -> AsyncIterator[bytes]:
         """Yield the body in chunks of at most CHUNK_SIZE bytes, reading the file as it goes."""
         yield self._head()
-        handle: BinaryIO = await asyncio.to_thread(self.path.open, "rb")
+        try:
+            handle: BinaryIO = await asyncio.to_thread(self.path.open, "rb")
+        except OSError as exc:
+            raise TransferError(
+                f"upload of {self.path}", f"cannot read the file: {exc.strerror or exc}"
+            ) from exc
         try:
             sent = 0
             while sent < self.size:
-                chunk = await asyncio.to_thread(handle.read, min(CHUNK_SIZE, self.size - sent))
+                try:
+                    chunk = await asyncio.to_thread(handle.read, min(CHUNK_SIZE, self.size - sent))
+                except OSError as exc:
+                    raise TransferError(
+                        f"upload of {self.path}", f"read failed: {exc.strerror or exc}"
+                    ) from exc
                 if not chunk:
                     break
                 sent += len(chunk)
@@ -172,7 +182,7 @@ async def _send_once(
             if failures >= retry.attempts:
                 raise TransferError(what, f"cannot connect: {type(exc).__name__}") from exc
             await retry.sleep(retry.backoff(failures))
-        except httpx.TransportError as exc:
+        except httpx.HTTPError as exc:
             raise TransferError(what, f"network error: {type(exc).__name__}: {exc}") from exc
 
 
@@ -195,6 +205,10 @@ async def download(
     try:
         await _fetch(http, url, part, what, http_timeout, retry, max_resumes)
         os.replace(part, dest)
+    except OSError as exc:
+        raise TransferError(what, f"cannot write {dest}: {exc.strerror or exc}") from exc
+    except httpx.HTTPError as exc:  # a body that cannot be decoded, too many redirects
+        raise TransferError(what, f"{type(exc).__name__}: {exc}") from exc
     finally:
         part.unlink(missing_ok=True)
     return dest
@@ -224,8 +238,10 @@ async def _fetch(
                 response = await http.send(request, stream=True, follow_redirects=True)
                 try:
                     if response.status_code == 206 and written:
-                        if not _range_starts_at(response.headers.get("content-range"), written):
+                        content_range = response.headers.get("content-range")
+                        if not _range_starts_at(content_range, written):
                             raise TransferError(what, "the server resumed at the wrong offset")
+                        total = total or _range_total(content_range)
                     elif response.status_code == 200:
                         if written:  # the server ignored Range: start over
                             await asyncio.to_thread(handle.seek, 0)
@@ -251,6 +267,11 @@ async def _fetch(
             await retry.sleep(retry.backoff(drops))
     finally:
         await asyncio.to_thread(handle.close)
+
+
+def _range_total(content_range: str | None) -> int | None:
+    match = re.search(r"/(\d+)\s*$", content_range or "")
+    return int(match.group(1)) if match else None
 
 
 def _range_starts_at(content_range: str | None, offset: int) -> bool:

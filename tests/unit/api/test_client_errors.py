@@ -178,3 +178,11 @@ async def test_huge_answer_is_bad_response(make_client, monkeypatch) -> None:
     client = make_client(lambda r: httpx.Response(200, json={"data": [{"id": "x" * 2000}]}))
     with pytest.raises(BadResponse, match=r"GET /v2/tasks.*larger than 1000 bytes"):
         [t async for t in client.list_tasks()]
+
+
+async def test_undecodable_compressed_body_is_bad_response(make_client) -> None:
+    client = make_client(
+        lambda r: httpx.Response(200, content=b"not gzip at all", headers={"Content-Encoding": "gzip"})
+    )
+    with pytest.raises(BadResponse, match=r"GET /v2/users/me.*DecodingError"):
+        await client.me()

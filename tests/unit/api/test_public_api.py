@@ -54,3 +54,21 @@ def test_client_errors_share_the_project_root() -> None:
     ):
         assert issubclass(cls, ServiceTrouble)
         assert issubclass(cls, McvError)
+
+
+def test_models_alone_do_not_load_the_client() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mcv_pipelines.api.models\n"
+        "loaded = [m for m in ('mcv_pipelines.api.client', 'mcv_pipelines.api.settings', 'httpx') "
+        "if m in sys.modules]\n"
+        "print(','.join(loaded))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_every_export_resolves_to_its_home() -> None:
+    assert set(api._HOME) == set(api.__all__)

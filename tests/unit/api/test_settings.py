@@ -124,3 +124,9 @@ def test_key_never_in_repr_str_and_is_redacted(profile_file: Path) -> None:
     assert KEY not in str(settings)
     assert "api_key=***" in repr(settings)
     assert redact(f"header Bearer {KEY}") == "header Bearer ***"
+
+
+def test_explicit_public_base_url_gets_its_own_sync_host(tmp_path: Path) -> None:
+    env = {"MCV_CONFIG": str(tmp_path / "x")}
+    settings = Settings.resolve(base_url="https://eu-central.api.cloudconvert.com", env=env)
+    assert settings.sync_url == "https://eu-central.sync.api.cloudconvert.com"
