@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         Webhook,
     )
     from mcv_pipelines.api.pacer import Pacer, RateLimitInfo
+    from mcv_pipelines.api.receiver import WebhookReceiver
     from mcv_pipelines.api.retry import RetryPolicy
     from mcv_pipelines.api.settings import Settings
     from mcv_pipelines.api.timeouts import Timeouts
@@ -73,6 +74,7 @@ _HOME = {
     "Settings": "settings",
     "Timeouts": "timeouts",
     "safe_filename": "transfer",
+    "WebhookReceiver": "receiver",
 }
 
 __all__ = [
@@ -104,6 +106,7 @@ __all__ = [
     "User",
     "WaitTimeout",
     "Webhook",
+    "WebhookReceiver",
     "safe_filename",
 ]
 

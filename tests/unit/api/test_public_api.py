@@ -35,6 +35,7 @@ def test_exported_names() -> None:
         "User",
         "WaitTimeout",
         "Webhook",
+        "WebhookReceiver",
         "safe_filename",
     }
     for name in api.__all__:
