@@ -1,0 +1,92 @@
+"""Shared wiring of the commands that talk to a service: settings options, the client, output.
+
+``CLIENT_FACTORY`` builds the client from settings; tests (and later the embedded local service) swap it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcv_pipelines.api.client import ApiClient
+from mcv_pipelines.api.settings import Settings, config_path
+from mcv_pipelines.errors import UsageError
+from mcv_pipelines.redact import redact
+
+__all__ = [
+    "CLIENT_FACTORY",
+    "add_connection_options",
+    "emit",
+    "emit_json",
+    "run_with_client",
+    "settings_from_args",
+]
+
+CLIENT_FACTORY: Callable[[Settings], ApiClient] = ApiClient
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("service (default: environment, then the profile file)")
+    group.add_argument("--profile", metavar="NAME", help="profile in the config file (MCV_CONFIG to move it)")
+    group.add_argument("--base-url", metavar="URL", help="API host (MCV_BASE_URL)")
+    group.add_argument("--sync-url", metavar="URL", help="host of the blocking endpoints (MCV_SYNC_URL)")
+    group.add_argument("--region", help="processing region of the public instance (MCV_REGION)")
+    group.add_argument(
+        "--sandbox",
+        action="store_const",
+        const=True,
+        default=None,
+        help="use the sandbox instance (MCV_SANDBOX)",
+    )
+    group.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="API key; prefer MCV_API_KEY: a flag shows in the process list and shell history",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    if getattr(args, "api_key", None):
+        print(
+            "mcv: warning: --api-key is visible to other users of this machine; prefer MCV_API_KEY",
+            file=sys.stderr,
+        )
+    settings = Settings.resolve(
+        api_key=args.api_key,
+        base_url=args.base_url,
+        sync_url=args.sync_url,
+        region=args.region,
+        sandbox=args.sandbox,
+        profile=args.profile,
+    )
+    if not settings.is_configured:
+        raise UsageError(
+            "no service configured: set MCV_API_KEY for the public service, or MCV_BASE_URL for another "
+            "instance (for example one started with `mcv serve`), or put them in a profile in "
+            f"{config_path()} and pass --profile NAME"
+        )
+    return settings
+
+
+def run_with_client(args: argparse.Namespace, action: Callable[[ApiClient], Awaitable[int]]) -> int:
+    """Resolve settings, open a client, run ``action`` to completion, close the client."""
+    settings = settings_from_args(args)
+
+    async def runner() -> int:
+        async with CLIENT_FACTORY(settings) as client:
+            return await action(client)
+
+    return asyncio.run(runner())
+
+
+def emit(text: str) -> None:
+    print(redact(text))
+
+
+def emit_json(value: Any) -> None:
+    print(redact(json.dumps(value, indent=2, sort_keys=True, default=str)))

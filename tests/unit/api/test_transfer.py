@@ -1,0 +1,250 @@
+"""Uploads stream a multipart body (fields in order, file last, no key); downloads resume with Range."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from apifakes import task_json
+
+from mcv_pipelines.api import Task, TransferError, UploadForm, safe_filename
+from mcv_pipelines.api.transfer import CHUNK_SIZE
+
+
+class StreamingTransport(httpx.AsyncBaseTransport):
+    """Reads request bodies chunk by chunk (MockTransport would read them whole first)."""
+
+    def __init__(self, respond: Callable[[httpx.Request, bytes], httpx.Response]) -> None:
+        self.respond = respond
+        self.requests: list[httpx.Request] = []
+        self.chunk_sizes: list[int] = []
+        self.streamed: list[bool] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        self.streamed.append(
+            isinstance(request.stream, httpx.AsyncByteStream) and not hasattr(request, "_content")
+        )
+        body = b""
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        async for chunk in request.stream:
+            self.chunk_sizes.append(len(chunk))
+            body += chunk
+        return self.respond(request, body)
+
+
+def _form(url: str = "http://127.0.0.1:9999/upload/t1") -> UploadForm:
+    return UploadForm(
+        url=url,
+        parameters=(
+            ("expires", "1700000000"),
+            ("max_file_count", "1"),
+            ("max_file_size", "10000000"),
+            ("signature", "abc123"),
+        ),
+    )
+
+
+def _part_names(body: bytes) -> list[str]:
+    return re.findall(rb'Content-Disposition: form-data; name="([^"]+)"', body)  # type: ignore[return-value]
+
+
+async def test_upload_streams_fields_in_order_with_file_last(make_client, tmp_path: Path) -> None:
+    data = bytes(range(256)) * 4096  # 1 MiB
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(data)
+    transport = StreamingTransport(lambda req, body: httpx.Response(201, text="<PostResponse/>"))
+    client = make_client(transport=transport)
+    status = await client.upload_file(_form(), path)
+    assert status == 201
+    request = transport.requests[0]
+    assert "authorization" not in request.headers
+    assert transport.streamed == [True]
+    assert int(request.headers["Content-Length"]) == sum(transport.chunk_sizes)
+    assert "transfer-encoding" not in request.headers
+    assert max(transport.chunk_sizes[1:-1]) <= CHUNK_SIZE  # never the whole file in one piece
+    assert len(transport.chunk_sizes) > 10
+
+
+async def test_upload_body_is_a_valid_multipart_form(make_client, tmp_path: Path) -> None:
+    path = tmp_path / 'we"ird name.png'
+    path.write_bytes(b"\x89PNG-data")
+    bodies: list[bytes] = []
+
+    def respond(request: httpx.Request, body: bytes) -> httpx.Response:
+        bodies.append(body)
+        return httpx.Response(204)
+
+    client = make_client(transport=StreamingTransport(respond))
+    task = Task.from_json(
+        task_json(
+            status="waiting",
+            operation="import/upload",
+            result={
+                "form": {
+                    "url": "http://127.0.0.1:9999/upload/t1",
+                    "parameters": {"b_first": "1", "a_second": "2"},
+                }
+            },
+        )
+    )
+    await client.upload_file(task, path)
+    body = bodies[0]
+    assert _part_names(body) == [b"b_first", b"a_second", b"file"]
+    assert b'filename="we%22ird name.png"' in body
+    assert b"\r\n\r\n\x89PNG-data\r\n--" in body
+    assert body.endswith(b"--\r\n")
+
+
+async def test_upload_follows_redirects_and_resends_body_on_307(make_client, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+
+    def respond(request: httpx.Request, body: bytes) -> httpx.Response:
+        if request.url.path == "/upload/t1":
+            return httpx.Response(307, headers={"Location": "/storage/t1"})
+        if request.url.path == "/storage/t1":
+            assert b"hello" in body
+            return httpx.Response(303, headers={"Location": "http://127.0.0.1:9999/thanks"})
+        assert request.method == "GET"
+        return httpx.Response(200, text="ok")
+
+    transport = StreamingTransport(respond)
+    client = make_client(transport=transport)
+    assert await client.upload_file(_form(), path) == 200
+    assert [(r.method, r.url.path) for r in transport.requests] == [
+        ("POST", "/upload/t1"),
+        ("POST", "/storage/t1"),
+        ("GET", "/thanks"),
+    ]
+    assert all("authorization" not in r.headers for r in transport.requests)
+
+
+async def test_upload_rejected_by_storage_is_a_transfer_error(make_client, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"x")
+    transport = StreamingTransport(lambda r, b: httpx.Response(403, text="<Error>Policy expired</Error>"))
+    client = make_client(transport=transport)
+    with pytest.raises(
+        TransferError, match=r"upload of a.txt to 127.0.0.1:9999: HTTP 403: <Error>Policy expired"
+    ):
+        await client.upload_file(_form(), path)
+
+
+async def test_upload_of_a_missing_file_is_a_clear_error(make_client, tmp_path: Path) -> None:
+    client = make_client(lambda r: httpx.Response(201))
+    with pytest.raises(TransferError, match="cannot read the file"):
+        await client.upload_file(_form(), tmp_path / "nope.bin")
+
+
+class DroppingStream(httpx.AsyncByteStream):
+    def __init__(self, data: bytes, drop_after: int | None) -> None:
+        self.data = data
+        self.drop_after = drop_after
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self.drop_after is None:
+            yield self.data
+            return
+        yield self.data[: self.drop_after]
+        raise httpx.ReadError("connection reset by peer")
+
+
+async def test_download_resumes_with_range_after_a_drop(make_client, tmp_path: Path) -> None:
+    data = b"0123456789" * 1000
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        rng = request.headers.get("range")
+        if rng is None:
+            return httpx.Response(
+                200, headers={"Content-Length": str(len(data))}, stream=DroppingStream(data, drop_after=3000)
+            )
+        start = int(rng.removeprefix("bytes=").rstrip("-"))
+        rest = data[start:]
+        return httpx.Response(
+            206,
+            headers={
+                "Content-Range": f"bytes {start}-{len(data) - 1}/{len(data)}",
+                "Content-Length": str(len(rest)),
+            },
+            stream=DroppingStream(rest, None),
+        )
+
+    client = make_client(handler)
+    dest = await client.download("http://127.0.0.1:9999/files/x/out.bin", tmp_path / "out" / "out.bin")
+    assert dest.read_bytes() == data
+    assert [r.headers.get("range") for r in seen] == [None, "bytes=3000-"]
+    assert all("authorization" not in r.headers for r in seen)
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["out.bin"]  # no temp file left behind
+
+
+async def test_download_starts_over_when_range_is_ignored(make_client, tmp_path: Path) -> None:
+    data = b"abcdef" * 500
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        drop = 1000 if len(calls) == 1 else None
+        return httpx.Response(
+            200, headers={"Content-Length": str(len(data))}, stream=DroppingStream(data, drop)
+        )
+
+    client = make_client(handler)
+    dest = await client.download("http://127.0.0.1:9999/f", tmp_path / "f.bin")
+    assert dest.read_bytes() == data
+
+
+async def test_download_gives_up_after_bounded_resumes(make_client, tmp_path: Path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Length": "100"}, stream=DroppingStream(b"x" * 100, 10))
+
+    client = make_client(handler)
+    with pytest.raises(TransferError, match="gave up after 2 resumes"):
+        await client.download("http://127.0.0.1:9999/f", tmp_path / "f.bin", max_resumes=2)
+    assert os.listdir(tmp_path) == []
+
+
+async def test_download_of_expired_link_is_a_transfer_error(make_client, tmp_path: Path) -> None:
+    client = make_client(lambda r: httpx.Response(410, text="gone"))
+    with pytest.raises(TransferError, match="HTTP 410") as info:
+        await client.download("http://127.0.0.1:9999/f", tmp_path / "f.bin")
+    assert info.value.status == 410
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("report.pdf", "report.pdf"),
+        ("../../etc/passwd", "passwd"),
+        ("/abs/path/x.png", "x.png"),
+        ("C:\\Windows\\evil.exe", "evil.exe"),
+        ("..", "download"),
+        ("", "download"),
+        ("bad\x00na\x1bme\n.txt", "badname.txt"),
+        ("what?.txt", "what_.txt"),
+        (".hidden", "hidden"),
+    ],
+)
+def test_safe_filename(name: str, expected: str) -> None:
+    assert safe_filename(name) == expected
+
+
+def test_safe_filename_keeps_suffix_of_long_names() -> None:
+    name = safe_filename("x" * 400 + ".webp")
+    assert name.endswith(".webp")
+    assert len(name.encode()) <= 240
+
+
+async def test_download_file_uses_sanitised_name(make_client, tmp_path: Path) -> None:
+    from mcv_pipelines.api import File
+
+    client = make_client(lambda r: httpx.Response(200, content=b"ok"))
+    dest = await client.download_file(File(filename="../../x.txt", url="http://127.0.0.1:9999/f"), tmp_path)
+    assert dest == tmp_path / "x.txt"
+    assert dest.read_bytes() == b"ok"
