@@ -33,12 +33,15 @@ def test_envelope_bare_list_and_pages_give_the_same_catalog(data_dir: Path) -> N
 
 def test_normalised_snapshot_is_sorted_and_stable(catalog: Catalog, tmp_path: Path) -> None:
     text = dumps_catalog(catalog)
-    keys = [tuple(d[k] for k in ("operation", "input_format", "output_format", "engine"))
-            for d in json.loads(text)["data"]]
+    keys = [
+        tuple(d[k] for k in ("operation", "input_format", "output_format", "engine"))
+        for d in json.loads(text)["data"]
+    ]
     assert keys == sorted(keys)
     # Options sorted by name, formats lowercased ("TAR.GZ" in the listing).
-    webp = next(d for d in json.loads(text)["data"]
-                if d["output_format"] == "webp" and d["input_format"] == "jpg")
+    webp = next(
+        d for d in json.loads(text)["data"] if d["output_format"] == "webp" and d["input_format"] == "jpg"
+    )
     assert [o["name"] for o in webp["options"]] == ["height", "lossless", "quality", "width"]
     assert ("archive", "any", "tar.gz", "stdlib") in keys
     # Writing and reading back gives byte-identical text: diffs in git show only real changes.
