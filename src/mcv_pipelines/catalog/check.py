@@ -77,7 +77,7 @@ class _Checker:
         cat, op = self.catalog, self.operation
         where = self.at("output_format", "input_format")
         if fin is None:
-            if fout is not None and fout not in cat.output_formats(op):
+            if fout is not None and not cat.produces(op, fout):
                 self.add("op-format-unsupported", Severity.ERROR,
                          f"{op} cannot produce {fout} from any format",
                          where, f"{op} produces: {_listed(cat.output_formats(op))}")
@@ -87,7 +87,7 @@ class _Checker:
                      "and its options are not checked against the catalog", self.at("input_format"),
                      "set input_format, or give the input a file name with an extension")
             return None
-        if fin not in cat.input_formats(op):
+        if not cat.accepts(op, fin):
             close = nearest(fin, cat.input_formats(op))
             self.add("op-format-unsupported", Severity.ERROR,
                      f"{op} does not accept {fin} input", self.at("input_format", "output_format"),

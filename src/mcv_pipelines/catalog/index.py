@@ -64,6 +64,14 @@ class Catalog:
     def has_operation(self, operation: str) -> bool:
         return operation in self._inputs
 
+    def accepts(self, operation: str, input_format: str) -> bool:
+        """O(1): does ``operation`` read ``input_format``?"""
+        return input_format in self._inputs.get(operation, ())
+
+    def produces(self, operation: str, output_format: str) -> bool:
+        """O(1): does ``operation`` make ``output_format`` from some input?"""
+        return output_format in self._outputs_of_op.get(operation, ())
+
     def input_formats(self, operation: str) -> list[str]:
         """Every input format ``operation`` accepts."""
         return sorted(self._inputs.get(operation, ()))
@@ -81,7 +89,9 @@ class Catalog:
     def engines(self, operation: str, input_format: str, output_format: str) -> list[Descriptor]:
         """The conversion types (one per engine) for these formats, default engine first."""
         found = self._engines.get((operation, input_format, output_format), [])
-        return sorted(found, key=lambda d: not d.default)
+        if len(found) > 1 and not found[0].default:
+            found.sort(key=lambda d: not d.default)  # stable: listing order among the rest
+        return list(found)
 
     def default_engine(self, operation: str, input_format: str, output_format: str) -> str | None:
         found = self.engines(operation, input_format, output_format)

@@ -35,9 +35,8 @@ class ConversionKey(NamedTuple):
         return f"{self.operation} {self.input_format} -> {self.output_format} ({self.engine})"
 
 
-@dataclass(frozen=True, slots=True)
-class OptionDef:
-    """One option of a conversion type."""
+class OptionDef(NamedTuple):
+    """One option of a conversion type (a NamedTuple: a listing holds hundreds of thousands)."""
 
     name: str
     type: OptionType
@@ -46,8 +45,7 @@ class OptionDef:
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class EngineVersionDef:
+class EngineVersionDef(NamedTuple):
     version: str
     default: bool = False
     latest: bool = False
@@ -70,10 +68,12 @@ class Descriptor:
     experimental: bool = False
     default: bool = False
     meta: Mapping[str, Any] = field(default_factory=dict)
+    key: ConversionKey = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> ConversionKey:
-        return ConversionKey(self.operation, self.input_format, self.output_format, self.engine)
+    def __post_init__(self) -> None:
+        # Computed once: lookups and sorting use it for every type in the catalog.
+        key = ConversionKey(self.operation, self.input_format, self.output_format, self.engine)
+        object.__setattr__(self, "key", key)
 
     def option(self, name: str) -> OptionDef | None:
         for opt in self.options or ():

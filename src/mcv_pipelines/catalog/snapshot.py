@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -49,17 +49,17 @@ def _bad(source: str, where: str, why: str) -> InvalidInput:
     return InvalidInput(f"{source}: not an operations listing: {where}: {why}")
 
 
-def _flag(raw: Mapping[str, Any], name: str, source: str, where: str) -> bool:
+def _flag(raw: dict[str, Any], name: str, source: str, where: str) -> bool:
     value = raw.get(name, False)
+    if value is False or value is True:
+        return value
     if value is None:
         return False
-    if not isinstance(value, bool):
-        raise _bad(source, where, f"{name!r} must be true or false, not {value!r}")
-    return value
+    raise _bad(source, where, f"{name!r} must be true or false, not {value!r}")
 
 
 def _option(raw: Any, source: str, where: str) -> OptionDef:
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, dict):
         raise _bad(source, where, f"an option must be an object, not {type(raw).__name__}")
     name, kind = raw.get("name"), raw.get("type")
     if not isinstance(name, str) or not name:
@@ -85,8 +85,12 @@ def _option(raw: Any, source: str, where: str) -> OptionDef:
     )
 
 
+def _by_name(opt: OptionDef) -> str:
+    return opt.name
+
+
 def _engine_version(raw: Any, source: str, where: str) -> EngineVersionDef:
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("version"), str | int | float):
+    if not isinstance(raw, dict) or type(raw.get("version")) not in (str, int, float):
         raise _bad(source, where, "an engine_versions entry needs a 'version'")
     return EngineVersionDef(
         version=str(raw["version"]),
@@ -97,8 +101,9 @@ def _engine_version(raw: Any, source: str, where: str) -> EngineVersionDef:
     )
 
 
-def _descriptor(raw: Any, source: str, where: str) -> tuple[Descriptor, bool | None]:
-    if not isinstance(raw, Mapping):
+def _descriptor(raw: Any, source: str, where: str) -> dict[str, Any]:
+    """The checked fields of one descriptor (a Descriptor is built once its default flag is known)."""
+    if not isinstance(raw, dict):
         raise _bad(source, where, f"a descriptor must be an object, not {type(raw).__name__}")
     missing = [k for k in _REQUIRED if not isinstance(raw.get(k), str) or not raw.get(k)]
     if missing:
@@ -114,29 +119,29 @@ def _descriptor(raw: Any, source: str, where: str) -> tuple[Descriptor, bool | N
     if not isinstance(versions_raw, list):
         raise _bad(source, where, "'engine_versions' must be a list")
     meta = raw.get("meta") or {}
-    if not isinstance(meta, Mapping):
+    if not isinstance(meta, dict):
         raise _bad(source, where, "'meta' must be an object")
     options = None
     if options_raw is not None:
-        options = tuple(sorted((_option(o, source, where) for o in options_raw), key=lambda o: o.name))
+        options = tuple(sorted([_option(o, source, where) for o in options_raw], key=_by_name))
     explicit_default = raw.get("default")
-    desc = Descriptor(
-        operation=raw["operation"],
-        input_format=normalise_format(raw["input_format"]),
-        output_format=normalise_format(raw["output_format"]),
-        engine=raw["engine"],
-        credits=int(credits) if credits is not None else None,
-        options=options,
-        engine_versions=tuple(_engine_version(v, source, where) for v in versions_raw),
-        deprecated=_flag(raw, "deprecated", source, where),
-        experimental=_flag(raw, "experimental", source, where),
-        meta=dict(meta),
-    )
-    return desc, explicit_default if isinstance(explicit_default, bool) else None
+    return {
+        "operation": raw["operation"],
+        "input_format": normalise_format(raw["input_format"]),
+        "output_format": normalise_format(raw["output_format"]),
+        "engine": raw["engine"],
+        "credits": int(credits) if credits is not None else None,
+        "options": options,
+        "engine_versions": tuple(_engine_version(v, source, where) for v in versions_raw),
+        "deprecated": _flag(raw, "deprecated", source, where),
+        "experimental": _flag(raw, "experimental", source, where),
+        "default": explicit_default if isinstance(explicit_default, bool) else None,
+        "meta": meta,
+    }
 
 
 def _items(page: Any, source: str, where: str) -> list[Any]:
-    if isinstance(page, Mapping):
+    if isinstance(page, dict):
         if "data" not in page:
             raise _bad(source, where, "an object without 'data' (expected {data: [...], links, meta})")
         page = page["data"]
@@ -147,37 +152,30 @@ def _items(page: Any, source: str, where: str) -> list[Any]:
 
 def parse_pages(pages: Iterable[Any], *, source: str = "<listing>") -> Catalog:
     """Build a catalog from decoded listing pages; raise InvalidInput naming the first thing wrong."""
-    parsed: list[tuple[Descriptor, bool | None]] = []
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    seen: set[tuple[str, str, str, str]] = set()
     for page_no, page in enumerate(pages, start=1):
         for i, raw in enumerate(_items(page, source, f"page {page_no}")):
-            parsed.append(_descriptor(raw, source, f"page {page_no}, descriptor {i + 1}"))
+            fields = _descriptor(raw, source, f"page {page_no}, descriptor {i + 1}")
+            group = (fields["operation"], fields["input_format"], fields["output_format"])
+            key = (*group, fields["engine"])
+            if key in seen:
+                raise _bad(source, f"page {page_no}, descriptor {i + 1} ({' '.join(key)})",
+                           "conversion type listed twice")
+            seen.add(key)
+            groups.setdefault(group, []).append(fields)
     # The default engine of (operation, input, output): the one marked default, else the first
     # non-deprecated one listed, else the first listed.
-    groups: dict[tuple[str, str, str], list[tuple[Descriptor, bool | None]]] = {}
-    seen = set()
-    for desc, flag in parsed:
-        if desc.key in seen:
-            raise _bad(source, str(desc.key), "conversion type listed twice")
-        seen.add(desc.key)
-        groups.setdefault((desc.operation, desc.input_format, desc.output_format), []).append((desc, flag))
     result: list[Descriptor] = []
     for members in groups.values():
-        chosen = next((d for d, f in members if f), None)
+        chosen = next((f for f in members if f["default"]), None)
         if chosen is None:
-            chosen = next((d for d, _ in members if not d.deprecated), members[0][0])
-        for desc, _ in members:
-            result.append(_with_default(desc, desc is chosen))
+            chosen = next((f for f in members if not f["deprecated"]), members[0])
+        for fields in members:
+            fields["default"] = fields is chosen
+            result.append(Descriptor(**fields))
     result.sort(key=lambda d: d.key)
     return Catalog(result, source=source)
-
-
-def _with_default(desc: Descriptor, default: bool) -> Descriptor:
-    if desc.default == default:
-        return desc
-    return Descriptor(
-        desc.operation, desc.input_format, desc.output_format, desc.engine, desc.credits, desc.options,
-        desc.engine_versions, desc.deprecated, desc.experimental, default, desc.meta,
-    )
 
 
 def parse_listing(data: Any, *, source: str = "<listing>") -> Catalog:
