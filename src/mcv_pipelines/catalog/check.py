@@ -156,20 +156,12 @@ class _Checker:
                 self.add("op-unknown-option", Severity.ERROR, f"unknown option {key!r} for {desc.key}",
                          self.locate((key,)),
                          f"did you mean {close[0]!r}?" if close else f"options: {_listed(names)}")
-        known = {k: v for k, v in given.items() if desc.option(k) is not None}
-        validator = validator_for(self.catalog, desc)
-        if validator.is_valid(known):
-            return
-        reported: set[str] = set()
-        for error in validator.iter_errors(known):
-            name = str(error.path[0]) if error.path else ""
+        for name in validator_for(self.catalog, desc).invalid(given):
             opt = desc.option(name)
-            if opt is None or name in reported:
-                continue
-            reported.add(name)
-            self.add("op-option-type", Severity.ERROR,
-                     f"option {name!r} must be {_expected(opt)}, got {_show(known[name])}",
-                     self.locate((name,)))
+            if opt is not None:
+                self.add("op-option-type", Severity.ERROR,
+                         f"option {name!r} must be {_expected(opt)}, got {_show(given[name])}",
+                         self.locate((name,)))
 
 
 def _expected(opt: OptionDef) -> str:

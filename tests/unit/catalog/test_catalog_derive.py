@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from mcv_pipelines.catalog.check import check_task
 from mcv_pipelines.catalog.derive import derive_schema, option_schema, validator_for
@@ -95,3 +96,41 @@ def test_derivation_cost_does_not_touch_other_types() -> None:
     validator_for(many, desc)
     assert many.derivations == 1
     assert len(many.validators) == 1
+
+
+SAMPLES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    2.0,
+    2.5,
+    -3,
+    "",
+    "max",
+    "a4",
+    "1",
+    [],
+    [1],
+    {},
+    {"a": 1},
+    150.0,
+]
+
+
+def test_compiled_validators_agree_with_jsonschema_on_every_option(catalog: Catalog) -> None:
+    """The fast compiled form must give jsonschema's verdict on the derived schema, value by value."""
+    compared = 0
+    for desc in catalog:
+        if not desc.options:
+            continue
+        compiled = validator_for(catalog, desc)
+        reference = Draft202012Validator(derive_schema(desc))
+        Draft202012Validator.check_schema(derive_schema(desc))
+        for opt in desc.options:
+            for value in [*SAMPLES, *(opt.possible_values or ())]:
+                expected = reference.is_valid({opt.name: value})
+                assert (compiled.invalid({opt.name: value}) == []) == expected, (desc.key, opt, value)
+                compared += 1
+    assert compared > 500
