@@ -58,7 +58,24 @@ def _flag(raw: dict[str, Any], name: str, source: str, where: str) -> bool:
     raise _bad(source, where, f"{name!r} must be true or false, not {value!r}")
 
 
+_TYPE_SET = frozenset(OPTION_TYPES)
+_new_option = OptionDef._make
+
+
 def _option(raw: Any, source: str, where: str) -> OptionDef:
+    # The fast path, taken by every well-formed option (a big listing has hundreds of thousands).
+    if type(raw) is dict:
+        name, kind, values = raw.get("name"), raw.get("type"), raw.get("possible_values")
+        if (type(name) is str and name and type(kind) is str and kind in _TYPE_SET
+                and (type(values) is list or (values is None and kind != "enum"))):
+            description = raw.get("description")
+            return _new_option((name, kind, raw.get("default"), None if values is None else tuple(values),
+                                description if type(description) is str else None))
+    return _option_checked(raw, source, where)
+
+
+def _option_checked(raw: Any, source: str, where: str) -> OptionDef:
+    """The slow path: says exactly what is wrong with an option."""
     if not isinstance(raw, dict):
         raise _bad(source, where, f"an option must be an object, not {type(raw).__name__}")
     name, kind = raw.get("name"), raw.get("type")
