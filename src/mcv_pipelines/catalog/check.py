@@ -21,6 +21,7 @@ from mcv_pipelines.catalog.index import Catalog, nearest
 from mcv_pipelines.catalog.keys import is_option_key
 from mcv_pipelines.catalog.model import Descriptor, OptionDef
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
+from mcv_pipelines.redact import redact
 
 __all__ = ["RULES", "check_task", "is_catalogued"]
 
@@ -45,7 +46,8 @@ def is_catalogued(operation: str) -> bool:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, default=str, ensure_ascii=False)
+    # Masked before it is cut short: a truncated secret would no longer match for later redaction.
+    text = redact(json.dumps(value, default=str, ensure_ascii=False))
     return text if len(text) <= 60 else text[:57] + "..."
 
 

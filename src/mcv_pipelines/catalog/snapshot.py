@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from importlib import resources
@@ -247,6 +248,8 @@ def write_catalog(catalog: Catalog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file private (0600); a snapshot is as readable as the one it replaces.
+        os.fchmod(fd, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -260,10 +263,10 @@ def write_catalog(catalog: Catalog, path: Path) -> None:
 def load_catalog(path: Path) -> Catalog:
     """Load a snapshot; the same unchanged file is parsed only once per process."""
     try:
-        stat = path.stat()
+        info = path.stat()
     except FileNotFoundError:
         raise UsageError(f"{path}: no such catalog snapshot") from None
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    key = (str(path.resolve()), info.st_mtime_ns, info.st_size)
     cached = _cache.get(key)
     if cached is not None:
         return cached

@@ -11,6 +11,7 @@ from mcv_pipelines.catalog.formats import format_from_name
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.keys import STRUCTURAL_KEYS, TASK_KEYS
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
+from mcv_pipelines.redact import register_secret
 
 TASK_AT = Location("p.yaml", 3, 3)
 
@@ -317,3 +318,12 @@ def test_every_problem_is_reported_not_only_the_first(catalog: Catalog) -> None:
     )
     assert sorted(d.rule for d in diags) == ["op-deprecated", "op-option-type", "op-unknown-option"]
     assert set(d.rule for d in diags) <= set(RULES)
+
+
+def test_a_secret_value_in_a_bad_option_is_masked_even_when_long(catalog: Catalog) -> None:
+    secret = "s3cr3t-" + "x" * 80  # longer than a message shows in full
+    register_secret(secret)
+    d = only(run(catalog, {"operation": "convert", "output_format": "webp", "quality": secret}))
+    assert d.rule == "op-option-type"
+    assert "s3cr3t" not in d.message
+    assert 'got "***"' in d.message

@@ -144,3 +144,14 @@ def test_missing_default_snapshot_says_how_to_give_one(
 def test_default_catalog_path_is_inside_the_package() -> None:
     path = snapshot.default_catalog_path()
     assert path.parts[-3:] == ("schemas", "catalog", "local.json")
+
+
+def test_a_written_snapshot_is_readable_like_the_one_it_replaces(catalog: Catalog, tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.json"
+    write_catalog(catalog, fresh)
+    assert fresh.stat().st_mode & 0o777 == 0o644
+    kept = tmp_path / "kept.json"
+    kept.write_text("{}")
+    kept.chmod(0o664)
+    write_catalog(catalog, kept)
+    assert kept.stat().st_mode & 0o777 == 0o664
