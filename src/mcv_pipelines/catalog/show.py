@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,11 +74,16 @@ def find(
     return ShowResult(query, matches, suggestions)
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _option_line(opt: OptionDef) -> str:
+    # Values as the user writes them in YAML/JSON (null, true), not as Python prints them.
     kind: str = opt.type
     if opt.possible_values is not None:
-        kind += " (" + ", ".join(map(str, opt.possible_values)) + ")"
-    line = f"      {opt.name}: {kind}, default {opt.default!r}"
+        kind += " (" + ", ".join(_json(v) for v in opt.possible_values) + ")"
+    line = f"      {opt.name}: {kind}, default {_json(opt.default)}"
     return line + (f" -- {opt.description}" if opt.description else "")
 
 

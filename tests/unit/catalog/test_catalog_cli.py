@@ -36,7 +36,8 @@ def test_show_one_conversion_with_its_options(data_dir: Path, capsys: pytest.Cap
     assert code == 0
     assert "convert jpg -> png (imagemagick)  credits 1  [default]\n" in out
     assert "    engine versions: 7.1.1 (default), 6.9, 7.2-beta\n" in out
-    assert "      fit: enum (max, crop, scale), default 'max' -- How the image fits the box\n" in out
+    assert '      fit: enum ("max", "crop", "scale"), default "max" -- How the image fits the box\n' in out
+    assert "      width: integer, default null\n" in out
     assert "convert jpg -> png (vips)  credits 1\n" in out
     assert out.endswith("2 conversion types\n")
 
