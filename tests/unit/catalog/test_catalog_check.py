@@ -327,3 +327,16 @@ def test_a_secret_value_in_a_bad_option_is_masked_even_when_long(catalog: Catalo
     assert d.rule == "op-option-type"
     assert "s3cr3t" not in d.message
     assert 'got "***"' in d.message
+
+
+def test_an_engine_that_never_runs_the_operation_is_an_error_even_without_formats(catalog: Catalog) -> None:
+    diags = run(
+        catalog, {"operation": "convert", "output_format": "png", "engine": "vipz"}, input_format=None
+    )
+    assert [(d.rule, d.severity) for d in diags] == [
+        ("op-format-unknown", Severity.WARNING),
+        ("op-unknown-engine", Severity.ERROR),
+    ]
+    assert diags[1].message == "task 'web': engine 'vipz' does not run convert"
+    assert diags[1].hint is not None
+    assert diags[1].hint.startswith("did you mean 'vips'? engines: imagemagick, libheif")
