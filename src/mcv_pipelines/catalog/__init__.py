@@ -5,7 +5,7 @@ What the rest of the program calls: ``load_catalog`` / ``load_default_catalog`` 
 ``pull_catalog`` to save a live listing; ``diff_catalogs``; ``build_plan`` for `mcv plan`.
 """
 
-from mcv_pipelines.catalog.check import check_task, is_catalogued
+from mcv_pipelines.catalog.check import check_task, check_task_inputs, is_catalogued
 from mcv_pipelines.catalog.credits import CreditEstimate, estimate_credits
 from mcv_pipelines.catalog.diff import CatalogDiff, diff_catalogs
 from mcv_pipelines.catalog.formats import format_from_name, listing_formats, output_format_of
@@ -37,6 +37,7 @@ __all__ = [
     "TaskFormats",
     "build_plan",
     "check_task",
+    "check_task_inputs",
     "default_catalog_path",
     "diff_catalogs",
     "estimate_credits",

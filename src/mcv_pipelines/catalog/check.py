@@ -12,7 +12,7 @@ cannot be known, so nothing is guessed), ``op-unknown-engine``, ``op-unknown-eng
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mcv_pipelines.catalog.derive import validator_for
@@ -23,7 +23,7 @@ from mcv_pipelines.catalog.model import Descriptor, OptionDef
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
 from mcv_pipelines.redact import redact
 
-__all__ = ["RULES", "check_task", "is_catalogued"]
+__all__ = ["RULES", "check_task", "check_task_inputs", "is_catalogued"]
 
 RULES = (
     "op-format-unsupported",
@@ -219,3 +219,32 @@ def check_task(
         checker.status(desc, engine_version)
         checker.option_values(desc)
     return checker.out
+
+
+def check_task_inputs(
+    catalog: Catalog,
+    *,
+    operation: str,
+    input_formats: Sequence[str | None],
+    output_format: str | None,
+    engine: str | None,
+    engine_version: str | None,
+    options: Mapping[str, Any],
+    locate: Locate,
+    task_location: Location,
+    task_name: str,
+) -> list[Diagnostic]:
+    """``check_task`` once per distinct input format (``inference.TaskFormats.input_formats``).
+
+    A merge of a jpg and a png is checked as jpg -> pdf and png -> pdf; the same finding is reported
+    once (archive and command read ``any``, whatever their inputs are).
+    """
+    found: dict[Diagnostic, None] = {}
+    for fin in input_formats or (None,):
+        for diag in check_task(
+            catalog, operation=operation, input_format=fin, output_format=output_format, engine=engine,
+            engine_version=engine_version, options=options, locate=locate, task_location=task_location,
+            task_name=task_name,
+        ):
+            found.setdefault(diag)
+    return list(found)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcv_pipelines.catalog.check import RULES, check_task
+from mcv_pipelines.catalog.check import RULES, check_task, check_task_inputs
 from mcv_pipelines.catalog.formats import format_from_name
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.keys import STRUCTURAL_KEYS, TASK_KEYS
@@ -340,3 +340,27 @@ def test_an_engine_that_never_runs_the_operation_is_an_error_even_without_format
     assert diags[1].message == "task 'web': engine 'vipz' does not run convert"
     assert diags[1].hint is not None
     assert diags[1].hint.startswith("did you mean 'vips'? engines: imagemagick, libheif")
+
+
+def test_a_task_with_inputs_of_several_formats_is_checked_per_format(catalog: Catalog) -> None:
+    here = Location("p.yaml", 9, 3)
+
+    def check(operation: str, formats: list[str | None], output: str | None) -> list[Diagnostic]:
+        return check_task_inputs(
+            catalog,
+            operation=operation,
+            input_formats=formats,
+            output_format=output,
+            engine=None,
+            engine_version=None,
+            options={"operation": operation, "input": ["a", "b"]},
+            locate=lambda _p: here,
+            task_location=here,
+            task_name="sheet",
+        )
+
+    d = only(check("merge", ["jpg", "png", "pdf"], "pdf"))
+    assert d.message == "task 'sheet': merge does not accept png input"
+    assert check("archive", ["jpg", "png", None], "zip") == []
+    assert [x.rule for x in check("archive", ["jpg", "png"], "rar")] == ["op-format-unsupported"]
+    assert [x.rule for x in check("convert", [], "png")] == ["op-format-unknown"]
