@@ -22,7 +22,8 @@ from typing import Any
 
 from mcv_pipelines.catalog.check import check_task
 from mcv_pipelines.catalog.index import Catalog
-from mcv_pipelines.catalog.snapshot import descriptor_to_json, load_catalog, parse_listing
+from mcv_pipelines.catalog.listing import parse_listing
+from mcv_pipelines.catalog.snapshot import descriptor_to_json, load_catalog
 from mcv_pipelines.diagnostics import Location
 
 ROOT = Path(__file__).resolve().parent

@@ -11,6 +11,7 @@ from mcv_pipelines.catalog.diff import CatalogDiff, diff_catalogs
 from mcv_pipelines.catalog.formats import format_from_name, listing_formats, output_format_of
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.inference import TaskFormats, infer_formats
+from mcv_pipelines.catalog.listing import parse_listing, parse_pages
 from mcv_pipelines.catalog.model import ConversionKey, Descriptor, EngineVersionDef, OptionDef
 from mcv_pipelines.catalog.plan import Plan, PlannedTask, build_plan
 from mcv_pipelines.catalog.pull import LISTING_QUERY, pull_catalog
@@ -18,8 +19,6 @@ from mcv_pipelines.catalog.snapshot import (
     default_catalog_path,
     load_catalog,
     load_default_catalog,
-    parse_listing,
-    parse_pages,
     write_catalog,
 )
 

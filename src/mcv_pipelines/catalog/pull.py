@@ -14,7 +14,8 @@ from typing import Any
 
 from mcv_pipelines.catalog.diff import CatalogDiff, diff_catalogs
 from mcv_pipelines.catalog.index import Catalog
-from mcv_pipelines.catalog.snapshot import load_catalog, parse_pages, write_catalog
+from mcv_pipelines.catalog.listing import parse_pages
+from mcv_pipelines.catalog.snapshot import load_catalog, write_catalog
 
 __all__ = ["LISTING_QUERY", "PullResult", "pull_catalog"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcv_pipelines.catalog.index import Catalog
-from mcv_pipelines.catalog.snapshot import parse_listing
+from mcv_pipelines.catalog.listing import parse_listing
 
 DATA = Path(__file__).parent / "data"
 

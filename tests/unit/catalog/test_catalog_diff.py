@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mcv_pipelines.catalog.diff import diff_catalogs, diff_to_json, diff_to_text
 from mcv_pipelines.catalog.index import Catalog
-from mcv_pipelines.catalog.snapshot import parse_listing
+from mcv_pipelines.catalog.listing import parse_listing
 
 
 def newer(data_dir: Path) -> Catalog:

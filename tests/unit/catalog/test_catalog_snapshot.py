@@ -10,13 +10,12 @@ import pytest
 
 from mcv_pipelines.catalog import snapshot
 from mcv_pipelines.catalog.index import Catalog
+from mcv_pipelines.catalog.listing import parse_listing, parse_pages
 from mcv_pipelines.catalog.model import ConversionKey
 from mcv_pipelines.catalog.snapshot import (
     dumps_catalog,
     load_catalog,
     load_default_catalog,
-    parse_listing,
-    parse_pages,
     write_catalog,
 )
 from mcv_pipelines.errors import InvalidInput, UsageError
