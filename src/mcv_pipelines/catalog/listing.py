@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from typing import Any
 
 from mcv_pipelines.catalog.formats import normalise_format
@@ -139,6 +140,9 @@ def _descriptor(raw: Any, source: str, where: str) -> dict[str, Any]:
     options = None
     if options_raw is not None:
         options = tuple(sorted([_option(o, source, where) for o in options_raw], key=_by_name))
+        for before, after in pairwise(options):
+            if before.name == after.name:
+                raise _bad(source, f"{where}, option {after.name!r}", "option listed twice")
     explicit_default = raw.get("default")
     return {
         "operation": raw["operation"],

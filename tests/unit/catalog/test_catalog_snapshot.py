@@ -78,6 +78,7 @@ def test_options_absent_and_options_empty_are_kept_apart(catalog: Catalog) -> No
         ("bad-option-type.json", "option 'tint': unknown option type 'color' (known: string, boolean"),
         ("bad-enum-without-values.json", "option 'fit': an enum option needs a 'possible_values' list"),
         ("bad-duplicate.json", "conversion type listed twice"),
+        ("bad-duplicate-option.json", "(convert jpg -> png), option 'width': option listed twice"),
     ],
 )
 def test_a_snapshot_that_is_not_a_listing_is_a_clear_error(data_dir: Path, name: str, fragment: str) -> None:
