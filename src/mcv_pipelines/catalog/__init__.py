@@ -1,0 +1,54 @@
+"""The operations catalog: snapshots of GET /v2/operations, lookups, derived option schemas, checks.
+
+What the rest of the program calls: ``load_catalog`` / ``load_default_catalog`` to get a ``Catalog``;
+``infer_formats`` for the formats along a pipeline's graph; ``check_task`` per processing task;
+``pull_catalog`` to save a live listing; ``diff_catalogs``; ``build_plan`` for `mcv plan`.
+"""
+
+from mcv_pipelines.catalog.check import check_task, check_task_inputs, is_catalogued
+from mcv_pipelines.catalog.credits import CreditEstimate, estimate_credits
+from mcv_pipelines.catalog.diff import CatalogDiff, diff_catalogs
+from mcv_pipelines.catalog.formats import format_from_name, listing_formats, output_format_of
+from mcv_pipelines.catalog.index import Catalog
+from mcv_pipelines.catalog.inference import TaskFormats, infer_formats
+from mcv_pipelines.catalog.listing import parse_listing, parse_pages
+from mcv_pipelines.catalog.model import ConversionKey, Descriptor, EngineVersionDef, OptionDef
+from mcv_pipelines.catalog.plan import Plan, PlannedTask, build_plan
+from mcv_pipelines.catalog.pull import LISTING_QUERY, pull_catalog
+from mcv_pipelines.catalog.snapshot import (
+    default_catalog_path,
+    load_catalog,
+    load_default_catalog,
+    write_catalog,
+)
+
+__all__ = [
+    "LISTING_QUERY",
+    "Catalog",
+    "CatalogDiff",
+    "ConversionKey",
+    "CreditEstimate",
+    "Descriptor",
+    "EngineVersionDef",
+    "OptionDef",
+    "Plan",
+    "PlannedTask",
+    "TaskFormats",
+    "build_plan",
+    "check_task",
+    "check_task_inputs",
+    "default_catalog_path",
+    "diff_catalogs",
+    "estimate_credits",
+    "format_from_name",
+    "infer_formats",
+    "is_catalogued",
+    "listing_formats",
+    "load_catalog",
+    "load_default_catalog",
+    "output_format_of",
+    "parse_listing",
+    "parse_pages",
+    "pull_catalog",
+    "write_catalog",
+]
