@@ -95,7 +95,7 @@ def test_metadata_write_sets_and_removes_entries(tmp_path: Path, make_request: M
     info = PdfReader(result.files[0]).metadata
     assert info is not None
     assert info.title == "New title"
-    assert info["/Keywords"] == "a, b"
+    assert str(info["/Keywords"]) == "a, b"
     assert "/Subject" not in info
     assert len(PdfReader(result.files[0]).pages) == 2
 
@@ -138,7 +138,7 @@ def test_text_watermark_is_real_text_on_selected_pages(tmp_path: Path, make_requ
         heights = [y for text, y in _text_positions(page) if "CONFIDENTIAL" in text]
         assert heights
         assert heights[0] > 792 - 25 - 20  # top margin 25, under the top edge
-        states = page["/Resources"]["/ExtGState"]
+        states: Any = page["/Resources"].get_object()["/ExtGState"]  # type: ignore[index]
         assert any(abs(float(state["/ca"]) - 0.3) < 1e-6 for state in states.values())
 
 
