@@ -195,3 +195,24 @@ def test_unlisted_conversion_is_refused(make_image: MakeImage, make_request: Mak
     with pytest.raises(EngineError) as caught:
         ENGINE.run(make_request("convert", "png", "docx", [make_image()]))
     assert caught.value.code == "UNSUPPORTED_CONVERSION"
+
+
+def test_tiff_layout_tags_do_not_leak_into_other_formats(make_request: MakeRequest, tmp_path: Path) -> None:
+    source = tmp_path / "scan.tiff"
+    exif = Image.Exif()
+    exif[ExifTags.Base.Artist] = "Scanner"
+    Image.new("RGB", (30, 20), "white").save(source, exif=exif.tobytes())
+    out = ENGINE.run(make_request("convert", "tiff", "jpg", [source])).files[0]
+    with Image.open(out) as image:
+        tags = image.getexif()
+    assert tags.get(ExifTags.Base.Artist) == "Scanner"
+    assert ExifTags.Base.StripOffsets not in tags
+    assert ExifTags.Base.ImageWidth not in tags
+
+
+def test_sixteen_bit_grey_survives_png(make_request: MakeRequest, tmp_path: Path) -> None:
+    source = tmp_path / "depth.tiff"
+    Image.linear_gradient("L").convert("I").resize((16, 16)).save(source)
+    out = ENGINE.run(make_request("convert", "tiff", "png", [source])).files[0]
+    with Image.open(out) as image:
+        assert image.mode.startswith("I")

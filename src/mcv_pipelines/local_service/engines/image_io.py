@@ -30,6 +30,14 @@ _TRANSPOSE = {
 }
 
 
+# Tags that describe a TIFF file's own layout (strips, tiles, sample format ...). Pillow shows them as
+# EXIF of a TIFF; carried into another file they would describe data that is not there.
+_TIFF_LAYOUT = frozenset(
+    {254, 255, 256, 257, 258, 259, 262, 263, 266, 273, 277, 278, 279, 280, 281, 284, 292, 293, 317, 320}
+    | {322, 323, 324, 325, 338, 339, 340, 341, 530, 531, 532, 700, 33723, 34377, 34675}
+)
+
+
 @dataclass(slots=True)
 class SourceImage:
     """The frames of an input image and the metadata a conversion may keep."""
@@ -64,6 +72,9 @@ def load_image(path: Path, *, all_frames: bool, auto_orient: bool) -> SourceImag
             durations=durations,
             loop=opened.info.get("loop"),
         )
+    if source.format == "TIFF":
+        for tag in [tag for tag in exif if tag in _TIFF_LAYOUT]:
+            del exif[tag]
     if auto_orient:
         method = _TRANSPOSE.get(int(exif.get(_ORIENTATION, 1) or 1))
         if method is not None:
@@ -99,7 +110,9 @@ def prepare_mode(image: Image.Image, target: str, background: tuple[int, int, in
         wanted = "RGBA" if alpha or target == "ico" else "RGB"
         return image if image.mode == wanted else image.convert(wanted)
     if target == "png":
-        ok = ("1", "L", "LA", "I", "I;16", "P", "RGB", "RGBA")
+        if image.mode == "I":
+            return image.convert("I;16")  # PNG stores 16-bit grey, not 32-bit
+        ok = ("1", "L", "LA", "I;16", "P", "RGB", "RGBA")
         return image if image.mode in ok else image.convert("RGBA" if alpha else "RGB")
     if target == "gif":
         return image if image.mode in ("1", "L", "P", "RGBA") else image.convert("RGB")
