@@ -204,3 +204,31 @@ def test_not_a_pdf_is_an_input_error(tmp_path: Path, make_request: MakeRequest) 
     with pytest.raises(EngineError) as caught:
         ENGINE.run(make_request("optimize", "pdf", "pdf", [fake]))
     assert caught.value.code == "INVALID_INPUT_FILE"
+
+
+def test_merge_of_a_file_that_is_neither_pdf_nor_image(tmp_path: Path, make_request: MakeRequest) -> None:
+    good = make_pdf(tmp_path / "good.pdf")
+    notes = tmp_path / "notes.docx"
+    notes.write_bytes(b"PK\x03\x04 not an image")
+    with pytest.raises(EngineError) as caught:
+        ENGINE.run(make_request("merge", "pdf", "pdf", [good, notes]))
+    assert caught.value.code == "INVALID_INPUT_FILE"
+    assert "notes.docx" in caught.value.message
+    assert "neither a PDF nor an image" in caught.value.message
+
+
+def test_watermark_on_a_rotated_page_is_placed_as_the_reader_sees_it(
+    tmp_path: Path, make_request: MakeRequest
+) -> None:
+    writer = PdfWriter()
+    writer.add_blank_page(300, 200).rotate(90)  # shown as a 200 x 300 portrait page
+    source = tmp_path / "turned.pdf"
+    with source.open("wb") as handle:
+        writer.write(handle)
+    options = {"text": "TOP", "position_vertical": "top", "font_size": 20}
+    result = ENGINE.run(make_request("watermark", "pdf", "pdf", [source], options))
+    page = PdfReader(result.files[0]).pages[0]
+    assert (float(page.mediabox.width), float(page.mediabox.height)) == (200, 300)
+    heights = [y for text, y in _text_positions(page) if "TOP" in text]
+    assert heights
+    assert heights[0] > 300 - 25 - 20

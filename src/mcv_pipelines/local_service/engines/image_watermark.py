@@ -53,11 +53,11 @@ def text_overlay(style: WatermarkStyle) -> Image.Image:
     font = ImageFont.load_default(size=style.font_size)
     probe = ImageDraw.Draw(Image.new("RGBA", (1, 1)))
     text = style.text or ""
-    left, top, right, bottom = probe.textbbox((0, 0), text, font=font)
+    left, top, right, bottom = probe.textbbox((0, 0), text, font=font, align="center")
     size = (max(1, math.ceil(right - left)), max(1, math.ceil(bottom - top)))
     tile = Image.new("RGBA", size, (0, 0, 0, 0))
     alpha = round(255 * style.opacity / 100)
-    ImageDraw.Draw(tile).text((-left, -top), text, font=font, fill=(*style.color, alpha))
+    ImageDraw.Draw(tile).text((-left, -top), text, font=font, fill=(*style.color, alpha), align="center")
     return _rotate(tile, style.rotation)
 
 

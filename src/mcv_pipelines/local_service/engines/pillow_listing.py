@@ -6,6 +6,8 @@ WebP) support never lists them.
 
 from __future__ import annotations
 
+from functools import cache
+
 from mcv_pipelines.local_service.engines.base import ConversionType, EngineVersion, OptionSpec
 from mcv_pipelines.local_service.engines.image_formats import image_format, readable_formats, writable_formats
 from mcv_pipelines.local_service.engines.image_resize import RESIZE_OPTIONS
@@ -46,7 +48,8 @@ def _image_options(output: str, *, strip_default: bool = False) -> tuple[OptionS
     return tuple(options)
 
 
-def pillow_conversion_types(version: str) -> list[ConversionType]:
+@cache
+def pillow_conversion_types(version: str) -> tuple[ConversionType, ...]:
     """Every (operation, input, output) the Pillow engine runs on this build."""
     versions = (EngineVersion(version),)
 
@@ -75,4 +78,4 @@ def pillow_conversion_types(version: str) -> list[ConversionType]:
             quality = (QUALITY,) if source == "jpg" else ()
             strip = OptionSpec("strip", "boolean", None, None, "Remove metadata; default depends on profile.")
             types.append(entry("optimize", source, source, (PROFILE, *quality, strip, FILENAME)))
-    return types
+    return tuple(types)

@@ -100,7 +100,16 @@ class PypdfEngine:
     def _merge(self, request: EngineRequest) -> EngineResult:
         writer = PdfWriter()
         for item in _checked(request, request.inputs):
-            reader = open_pdf(item.path) if is_pdf(item.path) else image_as_pdf(item.path)
+            if is_pdf(item.path):
+                reader = open_pdf(item.path)
+            else:
+                try:
+                    reader = image_as_pdf(item.path)
+                except EngineError as exc:
+                    raise EngineError(
+                        exc.code,
+                        f"cannot merge {item.path.name!r}: it is neither a PDF nor an image ({exc.message})",
+                    ) from exc
             with library_errors(f"add {item.path.name!r} to the merged PDF"):
                 writer.append(reader)
         names = OutputNames(request.output_dir, str_option(request.options, "filename", None), 1)
