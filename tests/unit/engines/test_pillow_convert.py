@@ -216,3 +216,12 @@ def test_sixteen_bit_grey_survives_png(make_request: MakeRequest, tmp_path: Path
     out = ENGINE.run(make_request("convert", "tiff", "png", [source])).files[0]
     with Image.open(out) as image:
         assert image.mode.startswith("I")
+
+
+def test_formats_outside_the_listing_are_never_decoded(tmp_path: Path, make_request: MakeRequest) -> None:
+    # An EPS file renamed .png: Pillow would hand it to Ghostscript if it were allowed to try.
+    disguised = tmp_path / "vector.png"
+    disguised.write_bytes(b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\nshowpage\n")
+    with pytest.raises(EngineError) as caught:
+        ENGINE.run(make_request("convert", "png", "jpg", [disguised]))
+    assert caught.value.code == "INVALID_INPUT_FILE"

@@ -15,6 +15,7 @@ from PIL import Image, features
 __all__ = [
     "IMAGE_FORMATS",
     "ImageFormat",
+    "decoders",
     "image_format",
     "normalize_format",
     "readable_formats",
@@ -61,6 +62,14 @@ def _supported(fmt: ImageFormat, table: dict[str, object]) -> bool:
     if fmt.feature is not None and not features.check(fmt.feature):
         return False
     return fmt.pil in table
+
+
+@cache
+def decoders() -> tuple[str, ...]:
+    """Pillow format names ``Image.open`` may try: ours only (plus MPO, how some cameras' JPEGs
+    identify), so a file in another format (EPS, which would start Ghostscript) is never decoded."""
+    Image.init()
+    return (*(fmt.pil for fmt in IMAGE_FORMATS if fmt.pil in Image.OPEN), "MPO")
 
 
 @cache

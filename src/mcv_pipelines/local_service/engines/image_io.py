@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 from PIL import Image, ImageSequence, features
 
 from mcv_pipelines.local_service.engines.failures import INVALID_INPUT_FILE, library_errors
-from mcv_pipelines.local_service.engines.image_formats import ImageFormat
+from mcv_pipelines.local_service.engines.image_formats import ImageFormat, decoders
 
 __all__ = ["SourceImage", "flatten", "load_image", "prepare_mode", "save_image", "save_pdf"]
 
@@ -53,7 +53,7 @@ class SourceImage:
 def load_image(path: Path, *, all_frames: bool, auto_orient: bool) -> SourceImage:
     """Decode ``path``; only the first frame unless ``all_frames``. Raises EngineError on a bad file."""
     action = f"read {path.name!r} as an image (corrupt, or not an image)"
-    with library_errors(action, INVALID_INPUT_FILE), Image.open(path) as opened:
+    with library_errors(action, INVALID_INPUT_FILE), Image.open(path, formats=decoders()) as opened:
         exif = opened.getexif()
         icc = opened.info.get("icc_profile")
         frames: list[Image.Image] = []

@@ -15,6 +15,7 @@ from PIL import ExifTags, Image, TiffImagePlugin
 
 from mcv_pipelines.local_service.engines.base import EngineError
 from mcv_pipelines.local_service.engines.failures import INVALID_INPUT_FILE, INVALID_OPTION, library_errors
+from mcv_pipelines.local_service.engines.image_formats import decoders
 
 __all__ = ["WRITABLE_TAGS", "read_image_metadata", "update_exif"]
 
@@ -64,7 +65,7 @@ def _tag_name(tag: int, names: Mapping[int, str]) -> str:
 def read_image_metadata(path: Path) -> dict[str, Any]:
     """File facts and every EXIF tag (main, Exif and GPS IFDs) of the image at ``path``."""
     action = f"read {path.name!r} as an image (corrupt, or not an image)"
-    with library_errors(action, INVALID_INPUT_FILE), Image.open(path) as image:
+    with library_errors(action, INVALID_INPUT_FILE), Image.open(path, formats=decoders()) as image:
         result: dict[str, Any] = {
             "FileType": image.format,
             "MIMEType": image.get_format_mimetype(),

@@ -214,7 +214,7 @@ class PillowEngine:
             source = load_image(item.path, all_frames=fmt.frames, auto_orient=False)
             update_exif(source.exif, metadata)
             out = names.next(item.path.stem, target)
-            if source.format == "JPEG" and fmt.name == "jpg":
+            if source.format in ("JPEG", "MPO") and fmt.name == "jpg":
                 out.write_bytes(replace_jpeg_exif(item.path.read_bytes(), source.exif.tobytes()))
                 result.files.append(out)
                 continue
