@@ -16,8 +16,17 @@ from PIL import Image, ImageSequence, features
 from mcv_pipelines.local_service.engines.failures import INVALID_INPUT_FILE, library_errors
 from mcv_pipelines.local_service.engines.image_formats import ImageFormat, decoders
 
-__all__ = ["SourceImage", "flatten", "load_image", "prepare_mode", "save_image", "save_pdf"]
+__all__ = [
+    "DEFAULT_QUALITY",
+    "SourceImage",
+    "flatten",
+    "load_image",
+    "prepare_mode",
+    "save_image",
+    "save_pdf",
+]
 
+DEFAULT_QUALITY = {"jpg": 85, "webp": 80, "avif": 80}
 _ORIENTATION = 0x0112
 _TRANSPOSE = {
     2: Image.Transpose.FLIP_LEFT_RIGHT,
@@ -146,12 +155,12 @@ def save_image(
     if icc_profile and fmt.name not in ("gif", "bmp", "ico"):
         params["icc_profile"] = icc_profile
     if fmt.name == "jpg":
-        params.update(quality=85 if quality is None else quality, optimize=optimize)
+        params.update(quality=DEFAULT_QUALITY["jpg"] if quality is None else quality, optimize=optimize)
         params["progressive"] = progressive
     elif fmt.name == "png":
         params["optimize"] = optimize
     elif fmt.name in ("webp", "avif"):
-        params["quality"] = quality if isinstance(quality, int) else 80
+        params["quality"] = quality if isinstance(quality, int) else DEFAULT_QUALITY[fmt.name]
         if fmt.name == "webp":
             params["lossless"] = lossless
             params["method"] = 6 if optimize else 4

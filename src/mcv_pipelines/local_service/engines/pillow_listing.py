@@ -10,6 +10,7 @@ from functools import cache
 
 from mcv_pipelines.local_service.engines.base import ConversionType, EngineVersion, OptionSpec
 from mcv_pipelines.local_service.engines.image_formats import image_format, readable_formats, writable_formats
+from mcv_pipelines.local_service.engines.image_io import DEFAULT_QUALITY
 from mcv_pipelines.local_service.engines.image_resize import RESIZE_OPTIONS
 from mcv_pipelines.local_service.engines.image_watermark import WATERMARK_OPTIONS
 from mcv_pipelines.local_service.engines.options import FILENAME
@@ -21,7 +22,7 @@ OPTIMIZE_PROFILES = ("web", "print", "archive", "mrc", "max")
 LOSSY = ("jpg", "webp", "avif")
 OPAQUE = ("jpg", "bmp", "pdf")
 
-QUALITY = OptionSpec("quality", "integer", None, None, "1-100; default 85 for jpg, 80 for webp and avif.")
+QUALITY = OptionSpec("quality", "integer", None, None, "1-100; default set by the profile.")
 STRIP = OptionSpec("strip", "boolean", False, None, "Remove EXIF and other metadata, ICC profile included.")
 AUTO_ORIENT = OptionSpec("auto_orient", "boolean", True, None, "Rotate as the EXIF orientation says.")
 BACKGROUND = OptionSpec("background", "string", "#ffffff", None, "Colour under transparent areas.")
@@ -36,10 +37,14 @@ PROFILE = OptionSpec(
 METADATA = OptionSpec("metadata", "dictionary", None, None, 'EXIF tags to write, e.g. {"Artist": "..."}.')
 
 
+def _quality(output: str) -> OptionSpec:
+    return OptionSpec("quality", "integer", DEFAULT_QUALITY[output], None, "Encoder quality, 1-100.")
+
+
 def _image_options(output: str, *, strip_default: bool = False) -> tuple[OptionSpec, ...]:
     options: list[OptionSpec] = list(RESIZE_OPTIONS)
     if output in LOSSY:
-        options.append(QUALITY)
+        options.append(_quality(output))
     options.append(OptionSpec(STRIP.name, STRIP.type, strip_default, None, STRIP.description))
     options.append(AUTO_ORIENT)
     if output in OPAQUE:
@@ -67,7 +72,8 @@ def pillow_conversion_types(version: str) -> tuple[ConversionType, ...]:
                 thumb = _image_options(target, strip_default=True)
                 types.append(entry("thumbnail", source, target, thumb))
         if source in writable:
-            watermark = (*WATERMARK_OPTIONS, *((QUALITY,) if source in LOSSY else ()), BACKGROUND, FILENAME)
+            quality = (_quality(source),) if source in LOSSY else ()
+            watermark = (*WATERMARK_OPTIONS, *quality, BACKGROUND, FILENAME)
             types.append(entry("watermark", source, source, watermark))
         types.append(entry("metadata", source, "json", ()))
         fmt = image_format(source)
