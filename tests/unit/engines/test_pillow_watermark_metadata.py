@@ -134,3 +134,25 @@ def test_metadata_write_on_jpeg_keeps_the_pixels(make_image: MakeImage, make_req
     with Image.open(source) as before, Image.open(written.files[0]) as after:
         assert before.tobytes() == after.tobytes()
         assert after.getexif()[ExifTags.Base.Artist] == "X"
+
+
+def test_watermark_larger_than_the_image_is_clipped(tmp_path: Path, make_request: MakeRequest) -> None:
+    source = _white(tmp_path / "tiny.png", (40, 20))
+    options = {"text": "MUCH TOO LONG", "font_size": 60, "opacity": 100}
+    result = ENGINE.run(make_request("watermark", "png", "png", [source], options))
+    with Image.open(result.files[0]) as image:
+        assert image.size == (40, 20)
+        assert _dark_pixels(image, (0, 0, 40, 20)) > 0
+
+
+def test_watermark_keeps_transparency_around_the_mark(tmp_path: Path, make_request: MakeRequest) -> None:
+    source = tmp_path / "clear.png"
+    Image.new("RGBA", (100, 60), (0, 0, 0, 0)).save(source)
+    options = {"text": "A", "font_size": 20, "opacity": 100, "position_vertical": "top"}
+    options |= {"position_horizontal": "left", "margin_vertical": 0, "margin_horizontal": 0}
+    result = ENGINE.run(make_request("watermark", "png", "png", [source], options))
+    with Image.open(result.files[0]) as image:
+        assert image.mode == "RGBA"
+        assert image.getpixel((90, 50)) == (0, 0, 0, 0)
+        alpha = image.getchannel("A").crop((0, 0, 20, 25))
+        assert max(alpha.tobytes()) == 255

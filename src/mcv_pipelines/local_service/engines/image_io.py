@@ -59,20 +59,31 @@ class SourceImage:
     loop: int | None = None
 
 
-def load_image(path: Path, *, all_frames: bool, auto_orient: bool) -> SourceImage:
-    """Decode ``path``; only the first frame unless ``all_frames``. Raises EngineError on a bad file."""
+def load_image(
+    path: Path, *, all_frames: bool, auto_orient: bool, at_least: int | None = None
+) -> SourceImage:
+    """Decode ``path``; only the first frame unless ``all_frames``. Raises EngineError on a bad file.
+
+    ``at_least`` lets a JPEG decode at 1/2, 1/4 or 1/8 scale as long as both sides stay at least that
+    many pixels: a thumbnail of a 12 MP photo then never holds the full-size pixels.
+    """
     action = f"read {path.name!r} as an image (corrupt, or not an image)"
     with library_errors(action, INVALID_INPUT_FILE), Image.open(path, formats=decoders()) as opened:
         exif = opened.getexif()
         icc = opened.info.get("icc_profile")
+        if at_least is not None and opened.format == "JPEG":
+            opened.draft(None, (at_least, at_least))
         frames: list[Image.Image] = []
         durations: list[int] = []
-        for frame in ImageSequence.Iterator(opened):
-            frame.load()
-            frames.append(frame.copy())
-            durations.append(int(frame.info.get("duration", 100) or 100))
-            if not all_frames:
-                break
+        if not all_frames or getattr(opened, "n_frames", 1) == 1:
+            opened.load()  # the decoded pixels outlive the file; no copy needed for one frame
+            frames.append(opened)
+            durations.append(int(opened.info.get("duration", 100) or 100))
+        else:
+            for frame in ImageSequence.Iterator(opened):
+                frame.load()
+                frames.append(frame.copy())
+                durations.append(int(frame.info.get("duration", 100) or 100))
         source = SourceImage(
             frames=frames,
             exif=exif,

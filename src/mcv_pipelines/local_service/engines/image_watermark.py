@@ -88,9 +88,25 @@ def _rotate(tile: Image.Image, degrees: int) -> Image.Image:
 
 
 def apply_overlay(image: Image.Image, overlay: Image.Image, placement: Placement) -> Image.Image:
-    """``image`` (as RGBA) with ``overlay`` composited at its place."""
-    base = image.convert("RGBA")
-    x, y = place(base.size, overlay.size, placement)
-    layer = Image.new("RGBA", base.size, (0, 0, 0, 0))
-    layer.paste(overlay, (round(x), round(y)))
-    return Image.alpha_composite(base, layer)
+    """``image`` with ``overlay`` composited at its place; only the covered region is touched.
+
+    An RGB or RGBA ``image`` is drawn on in place (callers own their frames; a 12 MP photo is not
+    copied); other modes are converted to RGBA first.
+    """
+    x, y = (round(v) for v in place(image.size, overlay.size, placement))
+    visible = (
+        max(0, -x),
+        max(0, -y),
+        min(overlay.width, image.width - x),
+        min(overlay.height, image.height - y),
+    )
+    if visible[2] <= visible[0] or visible[3] <= visible[1]:
+        return image
+    tile = overlay.crop(visible)
+    dest = (max(0, x), max(0, y))
+    if image.mode == "RGB":
+        image.paste(tile.convert("RGB"), dest, tile.getchannel("A"))  # "over" onto an opaque image
+        return image
+    base = image if image.mode == "RGBA" else image.convert("RGBA")
+    base.alpha_composite(tile, dest)
+    return base

@@ -111,7 +111,8 @@ class PillowEngine:
         names = OutputNames(request.output_dir, str_option(options, "filename", None), len(request.inputs))
         result = EngineResult()
         for item in self._each(request):
-            source = load_image(item.path, all_frames=many, auto_orient=auto_orient)
+            side = max(wanted.width or 0, wanted.height or 0) or None
+            source = load_image(item.path, all_frames=many, auto_orient=auto_orient, at_least=side)
             frames = [resize(frame, wanted) for frame in source.frames]
             out = names.next(item.path.stem, target)
             if fmt is None:  # pdf
