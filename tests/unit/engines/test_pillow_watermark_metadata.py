@@ -156,3 +156,21 @@ def test_watermark_keeps_transparency_around_the_mark(tmp_path: Path, make_reque
         assert image.getpixel((90, 50)) == (0, 0, 0, 0)
         alpha = image.getchannel("A").crop((0, 0, 20, 25))
         assert max(alpha.tobytes()) == 255
+
+
+def test_metadata_write_replaces_existing_exif_and_keeps_other_tags(
+    make_image: MakeImage, make_request: MakeRequest
+) -> None:
+    exif = Image.Exif()
+    exif[ExifTags.Base.Artist] = "Old"
+    exif[ExifTags.Base.Make] = "Camera Co"
+    source = make_image("photo.jpg", size=(32, 32), exif=exif)
+    written = ENGINE.run(
+        make_request("metadata/write", "jpg", "jpg", [source], {"metadata": {"artist": "New"}})
+    )
+    data = written.files[0].read_bytes()
+    assert data.count(b"Exif\x00\x00") == 1
+    with Image.open(written.files[0]) as image:
+        tags = image.getexif()
+    assert tags[ExifTags.Base.Artist] == "New"
+    assert tags[ExifTags.Base.Make] == "Camera Co"
