@@ -68,7 +68,8 @@ class PypdfEngine:
         def entry(operation: str, source: str, target: str, *options: OptionSpec) -> ConversionType:
             return ConversionType(operation, source, target, "pypdf", 1, options, versions)
 
-        types = [entry("merge", source, "pdf", FILENAME) for source in ("pdf", *readable_formats())]
+        types = [entry("merge", "pdf", "pdf", PASSWORD, FILENAME)]
+        types += [entry("merge", source, "pdf", FILENAME) for source in readable_formats()]
         types.append(entry("optimize", "pdf", "pdf", PROFILE, PASSWORD, FILENAME))
         types.append(entry("metadata", "pdf", "json", PASSWORD))
         types.append(entry("metadata/write", "pdf", "pdf", METADATA, PASSWORD, FILENAME))
@@ -99,9 +100,10 @@ class PypdfEngine:
 
     def _merge(self, request: EngineRequest) -> EngineResult:
         writer = PdfWriter()
+        password = str_option(request.options, "password", None)  # tried on every encrypted input
         for item in _checked(request, request.inputs):
             if is_pdf(item.path):
-                reader = open_pdf(item.path)
+                reader = open_pdf(item.path, password)
             else:
                 try:
                     reader = image_as_pdf(item.path)
