@@ -24,7 +24,7 @@ def find_conversion(
     output_format: str | None,
     engine: str | None = None,
 ) -> tuple[Engine, ConversionType] | None:
-    """The first engine (or the one named ``engine``) that lists this conversion, with its type.
+    """The first engine (or the one listing it under ``engine``) that runs this conversion, with its type.
 
     ``output_format`` None matches the operations whose output follows the input (optimize,
     watermark, metadata/write) and ``metadata`` (json). An engine listing input ``any`` matches every
@@ -38,10 +38,9 @@ def find_conversion(
     source = normalize_listing_format(input_format)
     target = None if output_format is None else normalize_listing_format(output_format)
     for candidate in engines:
-        if engine is not None and candidate.name != engine:
-            continue
         for conversion in candidate.conversion_types():
-            if conversion.operation != operation:
+            # the listed engine name, not the class's: one command engine lists ffmpeg and imagemagick
+            if conversion.operation != operation or (engine is not None and conversion.engine != engine):
                 continue
             if conversion.input_format not in (source, "any"):
                 continue
