@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from mcv_pipelines.local_service.engines.archive import ArchiveEngine
 from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.engines.lookup import find_conversion
+from mcv_pipelines.local_service.engines.pillow import PillowEngine
+from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
 
-__all__ = ["ENGINE_FACTORIES", "available_engines"]
+__all__ = ["ENGINE_FACTORIES", "available_engines", "find_conversion"]
 
-ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = ()
+ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
+    PillowEngine,
+    PypdfEngine,
+    ArchiveEngine,
+)
 
 
 def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:

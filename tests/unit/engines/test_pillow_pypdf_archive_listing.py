@@ -1,0 +1,159 @@
+"""The listing of the core engines follows base.py's conventions, and every advertised type runs."""
+
+from __future__ import annotations
+
+import io
+import re
+import tarfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import py7zr
+import pytest
+from PIL import Image
+from pypdf import PdfReader, PdfWriter
+
+from mcv_pipelines.local_service.engines import ENGINE_FACTORIES, available_engines, find_conversion
+from mcv_pipelines.local_service.engines.base import ConversionType, Engine, EngineRequest, InputFile
+from mcv_pipelines.local_service.engines.image_formats import image_format
+
+MakeRequest = Callable[..., EngineRequest]
+ENGINES = available_engines()
+LISTED = [(engine, conversion) for engine in ENGINES for conversion in engine.conversion_types()]
+SAME_FORMAT_OPERATIONS = ("optimize", "watermark", "metadata/write")
+FORMAT_NAME = re.compile(r"^(any|[a-z0-9]+(\.[a-z0-9]+)?)$")
+
+
+def _id(pair: tuple[Engine, ConversionType]) -> str:
+    engine, c = pair
+    return f"{engine.name}:{c.operation}:{c.input_format}->{c.output_format}"
+
+
+def test_the_core_engines_are_registered_and_available() -> None:
+    assert {engine.name for engine in ENGINES} >= {"pillow", "pypdf", "archive"}
+    assert len(ENGINES) == len(ENGINE_FACTORIES)
+
+
+def test_each_conversion_type_is_listed_once() -> None:
+    keys = [(c.operation, c.input_format, c.output_format, c.engine) for _, c in LISTED]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize("pair", LISTED, ids=_id)
+def test_listing_follows_the_conventions(pair: tuple[Engine, ConversionType]) -> None:
+    engine, conversion = pair
+    assert conversion.engine == engine.name
+    assert conversion.credits >= 1
+    assert FORMAT_NAME.match(conversion.input_format)
+    assert FORMAT_NAME.match(conversion.output_format)
+    assert conversion.input_format not in ("jpeg", "tif")
+    assert [v.version for v in conversion.engine_versions] == [engine.version()]
+    names = [option.name for option in conversion.options]
+    assert len(names) == len(set(names)), f"duplicate option names {names}"
+    for option in conversion.options:
+        if option.type == "enum":
+            assert option.possible_values
+            assert option.default is None or option.default in option.possible_values
+        else:
+            assert option.possible_values is None
+    if conversion.operation in SAME_FORMAT_OPERATIONS:
+        assert conversion.output_format == conversion.input_format
+    if conversion.operation == "metadata":
+        assert conversion.output_format == "json"
+    if conversion.operation == "merge":
+        assert conversion.output_format == "pdf"
+    if conversion.operation == "archive":
+        assert conversion.input_format == "any"
+    if conversion.operation == "thumbnail":
+        assert conversion.output_format in ("png", "jpg", "webp")
+
+
+def test_find_conversion_prefers_the_first_engine_and_honours_engine() -> None:
+    found = find_conversion(ENGINES, "convert", "JPEG", "png")
+    assert found is not None
+    assert found[0].name == "pillow"
+    merged = find_conversion(ENGINES, "merge", "png", "pdf")
+    assert merged is not None
+    assert merged[0].name == "pypdf"
+    assert find_conversion(ENGINES, "archive", "mp4", "tar.gz") is not None
+    assert find_conversion(ENGINES, "archive", "mp4", "rar") is None
+    assert find_conversion(ENGINES, "convert", "png", "jpg", engine="pypdf") is None
+    same = find_conversion(ENGINES, "optimize", "pdf", None)
+    assert same is not None
+    assert same[1].engine == "pypdf"
+
+
+# --- every advertised conversion runs on a small generated sample -----------------------------
+
+
+def _sample(directory: Path, fmt: str, name: str = "sample") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    if fmt == "pdf":
+        writer = PdfWriter()
+        writer.add_blank_page(200, 100)
+        path = directory / f"{name}.pdf"
+        with path.open("wb") as handle:
+            writer.write(handle)
+        return path
+    image_fmt = image_format(fmt)
+    if image_fmt is None:  # "any": an arbitrary file
+        path = directory / f"{name}.txt"
+        path.write_text("hello")
+        return path
+    path = directory / f"{name}.{fmt}"
+    image = Image.new("RGB", (48, 32), "teal")
+    image.save(path, image_fmt.pil)
+    return path
+
+
+def _options(conversion: ConversionType) -> dict[str, Any]:
+    if conversion.operation == "watermark":
+        return {"text": "Sample"}
+    if conversion.operation == "metadata/write":
+        return {"metadata": {"Title": "Sample"} if conversion.input_format == "pdf" else {"Artist": "Sample"}}
+    return {}
+
+
+def _check_output(path: Path, fmt: str) -> None:
+    data = path.read_bytes()
+    assert data
+    if fmt == "pdf":
+        assert len(PdfReader(io.BytesIO(data)).pages) >= 1
+    elif fmt == "zip":
+        assert zipfile.ZipFile(io.BytesIO(data)).namelist()
+    elif fmt.startswith("tar"):
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            assert archive.getnames()
+    elif fmt == "7z":
+        with py7zr.SevenZipFile(io.BytesIO(data)) as archive:
+            assert archive.getnames()
+    else:
+        expected = image_format(fmt)
+        assert expected is not None
+        with Image.open(io.BytesIO(data)) as image:
+            assert image.format == expected.pil
+            image.load()
+
+
+@pytest.mark.parametrize("pair", LISTED, ids=_id)
+def test_every_listed_conversion_runs(
+    tmp_path: Path, make_request: MakeRequest, pair: tuple[Engine, ConversionType]
+) -> None:
+    engine, conversion = pair
+    inputs = [_sample(tmp_path / "in", conversion.input_format)]
+    if conversion.operation == "merge":
+        inputs.append(_sample(tmp_path / "in", "pdf", "second"))
+    files = [InputFile("import", path) for path in inputs]
+    request = make_request(
+        conversion.operation, conversion.input_format, conversion.output_format, files, _options(conversion)
+    )
+    result = engine.run(request)
+    if conversion.output_format == "json":
+        assert result.files == []
+        assert result.extra["metadata"]
+        return
+    assert len(result.files) == 1
+    assert result.files[0].parent == request.output_dir
+    _check_output(result.files[0], conversion.output_format)
