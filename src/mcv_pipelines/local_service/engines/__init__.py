@@ -10,10 +10,27 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.engines.chromium import ChromiumEngine
+from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
+from mcv_pipelines.local_service.engines.ghostscript import GhostscriptEngine
+from mcv_pipelines.local_service.engines.libreoffice import LibreOfficeEngine
+from mcv_pipelines.local_service.engines.magick import GraphicsMagickEngine, ImageMagickEngine
+from mcv_pipelines.local_service.engines.pdftoppm import PdftoppmEngine
+from mcv_pipelines.local_service.engines.qpdf import QpdfEngine
 
 __all__ = ["ENGINE_FACTORIES", "available_engines"]
 
-ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = ()
+ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
+    # external programs
+    FfmpegEngine,
+    ImageMagickEngine,
+    GraphicsMagickEngine,
+    GhostscriptEngine,
+    QpdfEngine,
+    PdftoppmEngine,
+    LibreOfficeEngine,
+    ChromiumEngine,
+)
 
 
 def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:
