@@ -41,6 +41,7 @@ def output_path(
     else:
         stem = _stem(request, fallback_stem)
         name = f"{stem}.{extension}" if index is None else f"{stem}-{index}.{extension}"
+    request.output_dir.mkdir(parents=True, exist_ok=True)
     return request.output_dir / name
 
 

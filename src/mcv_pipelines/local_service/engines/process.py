@@ -86,6 +86,8 @@ def run_program(
     pass_fds: Sequence[int] = (),
 ) -> ProcessOutcome:
     """Run ``argv`` (no shell) and wait for it, killing its process group on timeout or cancel."""
+    if cwd is not None:
+        cwd.mkdir(parents=True, exist_ok=True)
     try:
         process = subprocess.Popen(
             list(argv),
