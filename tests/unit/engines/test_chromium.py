@@ -107,6 +107,37 @@ def test_pdf_capture_holds_the_page_text(chromium: ChromiumEngine, site: str, tm
     assert "Hello capture" in text
 
 
+def test_pdf_page_format_and_templates(chromium: ChromiumEngine, site: str, tmp_path: Path) -> None:
+    options = {
+        "url": site,
+        "page_format": "a4",
+        "header_template": '<div style="font-size:10px">Report header</div>',
+        "footer_template": '<div style="font-size:10px">Page <span class="pageNumber"></span></div>',
+    }
+    page = PdfReader(chromium.run(make_request(tmp_path, "pdf", options)).files[0]).pages[0]
+    # A4 is 595.3 x 841.9 pt; Chromium rounds the page to whole CSS pixels.
+    assert float(page.mediabox.width) == pytest.approx(595.3, abs=1)
+    assert float(page.mediabox.height) == pytest.approx(841.9, abs=1)
+    text = page.extract_text()
+    assert "Report header" in text
+    assert "Page 1" in text
+
+
+def test_letter_landscape_pdf(chromium: ChromiumEngine, site: str, tmp_path: Path) -> None:
+    options = {"url": site, "page_format": "letter", "landscape": True}
+    page = PdfReader(chromium.run(make_request(tmp_path, "pdf", options)).files[0]).pages[0]
+    assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == (792, 612)
+
+
+def test_full_page_screenshot_is_taller_than_the_window(
+    chromium: ChromiumEngine, site: str, tmp_path: Path
+) -> None:
+    options = {"url": site, "screen_width": 300, "screen_height": 100, "full_page": True}
+    with Image.open(chromium.run(make_request(tmp_path, "png", options)).files[0]) as image:
+        assert image.width == 300
+        assert image.height > 150
+
+
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "javascript:alert(1)", "ftp://127.0.0.1/x", "", None])
 def test_only_http_urls_are_taken(chromium: ChromiumEngine, tmp_path: Path, url: str | None) -> None:
     with pytest.raises(EngineError) as caught:
