@@ -99,6 +99,20 @@ def test_a_document_it_cannot_open_is_a_clear_error(office: LibreOfficeEngine, t
     assert not any((tmp_path / "out").glob("*"))
 
 
+def test_timeout_stops_libreoffice_and_the_next_conversion_works(
+    office: LibreOfficeEngine, tmp_path: Path
+) -> None:
+    source = write(tmp_path / "in" / "memo.txt", "memo\n")
+    request = make_request(tmp_path / "slow", source, "txt")
+    request.timeout = 0.3
+    with pytest.raises(EngineError) as caught:
+        office.run(request)
+    assert caught.value.code == "TIMEOUT"
+    assert "memo.txt" in caught.value.message
+    result = office.run(make_request(tmp_path / "again", source, "txt"))
+    assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
+
+
 def test_concurrent_conversions_share_one_profile_in_turn(office: LibreOfficeEngine, tmp_path: Path) -> None:
     results: dict[str, EngineResult | Exception] = {}
 

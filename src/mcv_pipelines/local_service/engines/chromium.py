@@ -43,6 +43,7 @@ _FLAGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-dev-shm-usage",
     "--disable-quic",
     "--no-first-run",
     "--no-default-browser-check",

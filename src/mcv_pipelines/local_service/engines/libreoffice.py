@@ -13,6 +13,7 @@ import json
 import shutil
 import tempfile
 import threading
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -57,6 +58,7 @@ class _Profile:
     def path(self) -> Path:
         if self.root is None:  # made on first use, so an idle engine leaves nothing behind
             self.root = Path(tempfile.mkdtemp(prefix=f"mcv-libreoffice-{self.number}-"))
+            weakref.finalize(self, shutil.rmtree, self.root, True)
         return self.root / "profile"
 
     @property
