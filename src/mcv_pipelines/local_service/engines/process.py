@@ -64,7 +64,10 @@ class _TailBuffer:
 def _drain(stream: object, buffer: _TailBuffer) -> None:
     read = getattr(stream, "read1", None) or getattr(stream, "read")  # noqa: B009
     while True:
-        chunk = read(65536)
+        try:
+            chunk = read(65536)
+        except (OSError, ValueError):  # closed under us after a process that escaped its group
+            return
         if not chunk:
             return
         buffer.add(chunk)
