@@ -201,3 +201,28 @@ def test_bad_options_are_named(
         engine.run(make_request(tmp_path, "convert", clip, "mp4", options))
     assert caught.value.code == "INVALID_OPTION"
     assert word in caught.value.message
+
+
+def test_every_listed_target_of_an_mp4_really_converts(
+    engine: FfmpegEngine, clip: Path, tmp_path: Path
+) -> None:
+    targets = sorted(
+        t.output_format
+        for t in engine.conversion_types()
+        if (t.operation, t.input_format) == ("convert", "mp4")
+    )
+    assert len(targets) >= 8
+    for target in targets:
+        result = engine.run(make_request(tmp_path / target, "convert", clip, target, {"preset": "ultrafast"}))
+        info = probe(result.files[0])
+        assert codecs(info, "audio"), target
+        assert float(info["format"]["duration"]) == pytest.approx(1.0, abs=0.2), target
+
+
+@pytest.mark.parametrize(("fmt", "pillow_format"), [("png", "PNG"), ("jpg", "JPEG"), ("webp", "WEBP")])
+def test_thumbnail_formats(
+    engine: FfmpegEngine, clip: Path, tmp_path: Path, fmt: str, pillow_format: str
+) -> None:
+    result = engine.run(make_request(tmp_path, "thumbnail", clip, fmt, {"height": 60}))
+    with Image.open(result.files[0]) as image:
+        assert (image.format, image.size) == (pillow_format, (80, 60))
