@@ -226,3 +226,21 @@ def test_thumbnail_formats(
     result = engine.run(make_request(tmp_path, "thumbnail", clip, fmt, {"height": 60}))
     with Image.open(result.files[0]) as image:
         assert (image.format, image.size) == (pillow_format, (80, 60))
+
+
+def test_every_listed_metadata_write_format_keeps_the_tags(
+    engine: FfmpegEngine, clip: Path, tmp_path: Path
+) -> None:
+    formats = sorted(t.input_format for t in engine.conversion_types() if t.operation == "metadata/write")
+    assert "aac" not in formats  # raw ADTS cannot hold tags
+    for fmt in formats:
+        source = clip
+        if fmt != "mp4":
+            converted = engine.run(
+                make_request(tmp_path / fmt, "convert", clip, fmt, {"preset": "ultrafast"})
+            )
+            source = converted.files[0]
+        request = make_request(
+            tmp_path / fmt / "tagged", "metadata/write", source, fmt, {"metadata": {"title": "Launch"}}
+        )
+        assert "Launch" in json.dumps(probe(engine.run(request).files[0])), fmt

@@ -51,6 +51,7 @@ from mcv_pipelines.local_service.engines.process import find_program, program_ve
 __all__ = ["FfmpegEngine"]
 
 _BASE = ("-hide_banner", "-nostdin", "-y", "-loglevel", "error")
+_NO_TAGS = frozenset({"aac"})  # raw ADTS has nowhere to keep tags: ffmpeg would drop them silently
 
 
 class FfmpegEngine:
@@ -113,7 +114,7 @@ class FfmpegEngine:
                     )
                 )
             types.append(ConversionType("metadata", source, "json", self.name, engine_versions=versions))
-            if source in writable:
+            if source in writable and source not in _NO_TAGS:
                 types.append(
                     ConversionType(
                         "metadata/write",
@@ -272,7 +273,7 @@ class FfmpegEngine:
                 )
             pairs += ["-metadata", f"{key}={value}"]
         media = FORMATS.get(request.input_format)
-        if media is None:
+        if media is None or request.input_format in _NO_TAGS:
             raise EngineError(
                 "UNSUPPORTED_CONVERSION", f"ffmpeg here cannot write metadata into {request.input_format}"
             )
