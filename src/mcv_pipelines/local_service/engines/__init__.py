@@ -11,16 +11,35 @@ from collections.abc import Callable, Sequence
 
 from mcv_pipelines.local_service.engines.archive import ArchiveEngine
 from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.engines.chromium import ChromiumEngine
+from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
+from mcv_pipelines.local_service.engines.ghostscript import GhostscriptEngine
+from mcv_pipelines.local_service.engines.libreoffice import LibreOfficeEngine
 from mcv_pipelines.local_service.engines.lookup import find_conversion
+from mcv_pipelines.local_service.engines.magick import GraphicsMagickEngine, ImageMagickEngine
+from mcv_pipelines.local_service.engines.pdftoppm import PdftoppmEngine
 from mcv_pipelines.local_service.engines.pillow import PillowEngine
 from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
+from mcv_pipelines.local_service.engines.qpdf import QpdfEngine
 
 __all__ = ["ENGINE_FACTORIES", "available_engines", "find_conversion"]
 
 ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
+    # Pillow first: the default for every image conversion it can do.
     PillowEngine,
+    # Ghostscript before pypdf: where installed it is the better PDF optimizer (pypdf stays the
+    # default for merge, metadata and watermarks, which Ghostscript does not list).
+    GhostscriptEngine,
     PypdfEngine,
     ArchiveEngine,
+    # external programs
+    FfmpegEngine,
+    ImageMagickEngine,
+    GraphicsMagickEngine,
+    QpdfEngine,
+    PdftoppmEngine,
+    LibreOfficeEngine,
+    ChromiumEngine,
 )
 
 

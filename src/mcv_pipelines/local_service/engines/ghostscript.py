@@ -1,0 +1,89 @@
+"""PDF optimize with Ghostscript's pdfwrite; ``profile`` picks its -dPDFSETTINGS preset."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+from mcv_pipelines.local_service.engines.base import (
+    ConversionType,
+    EngineError,
+    EngineRequest,
+    EngineResult,
+    EngineVersion,
+    OptionSpec,
+)
+from mcv_pipelines.local_service.engines.naming import output_path, single_input
+from mcv_pipelines.local_service.engines.option_values import str_option
+from mcv_pipelines.local_service.engines.pdf_input import check_pdf
+from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
+
+__all__ = ["PROFILES", "GhostscriptEngine"]
+
+# web: screen-sized images at 150 dpi; print: 300 dpi; archive: keep quality and colour for prepress;
+# max: smallest file (72 dpi images).
+PROFILES = {"web": "/ebook", "print": "/printer", "archive": "/prepress", "max": "/screen"}
+
+
+class GhostscriptEngine:
+    name = "ghostscript"
+
+    def __init__(self) -> None:
+        self.program = find_program("gs")
+
+    def version(self) -> str | None:
+        return self._version
+
+    @functools.cached_property
+    def _version(self) -> str | None:
+        return program_version([self.program, "--version"], r"^(\d[\w.]*)") if self.program else None
+
+    def conversion_types(self) -> Iterable[ConversionType]:
+        version = self.version()
+        if version is None:
+            return []
+        option = OptionSpec(
+            "profile", "enum", "web", tuple(PROFILES), "web, print, archive or max (smallest)"
+        )
+        return [
+            ConversionType(
+                "optimize",
+                "pdf",
+                "pdf",
+                self.name,
+                options=(option,),
+                engine_versions=(EngineVersion(version),),
+            )
+        ]
+
+    def run(self, request: EngineRequest) -> EngineResult:
+        if request.operation != "optimize" or self.program is None:
+            raise EngineError("UNSUPPORTED_OPERATION", f"ghostscript does not run {request.operation} here")
+        profile = str_option(request.options, "profile", tuple(PROFILES)) or "web"
+        source = single_input(request)
+        check_pdf(source)
+        target = output_path(request, "pdf")
+        argv = [
+            self.program,
+            "-q",
+            "-dSAFER",
+            "-dBATCH",
+            "-dNOPAUSE",
+            "-sDEVICE=pdfwrite",
+            "-dCompatibilityLevel=1.5",
+            f"-dPDFSETTINGS={PROFILES[profile]}",
+            "-dDetectDuplicateImages=true",
+            f"-sOutputFile={target}",
+            "-f",
+            str(source),
+        ]
+        run_checked(
+            argv,
+            what=f"optimizing {source.name}",
+            cwd=request.work_dir,
+            timeout=request.timeout,
+            cancelled=request.cancelled,
+        )
+        if not target.is_file() or target.stat().st_size == 0:
+            raise EngineError("CONVERSION_FAILED", f"ghostscript wrote no PDF for {source.name}")
+        return EngineResult(files=[target])
