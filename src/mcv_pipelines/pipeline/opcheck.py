@@ -1,0 +1,292 @@
+"""Checking each task's options against the static schema of its operation.
+
+Schemas live in ``schemas/operations/<operation with "/" as "-">.schema.json`` (``import/url`` ->
+``import-url.schema.json``). Each is compiled once; results are cached by the body's content, so rows
+of a batch that render the same task body cost one lookup. Every error is mapped back to the YAML
+node of the offending key or value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.validators import validator_for
+
+from mcv_pipelines.diagnostics import Diagnostic, Severity
+from mcv_pipelines.pipeline.model import RenderedPipeline, RenderedTask
+from mcv_pipelines.pipeline.suggest import did_you_mean
+
+__all__ = [
+    "KNOWN_OPERATIONS",
+    "MAX_EMBEDDED_BYTES",
+    "OperationSchemas",
+    "check_operations",
+    "schema_file_name",
+]
+
+MAX_EMBEDDED_BYTES = 10 * 1024 * 1024
+KNOWN_OPERATIONS = (
+    "import/url",
+    "import/upload",
+    "import/base64",
+    "import/raw",
+    "import/s3",
+    "import/azure/blob",
+    "import/google-cloud-storage",
+    "export/url",
+    "export/s3",
+    "export/azure/blob",
+    "export/google-cloud-storage",
+    "export/upload",
+    "export/sftp",
+    "import/sftp",
+    "convert",
+    "thumbnail",
+    "optimize",
+    "merge",
+    "capture-website",
+    "archive",
+    "command",
+    "watermark",
+    "metadata",
+    "metadata/write",
+)
+_CACHE_LIMIT = 4096
+_OPERATION = re.compile(r"^[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*$")  # never a path outside the directory
+
+
+def schema_file_name(operation: str) -> str:
+    return operation.replace("/", "-") + ".schema.json"
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    """A problem found in a body, before it is placed in a file (so it can be cached)."""
+
+    rule: str
+    message: str
+    path: tuple[str | int, ...]
+    at_key: bool = False
+    hint: str | None = None
+    type_error: bool = False
+
+
+class OperationSchemas:
+    """The operation schemas of one directory, compiled on first use and kept."""
+
+    def __init__(self, directory: Traversable | Path | None = None) -> None:
+        self.directory: Traversable | Path = (
+            directory
+            if directory is not None
+            else resources.files("mcv_pipelines") / "schemas" / "operations"
+        )
+        self._validators: dict[str, Any] = {}
+        self._results: dict[tuple[str, str], tuple[_Raw, ...]] = {}
+
+    def available(self) -> list[str]:
+        try:
+            files = {entry.name for entry in self.directory.iterdir()}
+        except OSError:
+            return []
+        known = [op for op in KNOWN_OPERATIONS if schema_file_name(op) in files]
+        mapped = {schema_file_name(op) for op in known}
+        extra = [
+            f[: -len(".schema.json")] for f in sorted(files) if f.endswith(".schema.json") and f not in mapped
+        ]
+        return known + extra
+
+    def validator(self, operation: str) -> Any:
+        """The compiled validator of ``operation``; None when there is no schema; raises SchemaError."""
+        if operation in self._validators:
+            return self._validators[operation]
+        validator: Any = None
+        entry = self.directory / schema_file_name(operation)
+        if _OPERATION.match(operation) and entry.is_file():
+            schema = json.loads(entry.read_text(encoding="utf-8"))
+            cls = validator_for(schema, default=Draft202012Validator)
+            cls.check_schema(schema)
+            validator = cls(schema)
+        self._validators[operation] = validator
+        return validator
+
+    def problems(self, operation: str, body: Mapping[str, Any]) -> tuple[_Raw, ...] | None:
+        """Problems of one body (cached by content); None when the operation has no schema."""
+        key = (operation, json.dumps(body, sort_keys=True, default=repr))
+        cached = self._results.get(key)
+        if cached is not None:
+            return cached
+        validator = self.validator(operation)
+        if validator is None:
+            return None
+        found: list[_Raw] = []
+        if not validator.is_valid(body):
+            for error in sorted(validator.iter_errors(body), key=lambda e: [str(p) for p in e.absolute_path]):
+                found.extend(_translate(error))
+        found.extend(_embedded_size(operation, body))
+        result = tuple(found)
+        if len(self._results) >= _CACHE_LIMIT:
+            self._results.clear()
+        self._results[key] = result
+        return result
+
+
+def _dotted(path: Iterable[str | int]) -> str:
+    return ".".join(str(p) for p in path)
+
+
+def _alternatives(subschemas: Any) -> list[str] | None:
+    names: list[str] = []
+    for sub in subschemas if isinstance(subschemas, list) else ():
+        required = sub.get("required") if isinstance(sub, dict) else None
+        if not isinstance(required, list):
+            return None
+        names.append(" + ".join(map(str, required)))
+    return names or None
+
+
+def _translate(error: ValidationError) -> list[_Raw]:
+    path = tuple(error.absolute_path)
+    where = f"option {_dotted(path)!r}" if path else "the task"
+    kind = error.validator
+    instance = error.instance
+    if kind == "required" and isinstance(instance, dict):
+        required: Any = error.validator_value
+        missing = [r for r in required if r not in instance]
+        return [
+            _Raw(
+                "op-missing-option",
+                f"{'option ' + _dotted(path) + ' ' if path else ''}needs {m!r}",
+                path,
+                hint=f"add `{m}:`",
+            )
+            for m in missing
+        ]
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        known = schema.get("properties", {})
+        patterns = list(schema.get("patternProperties", {}))
+        extras = [k for k in instance if k not in known and not any(re.search(p, k) for p in patterns)]
+        return [
+            _Raw(
+                "op-unknown-option",
+                f"unknown option {k!r}",
+                (*path, k),
+                at_key=True,
+                hint=did_you_mean(k, known) or f"known options: {', '.join(sorted(known))}",
+            )
+            for k in extras
+            if not (k == "operation" and not path)
+        ]
+    if kind in ("oneOf", "anyOf"):
+        names = _alternatives(error.validator_value)
+        if names is not None:
+            matching = (
+                [n for n in names if all(part in instance for part in n.split(" + "))]
+                if isinstance(instance, dict)
+                else []
+            )
+            if kind == "oneOf" and len(matching) > 1:
+                return [
+                    _Raw(
+                        "op-option-conflict",
+                        f"{where} gives {' and '.join(matching)}; give only one",
+                        path,
+                        hint=f"keep one of: {', '.join(names)}",
+                    )
+                ]
+            return [_Raw("op-missing-option", f"{where} needs one of: {', '.join(names)}", path)]
+    if kind == "type":
+        return [_Raw("op-option-type", f"{where}: {error.message}", path, type_error=True)]
+    if kind in ("not", "dependentRequired", "dependentSchemas"):
+        return [_Raw("op-option-conflict", f"{where}: {error.message}", path)]
+    return [_Raw("op-option-value", f"{where}: {error.message}", path)]
+
+
+def _embedded_size(operation: str, body: Mapping[str, Any]) -> list[_Raw]:
+    content = body.get("file")
+    if operation not in ("import/base64", "import/raw") or not isinstance(content, str):
+        return []
+    size = len(content) * 3 // 4 if operation == "import/base64" else len(content.encode("utf-8"))
+    if size <= MAX_EMBEDDED_BYTES:
+        return []
+    return [
+        _Raw(
+            "op-content-too-large",
+            f"{operation} content is {size / 1048576:.1f} MB; the limit is 10 MB",
+            ("file",),
+            hint="use import/upload (upload_from: PATH) or import/url for large files",
+        )
+    ]
+
+
+_default: OperationSchemas | None = None
+
+
+def _schemas(directory: Traversable | Path | None) -> OperationSchemas:
+    global _default
+    if directory is not None:
+        return OperationSchemas(directory)
+    if _default is None:
+        _default = OperationSchemas()
+    return _default
+
+
+def _place(task: RenderedTask, raw: _Raw) -> Diagnostic:
+    location = (
+        task.locate_key(raw.path) if raw.at_key else (task.locate(raw.path) if raw.path else task.location)
+    )
+    hint = raw.hint
+    if raw.type_error and task.document is not None:
+        written = task.document.yaml11_bools.get(("tasks", task.group, *raw.path))
+        if written is not None:
+            hint = (
+                f"YAML 1.1 reads unquoted {written} as a boolean; quote it: {_dotted(raw.path)}: {written!r}"
+            )
+    return Diagnostic(
+        raw.rule, Severity.ERROR, f"{task.operation} task {task.name!r}: {raw.message}", location, hint=hint
+    )
+
+
+def check_operations(
+    pipeline: RenderedPipeline, schemas: OperationSchemas | Traversable | Path | None = None
+) -> list[Diagnostic]:
+    """Check every task body of ``pipeline`` against its operation's schema."""
+    registry = schemas if isinstance(schemas, OperationSchemas) else _schemas(schemas)
+    found: list[Diagnostic] = []
+    for task in pipeline.tasks.values():
+        if not task.operation:
+            continue  # the file schema has already said that `operation` is missing
+        try:
+            raws = registry.problems(task.operation, task.body)
+        except (SchemaError, ValueError, OSError) as exc:
+            found.append(
+                Diagnostic(
+                    "op-schema-broken",
+                    Severity.ERROR,
+                    f"the schema of {task.operation} cannot be used: {exc}",
+                    task.locate(("operation",)),
+                )
+            )
+            continue
+        if raws is None:
+            found.append(
+                Diagnostic(
+                    "op-unknown",
+                    Severity.ERROR,
+                    f"unknown operation {task.operation!r} in task {task.name!r}",
+                    task.locate(("operation",)),
+                    hint=did_you_mean(task.operation, registry.available()) or "see schemas/operations/",
+                )
+            )
+            continue
+        found.extend(_place(task, raw) for raw in raws)
+    return found
