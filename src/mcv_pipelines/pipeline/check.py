@@ -51,11 +51,13 @@ def check_document(
     row: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     schemas: OperationSchemas | None = None,
+    placeholders: bool | None = None,
 ) -> CheckResult:
     """Check an already loaded document with ``values`` (parse once, check many rows).
 
     With ``use_examples`` (offline validation) params without a value take their ``example``, a
-    missing row is ``SAMPLE_ROW``, and missing env vars and secrets get stand-ins.
+    missing row is ``SAMPLE_ROW``, and missing env vars and secrets get stand-ins (``placeholders``
+    decides that on its own when given).
     """
     found = list(document.diagnostics)
     found.extend(check_file_schema(document))
@@ -77,7 +79,19 @@ def check_document(
     found.extend(check_operations(pipeline, schemas))
     for checker in extra_checkers:
         found.extend(checker(pipeline))
-    return CheckResult(tuple(found), pipeline)
+    return CheckResult(_unique(found), pipeline)
+
+
+def _unique(found: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """Drop repeats: the tasks of one for_each share their source, and so their problems."""
+    seen: set[tuple[object, ...]] = set()
+    unique: list[Diagnostic] = []
+    for d in found:
+        key = (d.rule, d.location, d.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return tuple(unique)
 
 
 def check_pipeline(

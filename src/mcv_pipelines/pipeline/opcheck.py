@@ -282,7 +282,7 @@ def check_operations(
                 Diagnostic(
                     "op-unknown",
                     Severity.ERROR,
-                    f"unknown operation {task.operation!r} in task {task.name!r}",
+                    f"unknown operation {task.operation!r} in task {task.group!r}",
                     task.locate(("operation",)),
                     hint=did_you_mean(task.operation, registry.available()) or "see schemas/operations/",
                 )

@@ -10,18 +10,20 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
+from mcv_pipelines.errors import UsageError
 from mcv_pipelines.pipeline.document import Document
 from mcv_pipelines.pipeline.model import Params
 from mcv_pipelines.pipeline.suggest import did_you_mean
 
-__all__ = ["coerce", "declared_params", "resolve_params"]
+__all__ = ["coerce", "declared_params", "parse_assignments", "read_params_file", "resolve_params"]
 
 _INT = re.compile(r"^[+-]?\d+$")
 _TRUE = frozenset({"true", "yes", "on", "1"})
@@ -239,3 +241,30 @@ def resolve_params(
     if any(d.is_error for d in diagnostics):
         return None, diagnostics
     return Params(resolved, source), diagnostics
+
+
+def read_params_file(path: str) -> dict[str, Any]:
+    """Param values from a YAML or JSON file (a mapping of name to value); raises UsageError."""
+    try:
+        with open(path, "rb") as handle:
+            data = yaml.safe_load(handle)
+    except OSError as exc:
+        raise UsageError(f"cannot read params file {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"params file {path} is not valid YAML or JSON: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise UsageError(f"params file {path} must be a mapping of param name to value")
+    return data
+
+
+def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
+    """``["k=v", ...]`` from ``-p`` into a mapping; the value stays a string until ``coerce``."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"-p needs NAME=VALUE, got {pair!r}")
+        values[name.strip()] = value
+    return values

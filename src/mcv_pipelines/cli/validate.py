@@ -1,0 +1,49 @@
+"""`mcv validate PATH...`: check pipelines offline; exit 0 when valid, 2 when not."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcv_pipelines.cli.options import add_param_options, param_values
+from mcv_pipelines.diagnostics import Diagnostic, has_errors
+from mcv_pipelines.errors import ExitCode
+from mcv_pipelines.pipeline.check import check_pipeline
+from mcv_pipelines.pipeline.discover import find_pipelines
+from mcv_pipelines.pipeline.opcheck import OperationSchemas
+from mcv_pipelines.reporters import REPORTER_NAMES, render_report
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "validate",
+        help="check pipelines offline (files or directories)",
+        description="Check pipelines offline: YAML, file schema, params (examples stand in for missing "
+        "values), templates, task graph and operation options. Exit 0 when valid, 2 when not.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="pipeline files or directories holding some")
+    parser.add_argument(
+        "--format", choices=REPORTER_NAMES, default="text", help="report format (default text)"
+    )
+    parser.add_argument(
+        "--operation-schemas", metavar="DIR", help="check operation options against the schemas in DIR"
+    )
+    add_param_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    values, source = param_values(args)
+    files, diagnostics = find_pipelines(args.paths)
+    found: list[Diagnostic] = list(diagnostics)
+    schemas = OperationSchemas(Path(args.operation_schemas)) if args.operation_schemas else None
+    for file in files:
+        found.extend(
+            check_pipeline(file, values, source=source, use_examples=True, schemas=schemas).diagnostics
+        )
+    sys.stdout.write(render_report(args.format, found, files))
+    return int(ExitCode.INVALID) if has_errors(found) else int(ExitCode.OK)
