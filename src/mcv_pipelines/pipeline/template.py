@@ -23,6 +23,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from mcv_pipelines.diagnostics import Diagnostic, Severity
 from mcv_pipelines.pipeline.document import Document, PathKey
+from mcv_pipelines.pipeline.fastpath import Miss, fast_evaluator
 from mcv_pipelines.pipeline.suggest import did_you_mean
 from mcv_pipelines.redact import MASK, register_secret
 
@@ -85,6 +86,7 @@ def make_environment() -> jinja2.Environment:
 
 
 _ENV = make_environment()
+_FAST_FILTERS = {"basename": _basename, "stem": _stem, "suffix": _suffix, "dirname": _dirname, "slug": _slug}
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +300,17 @@ class TemplateCompiler:
 
             def fn(variables: dict[str, Any]) -> Any:
                 return template.render(variables)
+
+        fast = fast_evaluator(ast, match is not None, _FAST_FILTERS)
+        if fast is not None:
+            slow = fn
+            to_value = _plain if match is not None else str
+
+            def fn(variables: dict[str, Any]) -> Any:
+                try:
+                    return to_value(fast(variables))
+                except Miss:
+                    return slow(variables)  # Jinja gives the value, or words the error
 
         def render_scalar(variables: dict[str, Any], sink: Sink) -> Any:
             return _run(path, fn, variables, sink)
