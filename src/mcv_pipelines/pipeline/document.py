@@ -216,7 +216,9 @@ def parse_document(raw: bytes, file: str) -> Document:
         where = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
         problem = exc.problem or "invalid YAML"
         if exc.context:
-            problem = f"{problem} ({exc.context})"
+            started = exc.context_mark
+            at = f" at line {started.line + 1}" if started and mark and started.line != mark.line else ""
+            problem = f"{problem} ({exc.context}{at})"
         raise InvalidInput(
             f"{file}: invalid YAML", [Diagnostic("yaml-syntax", Severity.ERROR, problem, where)]
         ) from None

@@ -162,7 +162,7 @@ def render_pipeline(
                     "graph-name-collision",
                     Severity.ERROR,
                     f"two tasks are named {task.name!r} after for_each expansion",
-                    task.location,
+                    task.locate(("for_each",)) if task.index is not None else task.location,
                     hint="rename a task, or make the for_each items distinct",
                     related=(tasks[task.name].location,),
                 )
