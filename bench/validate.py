@@ -20,7 +20,9 @@ FIXTURE_SCHEMAS = HERE.parent / "tests" / "examples" / "operations"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("pipeline", nargs="?", default=str(DEFAULT))
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--schemas", default=str(FIXTURE_SCHEMAS), help="operation schema directory")
@@ -43,8 +45,11 @@ def main() -> None:
     rate = args.rows / (done - warm)
     rows = [
         ("parse (once)", f"{(parsed - started) * 1000:.2f} ms", ""),
-        ("first check (compiles templates, schemas)", f"{(warm - parsed) * 1000:.2f} ms",
-         f"{len(first.diagnostics)} diagnostics"),
+        (
+            "first check (compiles templates, schemas)",
+            f"{(warm - parsed) * 1000:.2f} ms",
+            f"{len(first.diagnostics)} diagnostics",
+        ),
         (f"{args.rows} rows", f"{(done - warm):.3f} s", f"{valid} valid"),
         ("rows per second", f"{rate:,.0f}", "target >= 5,000"),
         ("per row", f"{(done - warm) / args.rows * 1e6:.1f} us", ""),
