@@ -187,7 +187,7 @@ def resolve_params(
                     "param-unknown",
                     Severity.ERROR,
                     f"unknown param {name!r} (from {source})",
-                    document.locate(("params",)),
+                    document.locate_key(("params",)),
                     hint=did_you_mean(name, specs) or f"declared params: {', '.join(specs) or 'none'}",
                 )
             )

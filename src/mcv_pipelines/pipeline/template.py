@@ -232,6 +232,8 @@ class TemplateCompiler:
             assert isinstance(node, (nodes.Getattr, nodes.Getitem))
             attr = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
             if isinstance(attr, str) and attr.startswith("_"):
+                if any(p.rule == "template-unsafe" for p in problems):
+                    continue  # one per scalar: ''.__class__.__mro__ is one escape attempt
                 problems.append(
                     Problem(
                         "template-unsafe",
