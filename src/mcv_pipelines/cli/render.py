@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from mcv_pipelines.cli.options import add_param_options, param_values
+from mcv_pipelines.cli.options import add_param_options, add_schema_option, operation_schemas, param_values
 from mcv_pipelines.errors import ExitCode
 from mcv_pipelines.pipeline.check import check_pipeline
 from mcv_pipelines.redact import redact
@@ -25,6 +25,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("pipeline", metavar="PIPELINE")
     add_param_options(parser)
+    add_schema_option(parser)
     parser.add_argument(
         "--examples", action="store_true", help="use each param's example when no value is given"
     )
@@ -33,7 +34,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     values, source = param_values(args)
-    result = check_pipeline(args.pipeline, values, source=source, use_examples=args.examples)
+    result = check_pipeline(
+        args.pipeline, values, source=source, schemas=operation_schemas(args), use_examples=args.examples
+    )
     if result.diagnostics:
         sys.stderr.write(render_report("text", result.diagnostics, [args.pipeline]))
     if result.pipeline is None or not result.ok:

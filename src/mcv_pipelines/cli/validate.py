@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from mcv_pipelines.cli.options import add_param_options, param_values
+from mcv_pipelines.cli.options import add_param_options, add_schema_option, operation_schemas, param_values
 from mcv_pipelines.diagnostics import Diagnostic, has_errors
 from mcv_pipelines.errors import ExitCode
 from mcv_pipelines.pipeline.check import check_pipeline
 from mcv_pipelines.pipeline.discover import find_pipelines
-from mcv_pipelines.pipeline.opcheck import OperationSchemas
 from mcv_pipelines.reporters import REPORTER_NAMES, render_report
 
 __all__ = ["register", "run"]
@@ -29,9 +27,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--format", choices=REPORTER_NAMES, default="text", help="report format (default text)"
     )
-    parser.add_argument(
-        "--operation-schemas", metavar="DIR", help="check operation options against the schemas in DIR"
-    )
+    add_schema_option(parser)
     add_param_options(parser)
     parser.set_defaults(handler=run)
 
@@ -40,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     values, source = param_values(args)
     files, diagnostics = find_pipelines(args.paths)
     found: list[Diagnostic] = list(diagnostics)
-    schemas = OperationSchemas(Path(args.operation_schemas)) if args.operation_schemas else None
+    schemas = operation_schemas(args)
     for file in files:
         found.extend(
             check_pipeline(file, values, source=source, use_examples=True, schemas=schemas).diagnostics
