@@ -28,13 +28,18 @@ def register(subparsers: Any) -> None:
         "--format", choices=REPORTER_NAMES, default="text", help="report format (default text)"
     )
     add_schema_option(parser)
+    parser.add_argument(
+        "--skip-non-pipelines",
+        action="store_true",
+        help="leave out files given that do not look like pipelines (for hooks that pass every YAML file)",
+    )
     add_param_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     values, source = param_values(args)
-    files, diagnostics = find_pipelines(args.paths)
+    files, diagnostics = find_pipelines(args.paths, skip_non_pipelines=args.skip_non_pipelines)
     found: list[Diagnostic] = list(diagnostics)
     schemas = operation_schemas(args)
     for file in files:

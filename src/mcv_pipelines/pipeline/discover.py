@@ -34,10 +34,14 @@ def _walk(directory: Path) -> Iterable[Path]:
             yield entry
 
 
-def find_pipelines(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
+def find_pipelines(
+    paths: Iterable[str], *, skip_non_pipelines: bool = False
+) -> tuple[list[str], list[Diagnostic]]:
     """Files given are taken as they are; directories are searched for pipelines.
 
-    A missing path, or a directory without any pipeline, is an error diagnostic.
+    A missing path, or a directory without any pipeline, is an error diagnostic. With
+    ``skip_non_pipelines`` (the pre-commit hook, which passes every changed YAML file) a file that
+    does not look like a pipeline is left out instead of being reported.
     """
     files: list[str] = []
     problems: list[Diagnostic] = []
@@ -57,6 +61,8 @@ def find_pipelines(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
                 )
             files.extend(f for f in found if f not in files)
         elif path.exists():
+            if skip_non_pipelines and not looks_like_pipeline(path):
+                continue
             if raw not in files:
                 files.append(raw)
         else:

@@ -150,3 +150,10 @@ def test_graph_formats(fmt: str, first: str, edge: str, capsys: Capture) -> None
 def test_graph_of_a_broken_file_exits_2(capsys: Capture) -> None:
     assert main(["graph", str(EXAMPLES / "negative" / "malformed-yaml" / "pipeline.yaml")]) == 2
     assert "error[yaml-syntax]" in capsys.readouterr().err
+
+
+def test_the_hook_mode_skips_yaml_that_is_not_a_pipeline(tmp_path: Path, capsys: Capture) -> None:
+    other = _write(tmp_path / "ci.yml", "jobs:\n  build: {runs-on: ubuntu}\n")
+    assert main(["validate", "--skip-non-pipelines", str(other)]) == 0
+    assert capsys.readouterr().out == "0 files valid\n"
+    assert main(["validate", str(other)]) == 2  # named on its own, it is checked as a pipeline

@@ -38,8 +38,7 @@ def test_text_shows_location_source_line_caret_and_hint(
     found, files = diagnostics
     out = render_report("text", found, files).splitlines()
     assert (
-        out[0]
-        == f"{files[0]}:3:36: error[graph-dangling-input]: task 'web' reads from 'orignal', "
+        out[0] == f"{files[0]}:3:36: error[graph-dangling-input]: task 'web' reads from 'orignal', "
         "which is not a task"
     )
     assert out[2] == " 3 |   web: {operation: convert, input: orignal}"
