@@ -22,6 +22,7 @@ from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.validators import validator_for
 
 from mcv_pipelines.diagnostics import Diagnostic, Severity
+from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate
 from mcv_pipelines.pipeline.model import RenderedPipeline, RenderedTask
 from mcv_pipelines.pipeline.suggest import did_you_mean
 
@@ -90,6 +91,7 @@ class OperationSchemas:
             else resources.files("mcv_pipelines") / "schemas" / "operations"
         )
         self._validators: dict[str, Any] = {}
+        self._predicates: dict[str, Predicate | None] = {}
         self._results: dict[tuple[str, str], tuple[_Raw, ...]] = {}
 
     def available(self) -> list[str]:
@@ -115,18 +117,25 @@ class OperationSchemas:
             cls = validator_for(schema, default=Draft202012Validator)
             cls.check_schema(schema)
             validator = cls(schema)
+            self._predicates[operation] = compile_predicate(schema)
         self._validators[operation] = validator
         return validator
 
     def problems(self, operation: str, body: Mapping[str, Any]) -> tuple[_Raw, ...] | None:
-        """Problems of one body (cached by content); None when the operation has no schema."""
+        """Problems of one body; None when the operation has no schema.
+
+        A quick predicate answers for plain schemas; otherwise results are cached by the body's content.
+        """
+        validator = self.validator(operation)
+        if validator is None:
+            return None
+        predicate = self._predicates.get(operation)
+        if predicate is not None and predicate(body):
+            return tuple(_embedded_size(operation, body))
         key = (operation, json.dumps(body, sort_keys=True, default=repr))
         cached = self._results.get(key)
         if cached is not None:
             return cached
-        validator = self.validator(operation)
-        if validator is None:
-            return None
         found: list[_Raw] = []
         if not validator.is_valid(body):
             for error in sorted(validator.iter_errors(body), key=lambda e: [str(p) for p in e.absolute_path]):

@@ -20,6 +20,7 @@ from jsonschema.exceptions import SchemaError
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.pipeline.document import Document
+from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate
 from mcv_pipelines.pipeline.model import Params
 from mcv_pipelines.pipeline.suggest import did_you_mean
 
@@ -119,6 +120,7 @@ class _Compiled:
     def __init__(self, document: Document) -> None:
         self.specs = declared_params(document)
         self.validators: dict[str, Draft202012Validator] = {}
+        self.predicates: dict[str, Predicate | None] = {}
         self.locations: dict[str, Location] = {}
         self.diagnostics: list[Diagnostic] = []
         for name, spec in self.specs.items():
@@ -138,6 +140,7 @@ class _Compiled:
                 continue
             validator = Draft202012Validator(spec)
             self.validators[name] = validator
+            self.predicates[name] = compile_predicate(spec)
             for key in ("default", "example"):
                 if key in spec:
                     self._check_static(document, name, key, spec[key], validator)
@@ -226,6 +229,9 @@ def resolve_params(
     for name, value in resolved.items():
         if name not in values:
             continue  # defaults and examples were checked once, statically
+        predicate = compiled.predicates.get(name)
+        if predicate is not None and predicate(value):
+            continue
         validator = compiled.validators.get(name)
         if validator is None or validator.is_valid(value):
             continue
