@@ -110,7 +110,7 @@ def _compile(schema: Any) -> Predicate:
         if not all(n in _TYPES for n in names):
             raise _Unsupported
         tests = [_TYPES[n] for n in names]
-        checks.append(lambda v: any(t(v) for t in tests))
+        checks.append(tests[0] if len(tests) == 1 else lambda v: any(t(v) for t in tests))
     if "enum" in schema:
         options = list(schema["enum"])
         checks.append(lambda v: any(_equal(v, o) for o in options))
@@ -163,15 +163,19 @@ def _objects(schema: dict[str, Any], checks: list[Predicate]) -> None:
         required = list(schema["required"])
         checks.append(lambda v: not isinstance(v, dict) or all(k in v for k in required))
     properties = {k: _compile(s) for k, s in schema.get("properties", {}).items()}
-    if properties:
-        checks.append(
-            lambda v: not isinstance(v, dict) or all(p(v[k]) for k, p in properties.items() if k in v)
-        )
-    if "additionalProperties" in schema:
-        extra = _compile(schema["additionalProperties"])
-        checks.append(
-            lambda v: not isinstance(v, dict) or all(extra(x) for k, x in v.items() if k not in properties)
-        )
+    if properties or "additionalProperties" in schema:
+        extra = _compile(schema.get("additionalProperties", True))
+
+        def members(v: Any) -> bool:
+            # one pass over the instance's keys: bodies have a few, schemas list many
+            if not isinstance(v, dict):
+                return True
+            for key, value in v.items():
+                if not properties.get(key, extra)(value):
+                    return False
+            return True
+
+        checks.append(members)
     if "minProperties" in schema:
         low = schema["minProperties"]
         checks.append(lambda v: not isinstance(v, dict) or len(v) >= low)
