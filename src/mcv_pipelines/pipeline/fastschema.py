@@ -170,10 +170,7 @@ def _objects(schema: dict[str, Any], checks: list[Predicate]) -> None:
             # one pass over the instance's keys: bodies have a few, schemas list many
             if not isinstance(v, dict):
                 return True
-            for key, value in v.items():
-                if not properties.get(key, extra)(value):
-                    return False
-            return True
+            return all(properties.get(key, extra)(value) for key, value in v.items())
 
         checks.append(members)
     if "minProperties" in schema:
