@@ -53,7 +53,8 @@ def _diagnose(document: Document, error: ValidationError) -> list[Diagnostic]:
     hint = None
     written = document.yaml11_bools.get(path)
     if written is not None and error.validator in ("type", "anyOf"):
-        hint = f"YAML 1.1 reads unquoted {written} as a boolean; quote it: {written!r}"
+        key = f"{path[-1]}: " if path and isinstance(path[-1], str) else ""
+        hint = f"YAML 1.1 reads unquoted {written} as a boolean; quote it: {key}{written!r}"
         message = f"{_where(path)}: expected a string, got the boolean {written} (unquoted)"
     elif error.validator == "required":
         message = f"{_where(path)}: {error.message}"

@@ -157,3 +157,19 @@ def test_the_hook_mode_skips_yaml_that_is_not_a_pipeline(tmp_path: Path, capsys:
     assert main(["validate", "--skip-non-pipelines", str(other)]) == 0
     assert capsys.readouterr().out == "0 files valid\n"
     assert main(["validate", str(other)]) == 2  # named on its own, it is checked as a pipeline
+
+
+@pytest.mark.parametrize(
+    "case", sorted(p for p in (EXAMPLES / "negative").iterdir() if p.is_dir()), ids=lambda p: p.name
+)
+def test_every_negative_example_exits_2_naming_its_rule_and_line(case: Path, capsys: Capture) -> None:
+    expected = json.loads((case / "expected.json").read_text())
+    argv = ["validate", str(case / "pipeline.yaml"), "--operation-schemas", SCHEMAS]
+    for name, value in expected.get("params", {}).items():
+        argv += ["-p", f"{name}={value}"]
+    assert main(argv) == 2
+    out = capsys.readouterr().out
+    first = expected["diagnostics"][0]
+    assert f"pipeline.yaml:{first['line']}:{first['column']}: " in out
+    assert f"[{first['rule']}]: " in out
+    assert "Traceback" not in out
