@@ -31,6 +31,9 @@ _SCALAR_TAGS = frozenset(
     f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp")
 )
 _PLAIN_BOOLS = frozenset({"true", "false"})
+# Aliases are expanded into plain values; these bounds stop alias bombs and runaway nesting.
+MAX_VALUES = 200_000
+MAX_DEPTH = 100
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +69,11 @@ class Document:
         return self.key_locations.get(path) or self.locate(path)
 
 
+class _TooLarge(Exception):
+    def __init__(self, node: yaml.Node) -> None:
+        self.node = node
+
+
 def _loc(file: str, node: yaml.Node) -> Location:
     mark = node.start_mark
     return Location(file, mark.line + 1, mark.column + 1)
@@ -80,9 +88,23 @@ class _Builder:
         self.yaml11_bools: dict[PathKey, str] = {}
         self.diagnostics: list[Diagnostic] = []
         self.fatal: list[Diagnostic] = []
+        self.count = 0
+        self.active: set[int] = set()
 
     def build(self, node: yaml.Node, path: PathKey) -> Any:
+        self.count += 1
+        if self.count > MAX_VALUES or len(path) > MAX_DEPTH or id(node) in self.active:
+            raise _TooLarge(node)
         self.locations[path] = _loc(self.file, node)
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, path)
+        self.active.add(id(node))
+        try:
+            return self._collection(node, path)
+        finally:
+            self.active.discard(id(node))
+
+    def _collection(self, node: yaml.Node, path: PathKey) -> Any:
         if isinstance(node, yaml.MappingNode):
             if node.tag != _MAP:
                 return self._bad_tag(node)
@@ -91,8 +113,7 @@ class _Builder:
             if node.tag != _SEQ:
                 return self._bad_tag(node)
             return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
-        assert isinstance(node, yaml.ScalarNode)
-        return self._scalar(node, path)
+        return self._bad_tag(node)
 
     def _bad_tag(self, node: yaml.Node) -> None:
         self.fatal.append(
@@ -211,6 +232,15 @@ def parse_document(raw: bytes, file: str) -> Document:
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
+    except RecursionError:
+        raise InvalidInput(
+            f"{file}: nested too deeply",
+            [
+                Diagnostic(
+                    "yaml-syntax", Severity.ERROR, "the file is nested too deeply", Location(file, 1, 1)
+                )
+            ],
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
@@ -243,7 +273,22 @@ def parse_document(raw: bytes, file: str) -> Document:
             ],
         )
     builder = _Builder(file, loader)
-    data = builder.build(root, ())
+    try:
+        data = builder.build(root, ())
+    except _TooLarge as exc:
+        raise InvalidInput(
+            f"{file}: too large",
+            [
+                Diagnostic(
+                    "yaml-syntax",
+                    Severity.ERROR,
+                    f"the document expands to more than {MAX_VALUES} values, nests deeper than {MAX_DEPTH} "
+                    "levels, or an alias refers to itself",
+                    _loc(file, exc.node),
+                    hint="anchors and aliases are for reuse, not for building large structures",
+                )
+            ],
+        ) from None
     if builder.fatal:
         raise InvalidInput(f"{file}: invalid YAML", builder.fatal + builder.diagnostics)
     return Document(

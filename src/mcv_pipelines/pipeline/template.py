@@ -78,9 +78,28 @@ def _slug(value: Any) -> str:
     return re.sub(r"[^a-z0-9]+", "-", str(value).lower()).strip("-")
 
 
+_MAX_SIZE = 1_000_000
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """Jinja's sandbox, plus limits on ``*`` and ``**`` so a template cannot exhaust memory or time."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**":
+            if isinstance(right, (int, float)) and abs(right) > 100:
+                raise SecurityError("exponent too large (limit 100)")
+            return left**right
+        for sized, count in ((left, right), (right, left)):
+            if isinstance(sized, (str, list)) and isinstance(count, int) and len(sized) * count > _MAX_SIZE:
+                raise SecurityError(f"result too large (limit {_MAX_SIZE} items)")
+        return left * right
+
+
 def make_environment() -> jinja2.Environment:
     """The one sandboxed, strict environment every pipeline template is compiled in."""
-    env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+    env = _Sandbox(undefined=jinja2.StrictUndefined, autoescape=False)
     env.filters.update(basename=_basename, stem=_stem, suffix=_suffix, dirname=_dirname, slug=_slug)
     return env
 

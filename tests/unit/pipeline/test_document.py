@@ -73,3 +73,22 @@ def test_unloadable_files_raise_invalid_input_with_a_location(
         parse_document(raw, "x.yaml")
     [problem] = caught.value.diagnostics
     assert (problem.rule, problem.location) == (rule, Location("x.yaml", line, column))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: &a [*a]\n",  # an alias inside its own anchor
+        b"a: " + b"[" * 500 + b"]" * 500 + b"\n",
+        b"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + b"".join(
+            b"%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n" % ((98 + i,) * 2 + (97 + i,) * 10)
+            for i in range(8)
+        ),  # a billion laughs
+    ],
+    ids=["recursive-alias", "deep-nesting", "alias-bomb"],
+)
+def test_alias_bombs_and_deep_nesting_are_refused_quickly(raw: bytes) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        parse_document(raw, "x.yaml")
+    assert [d.rule for d in caught.value.diagnostics] == ["yaml-syntax"]

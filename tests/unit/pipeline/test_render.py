@@ -189,3 +189,14 @@ def test_template_problems_point_at_the_scalar(doc: Doc) -> None:
     pipeline, problems = render_pipeline(fixed, Params({"n": 3}))
     got = [(p.rule, p.location.line if p.location else 0) for p in problems]
     assert got == [("template-type", 9), ("template-error", 6), ("template-undefined", 7)]
+
+
+def test_templates_cannot_exhaust_memory(doc: Doc) -> None:
+    document = doc("""\
+        version: 1
+        tasks:
+          t: {operation: convert, a: "{{ 'x' * 10**9 }}", b: "{{ range(10**8) | list }}", ok: "{{ 'a' * 2 }}"}
+        """)
+    pipeline, problems = render_pipeline(document, Params({}))
+    assert pipeline is None
+    assert [p.rule for p in problems] == ["template-unsafe", "template-error"]
