@@ -43,6 +43,7 @@ def main() -> None:
     parsed = time.perf_counter()
     first = check_document(document, {}, schemas=schemas)
     warm = time.perf_counter()
+    cpu_start = time.process_time()
     valid = 0
     for i in range(args.rows):
         # like CSV cells: strings, coerced to each param's declared type
@@ -51,6 +52,7 @@ def main() -> None:
         result = check_document(document, values, source=f"row {i + 1}", schemas=schemas)
         valid += result.ok
     done = time.perf_counter()
+    cpu = time.process_time() - cpu_start
 
     rate = args.rows / (done - warm)
     print(f"pipeline {args.pipeline}\nschemas  {args.schemas}\n")
@@ -62,7 +64,8 @@ def main() -> None:
             f"{len(first.diagnostics)} diagnostics",
         ),
         (f"{args.rows} rows", f"{(done - warm):.3f} s", f"{valid} valid"),
-        ("rows per second", f"{rate:,.0f}", "target >= 5,000"),
+        ("rows per second (wall clock)", f"{rate:,.0f}", "target >= 5,000 on one core"),
+        ("rows per second (CPU time)", f"{args.rows / cpu:,.0f}", "the same, unaffected by other processes"),
         ("per row", f"{(done - warm) / args.rows * 1e6:.1f} us", ""),
     ]
     width = max(len(r[0]) for r in rows)
