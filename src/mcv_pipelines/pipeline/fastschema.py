@@ -126,7 +126,16 @@ def _compile(schema: Any) -> Predicate:
         return lambda v: True
     if len(checks) == 1:
         return checks[0]
-    return lambda v: all(c(v) for c in checks)
+    every = tuple(checks)
+
+    def conjunction(v: Any) -> bool:
+        # a plain loop: generator expressions cost more than the checks themselves here
+        for check in every:  # noqa: SIM110
+            if not check(v):
+                return False
+        return True
+
+    return conjunction
 
 
 def _strings(schema: dict[str, Any], checks: list[Predicate]) -> None:
@@ -161,7 +170,8 @@ def _numbers(schema: dict[str, Any], checks: list[Predicate]) -> None:
 def _objects(schema: dict[str, Any], checks: list[Predicate]) -> None:
     if "required" in schema:
         required = list(schema["required"])
-        checks.append(lambda v: not isinstance(v, dict) or all(k in v for k in required))
+        wanted = frozenset(required)
+        checks.append(lambda v: not isinstance(v, dict) or wanted.issubset(v))
     properties = {k: _compile(s) for k, s in schema.get("properties", {}).items()}
     if properties or "additionalProperties" in schema:
         extra = _compile(schema.get("additionalProperties", True))
@@ -170,7 +180,10 @@ def _objects(schema: dict[str, Any], checks: list[Predicate]) -> None:
             # one pass over the instance's keys: bodies have a few, schemas list many
             if not isinstance(v, dict):
                 return True
-            return all(properties.get(key, extra)(value) for key, value in v.items())
+            for key, value in v.items():  # noqa: SIM110 - a loop is faster than all() over a generator
+                if not properties.get(key, extra)(value):
+                    return False
+            return True
 
         checks.append(members)
     if "minProperties" in schema:
