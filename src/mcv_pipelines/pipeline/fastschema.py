@@ -31,6 +31,7 @@ _ANNOTATIONS = frozenset(
         "writeOnly",
         "deprecated",
         "format",
+        "secret",
     }
 )
 _SUPPORTED = _ANNOTATIONS | {

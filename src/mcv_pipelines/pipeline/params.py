@@ -23,13 +23,14 @@ from mcv_pipelines.pipeline.document import Document
 from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate
 from mcv_pipelines.pipeline.model import Params
 from mcv_pipelines.pipeline.suggest import did_you_mean
+from mcv_pipelines.redact import register_secret
 
 __all__ = ["coerce", "declared_params", "parse_assignments", "read_params_file", "resolve_params"]
 
 _INT = re.compile(r"^[+-]?\d+$")
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
-_SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+_BOOL_HINT = "YAML 1.1 reads unquoted yes/no/on/off as booleans; quote the value in the params file"
 
 
 def declared_params(document: Document) -> dict[str, dict[str, Any]]:
@@ -242,10 +243,14 @@ def resolve_params(
                     Severity.ERROR,
                     f"param {name} (from {source}): {error.message}",
                     compiled.locations[name],
+                    hint=_BOOL_HINT if isinstance(value, bool) and error.validator == "type" else None,
                 )
             )
     if any(d.is_error for d in diagnostics):
         return None, diagnostics
+    for name, value in resolved.items():
+        if specs[name].get("secret") is True and isinstance(value, str):
+            register_secret(value)  # a param declared secret is shown as *** like secret() values
     return Params(resolved, source), diagnostics
 
 

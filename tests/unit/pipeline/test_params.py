@@ -8,6 +8,7 @@ import pytest
 
 from mcv_pipelines.diagnostics import Location
 from mcv_pipelines.pipeline import Document, coerce, resolve_params
+from mcv_pipelines.redact import redact
 
 Doc = Callable[[str], Document]
 
@@ -108,3 +109,19 @@ def test_a_bad_default_is_caught_with_a_quote_hint_for_yaml11_booleans(doc: Doc)
     assert problem.rule == "param-type"
     assert problem.location == Location("p.yaml", 3, 35)
     assert "quote it" in (problem.hint or "")
+
+
+def test_a_param_declared_secret_is_masked_everywhere(doc: Doc) -> None:
+    document = doc("version: 1\nparams:\n  token: {type: string, secret: true}\ntasks: {}\n")
+    params, problems = resolve_params(document, {"token": "tok-5551234-abc"}, source="command line")
+    assert problems == []
+    assert params is not None
+    assert params["token"] == "tok-5551234-abc"
+    assert redact("token=tok-5551234-abc") == "token=***"
+
+
+def test_a_boolean_from_a_params_file_gets_a_quote_hint(doc: Doc) -> None:
+    document = doc("version: 1\nparams:\n  answer: {type: string}\ntasks: {}\n")
+    _, [problem] = resolve_params(document, {"answer": False}, source="values.yaml")
+    assert problem.rule == "param-type"
+    assert "quote" in (problem.hint or "")
