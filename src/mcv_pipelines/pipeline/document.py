@@ -8,7 +8,6 @@ so a later check can say "quote it". Only the safe tags are accepted.
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,11 +134,11 @@ class _Builder:
         value = self.loader.construct_object(node, deep=True)
         if isinstance(value, bool) and not node.style and node.value.lower() not in _PLAIN_BOOLS:
             self.yaml11_bools[path] = node.value
-        if isinstance(value, (_dt.date, _dt.datetime)):  # pragma: no cover - timestamps kept as text above
-            return node.value
         return value
 
-    def _pairs(self, node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+    def _pairs(
+        self, node: yaml.MappingNode, merging: frozenset[int] = frozenset()
+    ) -> list[tuple[yaml.Node, yaml.Node]]:
         """Key/value node pairs with merge keys (``<<``) resolved; explicit keys win over merged ones."""
         own: list[tuple[yaml.Node, yaml.Node]] = []
         merged: list[tuple[yaml.Node, yaml.Node]] = []
@@ -157,7 +156,9 @@ class _Builder:
                             )
                         )
                         continue
-                    merged.extend(self._pairs(source))
+                    if id(source) in merging or id(source) in self.active or len(merging) > MAX_DEPTH:
+                        raise _TooLarge(source)  # a mapping merged into itself
+                    merged.extend(self._pairs(source, merging | {id(node)}))
             else:
                 own.append((key, value))
         own_keys = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}

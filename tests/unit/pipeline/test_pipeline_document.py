@@ -85,10 +85,16 @@ def test_unloadable_files_raise_invalid_input_with_a_location(
             b"%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n" % ((98 + i,) * 2 + (97 + i,) * 10)
             for i in range(8)
         ),  # a billion laughs
+        b"a: &a {x: 1, b: {<<: *a}}\n",
     ],
-    ids=["recursive-alias", "deep-nesting", "alias-bomb"],
+    ids=["recursive-alias", "deep-nesting", "alias-bomb", "merged-into-itself"],
 )
 def test_alias_bombs_and_deep_nesting_are_refused_quickly(raw: bytes) -> None:
     with pytest.raises(InvalidInput) as caught:
         parse_document(raw, "x.yaml")
     assert [d.rule for d in caught.value.diagnostics] == ["yaml-syntax"]
+
+
+def test_earlier_merge_sources_win(doc: Doc) -> None:
+    document = doc("a: &a {x: 1, w: 0}\nb: &b {<<: *a, x: 2}\nc: {<<: [*b, *a], z: 3}\n")
+    assert document.data["c"] == {"x": 2, "w": 0, "z": 3}
