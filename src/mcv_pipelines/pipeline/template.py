@@ -273,6 +273,19 @@ class TemplateCompiler:
                         hint=did_you_mean(attr, self.param_names) or "declare it under `params:`",
                     )
                 )
+        for kind, table, word in ((nodes.Filter, _ENV.filters, "filter"), (nodes.Test, _ENV.tests, "test")):
+            for found in ast.find_all(kind):
+                assert isinstance(found, (nodes.Filter, nodes.Test))
+                if found.name not in table:
+                    problems.append(
+                        Problem(
+                            "template-undefined",
+                            f"unknown {word} {found.name!r}",
+                            hint=did_you_mean(found.name, table) or f"see the {word}s of Jinja and mcv",
+                        )
+                    )
+        if problems:
+            return problems  # name analysis compiles the template, which unknown filters stop
         allowed = (
             {"params", "env", "secret"} | (set(_LOOP_NAMES) if loop else set()) | ({"row"} if row else set())
         )
@@ -310,17 +323,24 @@ class TemplateCompiler:
                 )
             return Compiled(False, renderer=lambda variables, sink: None)
         fn: Callable[[dict[str, Any]], Any]
-        if match is not None:
-            expression = _ENV.compile_expression(match.group("expr"), undefined_to_none=False)
+        try:
+            if match is not None:
+                expression = _ENV.compile_expression(match.group("expr"), undefined_to_none=False)
 
-            def fn(variables: dict[str, Any]) -> Any:
-                return _plain(expression(**variables))
+                def fn(variables: dict[str, Any]) -> Any:
+                    return _plain(expression(**variables))
 
-        else:
-            template = _ENV.from_string(text)
+            else:
+                template = _ENV.from_string(text)
 
-            def fn(variables: dict[str, Any]) -> Any:
-                return template.render(variables)
+                def fn(variables: dict[str, Any]) -> Any:
+                    return template.render(variables)
+
+        except jinja2.TemplateSyntaxError as exc:  # what only compiling finds
+            self.diagnostics.append(
+                Diagnostic("template-syntax", Severity.ERROR, f"template error: {exc.message}", location)
+            )
+            return Compiled(False, renderer=lambda variables, sink: None)
 
         fast = fast_evaluator(ast, match is not None, _FAST_FILTERS)
         if fast is not None:

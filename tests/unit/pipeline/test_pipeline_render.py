@@ -200,3 +200,17 @@ def test_templates_cannot_exhaust_memory(doc: Doc) -> None:
     pipeline, problems = render_pipeline(document, Params({}))
     assert pipeline is None
     assert [p.rule for p in problems] == ["template-unsafe", "template-error"]
+
+
+def test_unknown_filters_and_tests_are_named_with_a_suggestion(doc: Doc) -> None:
+    document = doc("""\
+        version: 1
+        tasks:
+          t: {operation: convert, a: "{{ 'x' | uper }}", b: "{{ 3 is od }}", c: "{{ 'x' | upper }}"}
+        """)
+    pipeline, problems = render_pipeline(document, Params({}))
+    assert pipeline is None
+    assert [(p.rule, p.message, p.hint) for p in problems] == [
+        ("template-undefined", "unknown filter 'uper'", "did you mean 'upper'?"),
+        ("template-undefined", "unknown test 'od'", "did you mean 'odd'?"),
+    ]
