@@ -22,7 +22,6 @@ __all__ = ["build_graph", "check_graph", "is_export", "is_import", "needs_input"
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _MAX_CYCLES = 20
 _CACHE_LIMIT = 1024
-_cache: dict[Hashable, tuple[Diagnostic, ...]] = {}
 
 
 def is_import(operation: str) -> bool:
@@ -51,21 +50,22 @@ def build_graph(pipeline: RenderedPipeline) -> nx.DiGraph[str]:
 
 
 def _shape(pipeline: RenderedPipeline) -> Hashable:
-    return (
-        pipeline.path,
-        tuple((t.name, t.group, t.operation, t.input_names) for t in pipeline.tasks.values()),
-    )
+    return (tuple((t.name, t.group, t.operation, t.input_names) for t in pipeline.tasks.values()),)
 
 
 def check_graph(pipeline: RenderedPipeline) -> list[Diagnostic]:
     """Every graph problem of ``pipeline`` (errors and warnings)."""
     key = _shape(pipeline)
-    cached = _cache.get(key)
+    # kept on the document: locations in the results belong to that one parse of the file
+    cache: dict[Hashable, tuple[Diagnostic, ...]] = (
+        pipeline.document.cache.setdefault("graph", {}) if pipeline.document is not None else {}
+    )
+    cached = cache.get(key)
     if cached is None:
         cached = tuple(_check(pipeline))
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[key] = cached
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = cached
     return list(cached)
 
 

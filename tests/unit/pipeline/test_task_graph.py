@@ -78,11 +78,17 @@ def test_exports_unused_outputs_and_no_export_are_warnings(doc: Doc) -> None:
     assert _graph_problems(doc, "  in: {operation: import/upload}\n") == [("graph-no-export", 3)]
 
 
-def test_results_are_cached_by_shape_but_stay_per_file(doc: Doc) -> None:
-    text = "version: 1\ntasks:\n  in: {operation: import/upload}\n  x: {operation: convert, input: nope}\n"
-    one, _ = render_pipeline(parse := doc(text), Params({}))
-    assert one is not None
-    first = check_graph(one)
-    again, _ = render_pipeline(parse, Params({}))
-    assert again is not None
-    assert check_graph(again) == first
+def test_results_are_cached_per_parse_so_an_edited_file_gets_fresh_locations(doc: Doc) -> None:
+    first_text = (
+        "version: 1\ntasks:\n  in: {operation: import/upload}\n  x: {operation: convert, input: nope}\n"
+    )
+    edited = (
+        "version: 1\n\n\ntasks:\n  in: {operation: import/upload}\n  x: {operation: convert, input: nope}\n"
+    )
+    lines = []
+    for text in (first_text, first_text, edited):
+        pipeline, _ = render_pipeline(doc(text), Params({}))
+        assert pipeline is not None
+        lines.append([p.location.line for p in check_graph(pipeline) if p.location])
+    assert lines[0] == lines[1] != lines[2]
+    assert lines[2][0] == lines[0][0] + 2
