@@ -92,6 +92,7 @@ class OperationSchemas:
         )
         self._validators: dict[str, Any] = {}
         self._predicates: dict[str, Predicate | None] = {}
+        self._credentials: dict[str, frozenset[str]] = {}
         self._results: dict[tuple[str, str], tuple[_Raw, ...]] = {}
 
     def available(self) -> list[str]:
@@ -118,8 +119,16 @@ class OperationSchemas:
             cls.check_schema(schema)
             validator = cls(schema)
             self._predicates[operation] = compile_predicate(schema)
+            properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+            self._credentials[operation] = frozenset(
+                k for k, s in properties.items() if isinstance(s, dict) and s.get("writeOnly") is True
+            )
         self._validators[operation] = validator
         return validator
+
+    def credentials(self, operation: str) -> frozenset[str]:
+        """Options the schema marks ``writeOnly``: credentials, to be given through secret()."""
+        return self._credentials.get(operation, frozenset())
 
     def problems(self, operation: str, body: Mapping[str, Any]) -> tuple[_Raw, ...] | None:
         """Problems of one body; None when the operation has no schema.
@@ -269,6 +278,24 @@ def _place(task: RenderedTask, raw: _Raw) -> Diagnostic:
     )
 
 
+def _plain_credentials(task: RenderedTask, credentials: frozenset[str]) -> list[Diagnostic]:
+    """A credential written as it is in the file (not through a template) would end up in git."""
+    if not credentials or task.document is None:
+        return []
+    source = task.document.data["tasks"][task.group]
+    return [
+        Diagnostic(
+            "secret-in-plain-text",
+            Severity.ERROR,
+            f"{task.operation} task {task.group!r}: {key} is written in the file",
+            task.locate((key,)),
+            hint=f"{key}: \"{{{{ secret('NAME') }}}}\" reads it from the environment and masks it as ***",
+        )
+        for key in sorted(credentials & set(task.body))
+        if isinstance(source.get(key), str) and source[key] and "{{" not in source[key]
+    ]
+
+
 def check_operations(
     pipeline: RenderedPipeline, schemas: OperationSchemas | Traversable | Path | None = None
 ) -> list[Diagnostic]:
@@ -301,5 +328,6 @@ def check_operations(
                 )
             )
             continue
+        found.extend(_plain_credentials(task, registry.credentials(task.operation)))
         found.extend(_place(task, raw) for raw in raws)
     return found

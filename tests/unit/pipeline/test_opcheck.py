@@ -23,6 +23,7 @@ S3 = {
         "region": {"type": "string"},
         "key": {"type": "string"},
         "key_prefix": {"type": "string"},
+        "secret_access_key": {"type": "string", "writeOnly": True},
     },
     "oneOf": [{"required": ["key"]}, {"required": ["key_prefix"]}],
 }
@@ -123,3 +124,18 @@ def test_a_broken_schema_file_is_a_diagnostic_not_a_crash(doc: Doc, tmp_path: Pa
 def test_operation_names_cannot_reach_outside_the_directory(doc: Doc, s3_schemas: OperationSchemas) -> None:
     [problem] = _check(doc, "  a: {operation: ../../etc/passwd}\n", s3_schemas)
     assert problem.rule == "op-unknown"
+
+
+def test_a_credential_written_in_the_file_is_an_error(doc: Doc, s3_schemas: OperationSchemas) -> None:
+    plain = _check(
+        doc,
+        "  a: {operation: import/s3, bucket: b, region: r, key: k, secret_access_key: AKIA1234}\n",
+        s3_schemas,
+    )
+    assert [(p.rule, p.location.column) for p in plain] == [("secret-in-plain-text", 78)]
+    templated = (
+        "  a: {operation: import/s3, bucket: b, region: r, key: k, secret_access_key: \"{{ secret('S') }}\"}\n"
+    )
+    pipeline, _ = render_pipeline(doc("version: 1\ntasks:\n" + templated), Params({}), placeholders=True)
+    assert pipeline is not None
+    assert check_operations(pipeline, s3_schemas) == []
