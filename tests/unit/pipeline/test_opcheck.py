@@ -134,7 +134,8 @@ def test_a_credential_written_in_the_file_is_an_error(doc: Doc, s3_schemas: Oper
     )
     assert [(p.rule, p.location.column) for p in plain] == [("secret-in-plain-text", 78)]
     templated = (
-        "  a: {operation: import/s3, bucket: b, region: r, key: k, secret_access_key: \"{{ secret('S') }}\"}\n"
+        "  a: {operation: import/s3, bucket: b, region: r, key: k,"
+        " secret_access_key: \"{{ secret('S') }}\"}\n"
     )
     pipeline, _ = render_pipeline(doc("version: 1\ntasks:\n" + templated), Params({}), placeholders=True)
     assert pipeline is not None
