@@ -31,6 +31,8 @@ class _TaskTemplate:
     when: Compiled | None
     body: tuple[tuple[str, Compiled], ...]
     input_was_string: bool
+    location: Location
+    input_locations: tuple[Location, ...]  # of each entry of `input` as written (one for a string)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +64,22 @@ def _compile(document: Document) -> _DocumentTemplate:
             for key, value in spec.items()
             if key not in ("for_each", "when")
         )
-        tasks.append(_TaskTemplate(group, for_each, when, body, isinstance(spec.get("input"), str)))
+        raw_input = spec.get("input")
+        if isinstance(raw_input, list):
+            input_locations = tuple(document.locate((*base, "input", i)) for i in range(len(raw_input)))
+        else:
+            input_locations = (document.locate((*base, "input")),)
+        tasks.append(
+            _TaskTemplate(
+                group,
+                for_each,
+                when,
+                body,
+                isinstance(raw_input, str),
+                document.locate_key(base),
+                input_locations,
+            )
+        )
     compiled = _DocumentTemplate(job_compiled, tuple(tasks), tuple(compiler.diagnostics))
     document.cache["render"] = compiled
     return compiled
@@ -222,10 +239,9 @@ def _render_task(
         )
         if entries is not None:
             removed_only = True
+            written = template.input_locations
             for position, entry in enumerate(entries):
-                where = document.locate(
-                    (*base, "input") if isinstance(raw_input, str) else (*base, "input", position)
-                )
+                where = written[min(position, len(written) - 1)] if written else template.location
                 if isinstance(entry, str) and entry in groups:
                     inputs.extend((member, where) for member in members.get(entry, ()))
                     removed_only = removed_only and not members.get(entry)
@@ -253,7 +269,7 @@ def _render_task(
         upload_from=runner.get("upload_from"),
         download_to=runner.get("download_to"),
         group=template.group,
-        location=document.locate_key(base),
+        location=template.location,
         inputs=tuple(inputs),
         document=document,
         index=instance.index,

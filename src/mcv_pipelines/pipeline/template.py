@@ -192,8 +192,13 @@ class Compiled:
 
     def render(self, variables: dict[str, Any], sink: Sink) -> Any:
         if self.renderer is None:
-            return _copy(self.value)
+            return self.value  # a constant scalar; constant containers have a copying renderer
         return self.renderer(variables, sink)
+
+
+def _constant_container(value: Any) -> Compiled:
+    """Each render gets its own copy, so no caller can change the document through a body."""
+    return Compiled(True, value, renderer=lambda variables, sink: _copy(value))
 
 
 def _run(path: PathKey, fn: Callable[[dict[str, Any]], Any], variables: dict[str, Any], sink: Sink) -> Any:
@@ -226,7 +231,7 @@ class TemplateCompiler:
         if isinstance(value, dict):
             children = {k: self.compile(v, (*path, k), loop=loop, row=row) for k, v in value.items()}
             if all(c.constant for c in children.values()):
-                return Compiled(True, value)
+                return _constant_container(value)
             items = tuple(children.items())
 
             def render_dict(variables: dict[str, Any], sink: Sink) -> Any:
@@ -236,7 +241,7 @@ class TemplateCompiler:
         if isinstance(value, list):
             elements = [self.compile(v, (*path, i), loop=loop, row=row) for i, v in enumerate(value)]
             if all(c.constant for c in elements):
-                return Compiled(True, value)
+                return _constant_container(value)
             seq = tuple(elements)
 
             def render_list(variables: dict[str, Any], sink: Sink) -> Any:
