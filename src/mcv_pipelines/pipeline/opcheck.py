@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from mcv_pipelines.diagnostics import Diagnostic, Severity
 from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate
 from mcv_pipelines.pipeline.model import RenderedPipeline, RenderedTask
+from mcv_pipelines.pipeline.opproblems import MAX_EMBEDDED_BYTES, RawProblem, dotted, embedded_size, translate
 from mcv_pipelines.pipeline.suggest import did_you_mean
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "schema_file_name",
 ]
 
-MAX_EMBEDDED_BYTES = 10 * 1024 * 1024
 KNOWN_OPERATIONS = (
     "import/url",
     "import/upload",
@@ -69,18 +68,6 @@ def schema_file_name(operation: str) -> str:
     return operation.replace("/", "-") + ".schema.json"
 
 
-@dataclass(frozen=True, slots=True)
-class _Raw:
-    """A problem found in a body, before it is placed in a file (so it can be cached)."""
-
-    rule: str
-    message: str
-    path: tuple[str | int, ...]
-    at_key: bool = False
-    hint: str | None = None
-    type_error: bool = False
-
-
 class OperationSchemas:
     """The operation schemas of one directory, compiled on first use and kept."""
 
@@ -93,7 +80,7 @@ class OperationSchemas:
         self._validators: dict[str, Any] = {}
         self._predicates: dict[str, Predicate | None] = {}
         self._credentials: dict[str, frozenset[str]] = {}
-        self._results: dict[tuple[str, str], tuple[_Raw, ...]] = {}
+        self._results: dict[tuple[str, str], tuple[RawProblem, ...]] = {}
 
     def available(self) -> list[str]:
         try:
@@ -130,7 +117,7 @@ class OperationSchemas:
         """Options the schema marks ``writeOnly``: credentials, to be given through secret()."""
         return self._credentials.get(operation, frozenset())
 
-    def problems(self, operation: str, body: Mapping[str, Any]) -> tuple[_Raw, ...] | None:
+    def problems(self, operation: str, body: Mapping[str, Any]) -> tuple[RawProblem, ...] | None:
         """Problems of one body; None when the operation has no schema.
 
         A quick predicate answers for plain schemas; otherwise results are cached by the body's content.
@@ -140,112 +127,23 @@ class OperationSchemas:
             return None
         predicate = self._predicates.get(operation)
         if predicate is not None and predicate(body):
-            return tuple(_embedded_size(operation, body))
+            return tuple(embedded_size(operation, body))
         key = (operation, json.dumps(body, sort_keys=True, default=repr))
         cached = self._results.get(key)
         if cached is not None:
             return cached
-        found: list[_Raw] = []
+        found: list[RawProblem] = []
         if not validator.is_valid(body):
             for error in sorted(validator.iter_errors(body), key=lambda e: [str(p) for p in e.absolute_path]):
-                found.extend(_translate(error))
+                found.extend(translate(error))
             if operation.startswith("import/"):  # an import's `input` is reported once, by the graph check
                 found = [r for r in found if not (r.rule == "op-unknown-option" and r.path == ("input",))]
-        found.extend(_embedded_size(operation, body))
+        found.extend(embedded_size(operation, body))
         result = tuple(found)
         if len(self._results) >= _CACHE_LIMIT:
             self._results.clear()
         self._results[key] = result
         return result
-
-
-def _dotted(path: Iterable[str | int]) -> str:
-    return ".".join(str(p) for p in path)
-
-
-def _alternatives(subschemas: Any) -> list[str] | None:
-    names: list[str] = []
-    for sub in subschemas if isinstance(subschemas, list) else ():
-        required = sub.get("required") if isinstance(sub, dict) else None
-        if not isinstance(required, list):
-            return None
-        names.append(" + ".join(map(str, required)))
-    return names or None
-
-
-def _translate(error: ValidationError) -> list[_Raw]:
-    path = tuple(error.absolute_path)
-    where = f"option {_dotted(path)!r}" if path else "the task"
-    kind = error.validator
-    instance = error.instance
-    if kind == "required" and isinstance(instance, dict):
-        required: Any = error.validator_value
-        missing = [r for r in required if r not in instance]
-        return [
-            _Raw(
-                "op-missing-option",
-                f"{'option ' + _dotted(path) + ' ' if path else ''}needs {m!r}",
-                path,
-                hint=f"add `{m}:`",
-            )
-            for m in missing
-        ]
-    if kind == "additionalProperties" and isinstance(instance, dict):
-        schema = error.schema if isinstance(error.schema, dict) else {}
-        known = schema.get("properties", {})
-        patterns = list(schema.get("patternProperties", {}))
-        extras = [k for k in instance if k not in known and not any(re.search(p, k) for p in patterns)]
-        return [
-            _Raw(
-                "op-unknown-option",
-                f"unknown option {k!r}",
-                (*path, k),
-                at_key=True,
-                hint=did_you_mean(k, known) or f"known options: {', '.join(sorted(known))}",
-            )
-            for k in extras
-            if not (k == "operation" and not path)
-        ]
-    if kind in ("oneOf", "anyOf"):
-        names = _alternatives(error.validator_value)
-        if names is not None:
-            matching = (
-                [n for n in names if all(part in instance for part in n.split(" + "))]
-                if isinstance(instance, dict)
-                else []
-            )
-            if kind == "oneOf" and len(matching) > 1:
-                return [
-                    _Raw(
-                        "op-option-conflict",
-                        f"{where} gives {' and '.join(matching)}; give only one",
-                        path,
-                        hint=f"keep one of: {', '.join(names)}",
-                    )
-                ]
-            return [_Raw("op-missing-option", f"{where} needs one of: {', '.join(names)}", path)]
-    if kind == "type":
-        return [_Raw("op-option-type", f"{where}: {error.message}", path, type_error=True)]
-    if kind in ("not", "dependentRequired", "dependentSchemas"):
-        return [_Raw("op-option-conflict", f"{where}: {error.message}", path)]
-    return [_Raw("op-option-value", f"{where}: {error.message}", path)]
-
-
-def _embedded_size(operation: str, body: Mapping[str, Any]) -> list[_Raw]:
-    content = body.get("file")
-    if operation not in ("import/base64", "import/raw") or not isinstance(content, str):
-        return []
-    size = len(content) * 3 // 4 if operation == "import/base64" else len(content.encode("utf-8"))
-    if size <= MAX_EMBEDDED_BYTES:
-        return []
-    return [
-        _Raw(
-            "op-content-too-large",
-            f"{operation} content is {size / 1048576:.1f} MB; the limit is 10 MB",
-            ("file",),
-            hint="use import/upload (upload_from: PATH) or import/url for large files",
-        )
-    ]
 
 
 _default: OperationSchemas | None = None
@@ -260,7 +158,7 @@ def _schemas(directory: Traversable | Path | None) -> OperationSchemas:
     return _default
 
 
-def _place(task: RenderedTask, raw: _Raw) -> Diagnostic:
+def _place(task: RenderedTask, raw: RawProblem) -> Diagnostic:
     location = (
         task.locate_key(raw.path) if raw.at_key else (task.locate(raw.path) if raw.path else task.location)
     )
@@ -269,9 +167,9 @@ def _place(task: RenderedTask, raw: _Raw) -> Diagnostic:
     if raw.type_error and task.document is not None:
         written = task.document.yaml11_bools.get(("tasks", task.group, *raw.path))
         if written is not None:
-            message = f"option {_dotted(raw.path)!r}: expected a string, got the boolean {written} (unquoted)"
+            message = f"option {dotted(raw.path)!r}: expected a string, got the boolean {written} (unquoted)"
             hint = (
-                f"YAML 1.1 reads unquoted {written} as a boolean; quote it: {_dotted(raw.path)}: {written!r}"
+                f"YAML 1.1 reads unquoted {written} as a boolean; quote it: {dotted(raw.path)}: {written!r}"
             )
     return Diagnostic(
         raw.rule, Severity.ERROR, f"{task.operation} task {task.name!r}: {message}", location, hint=hint

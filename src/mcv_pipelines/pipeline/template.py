@@ -10,7 +10,6 @@ inject YAML or Jinja.
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,11 +18,11 @@ from typing import Any
 import jinja2
 from jinja2 import meta, nodes
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from mcv_pipelines.diagnostics import Diagnostic, Severity
 from mcv_pipelines.pipeline.document import Document, PathKey
 from mcv_pipelines.pipeline.fastpath import Miss, fast_evaluator
+from mcv_pipelines.pipeline.sandbox import ENV, FILTERS
 from mcv_pipelines.pipeline.suggest import did_you_mean
 from mcv_pipelines.redact import MASK, register_secret
 
@@ -33,7 +32,6 @@ __all__ = [
     "Problem",
     "RenderContext",
     "TemplateCompiler",
-    "make_environment",
 ]
 
 CONTEXT_NAMES = ("params", "item", "index", "row", "env", "secret")
@@ -51,61 +49,6 @@ class Problem(Exception):
         self.rule = rule
         self.message = message
         self.hint = hint
-
-
-def _basename(value: str) -> str:
-    return posixpath.basename(str(value).rstrip("/"))
-
-
-def _stem(value: str) -> str:
-    name = _basename(value)
-    dot = name.rfind(".")
-    return name[:dot] if dot > 0 else name
-
-
-def _suffix(value: str) -> str:
-    """The extension without its dot: ``photo.JPG`` -> ``JPG``."""
-    name = _basename(value)
-    dot = name.rfind(".")
-    return name[dot + 1 :] if dot > 0 else ""
-
-
-def _dirname(value: str) -> str:
-    return posixpath.dirname(str(value))
-
-
-def _slug(value: Any) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", str(value).lower()).strip("-")
-
-
-_MAX_SIZE = 1_000_000
-
-
-class _Sandbox(ImmutableSandboxedEnvironment):
-    """Jinja's sandbox, plus limits on ``*`` and ``**`` so a template cannot exhaust memory or time."""
-
-    intercepted_binops = frozenset({"*", "**"})
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "**":
-            if isinstance(right, (int, float)) and abs(right) > 100:
-                raise SecurityError("exponent too large (limit 100)")
-            return left**right
-        for sized, count in ((left, right), (right, left)):
-            if isinstance(sized, (str, list)) and isinstance(count, int) and len(sized) * count > _MAX_SIZE:
-                raise SecurityError(f"result too large (limit {_MAX_SIZE} items)")
-        return left * right
-
-
-def make_environment() -> jinja2.Environment:
-    """The one sandboxed, strict environment every pipeline template is compiled in."""
-    env = _Sandbox(undefined=jinja2.StrictUndefined, autoescape=False)
-    env.filters.update(basename=_basename, stem=_stem, suffix=_suffix, dirname=_dirname, slug=_slug)
-    return env
-
-
-_ENV = make_environment()
-_FAST_FILTERS = {"basename": _basename, "stem": _stem, "suffix": _suffix, "dirname": _dirname, "slug": _slug}
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +221,7 @@ class TemplateCompiler:
                         hint=did_you_mean(attr, self.param_names) or "declare it under `params:`",
                     )
                 )
-        for kind, table, word in ((nodes.Filter, _ENV.filters, "filter"), (nodes.Test, _ENV.tests, "test")):
+        for kind, table, word in ((nodes.Filter, ENV.filters, "filter"), (nodes.Test, ENV.tests, "test")):
             for found in ast.find_all(kind):
                 assert isinstance(found, (nodes.Filter, nodes.Test))
                 if found.name not in table:
@@ -312,7 +255,7 @@ class TemplateCompiler:
         location = self.document.locate(path)
         match = _SINGLE.match(text)
         try:
-            ast = _ENV.parse(text)
+            ast = ENV.parse(text)
         except jinja2.TemplateSyntaxError as exc:
             self.diagnostics.append(
                 Diagnostic(
@@ -330,13 +273,13 @@ class TemplateCompiler:
         fn: Callable[[dict[str, Any]], Any]
         try:
             if match is not None:
-                expression = _ENV.compile_expression(match.group("expr"), undefined_to_none=False)
+                expression = ENV.compile_expression(match.group("expr"), undefined_to_none=False)
 
                 def fn(variables: dict[str, Any]) -> Any:
                     return _plain(expression(**variables))
 
             else:
-                template = _ENV.from_string(text)
+                template = ENV.from_string(text)
 
                 def fn(variables: dict[str, Any]) -> Any:
                     return template.render(variables)
@@ -347,7 +290,7 @@ class TemplateCompiler:
             )
             return Compiled(False, renderer=lambda variables, sink: None)
 
-        fast = fast_evaluator(ast, match is not None, _FAST_FILTERS)
+        fast = fast_evaluator(ast, match is not None, FILTERS)
         if fast is not None:
             slow = fn
             to_value = _plain if match is not None else str
