@@ -1,0 +1,125 @@
+"""All checks of a pipeline in order, collecting every problem.
+
+YAML syntax -> file schema -> params -> render -> graph -> operation options -> extra checkers (the
+catalog plugs in here). A stage that cannot run because an earlier one failed is skipped; everything
+found up to there is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcv_pipelines.diagnostics import Diagnostic, has_errors
+from mcv_pipelines.pipeline.document import Document, read_document
+from mcv_pipelines.pipeline.expand import render_pipeline
+from mcv_pipelines.pipeline.fileschema import check_file_schema, renderable
+from mcv_pipelines.pipeline.graph import check_graph
+from mcv_pipelines.pipeline.model import RenderedPipeline
+from mcv_pipelines.pipeline.opcheck import OperationSchemas, check_operations
+from mcv_pipelines.pipeline.params import resolve_params
+
+__all__ = ["SAMPLE_ROW", "CheckResult", "Checker", "check_document", "check_pipeline"]
+
+Checker = Callable[[RenderedPipeline], Iterable[Diagnostic]]
+
+# What `row` is when a batch recipe is validated on its own (no manifest at hand).
+SAMPLE_ROW: Mapping[str, Any] = {"index": 1, "key": "example"}
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """Every diagnostic found, and the rendered pipeline when rendering succeeded."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    pipeline: RenderedPipeline | None
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+
+def check_document(
+    document: Document,
+    values: Mapping[str, Any],
+    *,
+    source: str = "command line",
+    extra_checkers: Iterable[Checker] = (),
+    use_examples: bool = True,
+    row: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    schemas: OperationSchemas | None = None,
+    placeholders: bool | None = None,
+) -> CheckResult:
+    """Check an already loaded document with ``values`` (parse once, check many rows).
+
+    With ``use_examples`` (offline validation) params without a value take their ``example``, a
+    missing row is ``SAMPLE_ROW``, and missing env vars and secrets get stand-ins (``placeholders``
+    decides that on its own when given).
+    """
+    found = list(document.diagnostics)
+    found.extend(check_file_schema(document))
+    if not renderable(document):
+        return CheckResult(tuple(found), None)
+    params, problems = resolve_params(document, values, source=source, use_examples=use_examples)
+    found.extend(problems)
+    if params is None:
+        return CheckResult(tuple(found), None)
+    if row is None and use_examples:
+        row = SAMPLE_ROW
+    pipeline, problems = render_pipeline(
+        document, params, row=row, environ=environ, placeholders=use_examples
+    )
+    found.extend(problems)
+    if pipeline is None:
+        return CheckResult(tuple(found), None)
+    found.extend(check_graph(pipeline))
+    found.extend(check_operations(pipeline, schemas))
+    for checker in extra_checkers:
+        found.extend(checker(pipeline))
+    return CheckResult(_unique(found), pipeline)
+
+
+def _unique(found: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """Drop repeats: the tasks of one for_each share their source, and so their problems."""
+    seen: set[tuple[object, ...]] = set()
+    unique: list[Diagnostic] = []
+    for d in found:
+        key = (d.rule, d.location, d.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return tuple(unique)
+
+
+def check_pipeline(
+    path: str | Path,
+    values: Mapping[str, Any],
+    *,
+    source: str = "command line",
+    extra_checkers: Iterable[Checker] = (),
+    use_examples: bool = True,
+    row: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    schemas: OperationSchemas | None = None,
+) -> CheckResult:
+    """Load ``path`` and run every check; never raises for a bad file.
+
+    >>> check_pipeline("pipelines/thumbnails.yaml", {}).ok  # doctest: +SKIP
+    True
+    """
+    document, problems = read_document(path)
+    if document is None:
+        return CheckResult(tuple(problems), None)
+    return check_document(
+        document,
+        values,
+        source=source,
+        extra_checkers=extra_checkers,
+        use_examples=use_examples,
+        row=row,
+        environ=environ,
+        schemas=schemas,
+    )
