@@ -58,9 +58,10 @@ def _listed(values: list[str], limit: int = 12) -> str:
 
 class _Checker:
     def __init__(self, catalog: Catalog, operation: str, options: Mapping[str, Any], locate: Locate,
-                 task_location: Location, task_name: str) -> None:
+                 task_location: Location, task_name: str, locate_key: Locate | None = None) -> None:
         self.catalog, self.operation, self.options = catalog, operation, options
         self.locate, self.task_location, self.task = locate, task_location, task_name
+        self.locate_key = locate_key or locate
         self.out: list[Diagnostic] = []
 
     def at(self, *keys: str) -> Location:
@@ -149,14 +150,14 @@ class _Checker:
             for key in given:
                 self.add("op-unknown-option", Severity.WARNING,
                          f"the catalog lists no options for {desc.key}, so option {key!r} is not checked",
-                         self.locate((key,)))
+                         self.locate_key((key,)))
             return
         names = [o.name for o in desc.options]
         for key in given:
             if desc.option(key) is None:
                 close = nearest(key, names, 1)
                 self.add("op-unknown-option", Severity.ERROR, f"unknown option {key!r} for {desc.key}",
-                         self.locate((key,)),
+                         self.locate_key((key,)),
                          f"did you mean {close[0]!r}?" if close else f"options: {_listed(names)}")
         for name in validator_for(self.catalog, desc).invalid(given):
             opt = desc.option(name)
@@ -186,17 +187,19 @@ def check_task(
     locate: Locate,
     task_location: Location,
     task_name: str,
+    locate_key: Locate | None = None,
 ) -> list[Diagnostic]:
     """Check one processing task against the catalog; imports and exports give no findings.
 
     ``input_format`` is the task's explicit ``input_format`` or the format inferred from its input
     (None when unknown); ``output_format`` is the task's own. ``options`` is the task's mapping: keys
     that are not engine options (``keys.is_option_key``) are skipped. ``locate`` maps a key path in the
-    task to its source location.
+    task to its source location (of the value; ``locate_key``, when given, of the key itself: where
+    an unknown option is reported).
     """
     if not is_catalogued(operation):
         return []
-    checker = _Checker(catalog, operation, options, locate, task_location, task_name)
+    checker = _Checker(catalog, operation, options, locate, task_location, task_name, locate_key)
     if not catalog.has_operation(operation):
         close = nearest(operation, catalog.operations)
         checker.add("op-format-unsupported", Severity.ERROR,
@@ -233,6 +236,7 @@ def check_task_inputs(
     locate: Locate,
     task_location: Location,
     task_name: str,
+    locate_key: Locate | None = None,
 ) -> list[Diagnostic]:
     """``check_task`` once per distinct input format (``inference.TaskFormats.input_formats``).
 
@@ -244,7 +248,7 @@ def check_task_inputs(
         for diag in check_task(
             catalog, operation=operation, input_format=fin, output_format=output_format, engine=engine,
             engine_version=engine_version, options=options, locate=locate, task_location=task_location,
-            task_name=task_name,
+            task_name=task_name, locate_key=locate_key,
         ):
             found.setdefault(diag)
     return list(found)
