@@ -93,7 +93,7 @@ class _Checker:
         if not cat.accepts(op, fin):
             close = nearest(fin, cat.input_formats(op))
             self.add("op-format-unsupported", Severity.ERROR,
-                     f"{op} does not accept {fin} input", self.at("input_format", "output_format"),
+                     f"{op} does not accept {fin} input", self.at("input_format", "input", "output_format"),
                      f"did you mean {' or '.join(close)}?" if close
                      else f"{op} accepts: {_listed(cat.input_formats(op))}")
             return None
