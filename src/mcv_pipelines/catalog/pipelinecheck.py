@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mcv_pipelines.catalog.check import check_task_inputs, is_catalogued
+from mcv_pipelines.catalog.check import check_option_names, check_options, is_catalogued, resolve_task
+from mcv_pipelines.catalog.derive import OptionsValidator, validator_for
 from mcv_pipelines.catalog.formats import listing_formats
 from mcv_pipelines.catalog.index import Catalog
-from mcv_pipelines.catalog.inference import TaskFormats, infer_formats
-from mcv_pipelines.catalog.model import ConversionKey
+from mcv_pipelines.catalog.inference import TaskFormats, import_format, infer_formats
+from mcv_pipelines.catalog.keys import is_option_key
+from mcv_pipelines.catalog.model import ConversionKey, Descriptor
 from mcv_pipelines.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
@@ -104,31 +106,108 @@ def pipeline_formats(pipeline: RenderedPipeline) -> tuple[dict[str, TaskFormats]
     return infer_formats(tasks, order), blocked
 
 
-def _check_task(catalog: Catalog, task: RenderedTask, formats: TaskFormats) -> list[Diagnostic]:
-    body = task.body
-    return check_task_inputs(
-        catalog,
-        operation=task.operation,
-        input_formats=formats.input_formats,
-        output_format=_text(body.get("output_format")),
-        engine=_text(body.get("engine")),
-        engine_version=_text(body.get("engine_version")),
-        options=body,
-        locate=task.locate,
-        locate_key=task.locate_key,
-        task_location=task.location,
-        # The name in the file: the tasks of one for_each share their findings, reported once.
-        task_name=task.group,
-    )
+_CACHE_LIMIT = 1024
+# What one task contributes to a pipeline's shape (see ``_shape``).
+_Shape = tuple[Any, ...]
+# Per checked task: its name, the findings its shape gives, and per conversion type it runs as, the
+# compiled options validator and the task's keys that are listed options (their values vary by row).
+_Typed = tuple[tuple[Descriptor, OptionsValidator, tuple[str, ...]], ...]
+_Plan = tuple[tuple[str, tuple[Diagnostic, ...], _Typed], ...]
+
+
+def _shape(pipeline: RenderedPipeline) -> _Shape:
+    """Everything the catalog findings depend on except option values: names, inputs, keys present,
+    formats, engine, and the format each import brings. Rows of a batch mostly share it."""
+    parts = []
+    for name, task in pipeline.tasks.items():
+        body = task.body
+        operation = task.operation
+        brings = import_format(_as_inferred(task)) if operation.startswith("import/") else None
+        get = body.get
+        # Raw values: a value that cannot be hashed (a list) makes the caller skip the cache.
+        parts.append((name, task.group, operation, task.input_names, tuple(body), brings,
+                      get("input_format"), get("output_format"), get("engine"), get("engine_version")))
+    return tuple(parts)
+
+
+def _plan(catalog: Catalog, pipeline: RenderedPipeline) -> _Plan:
+    flow, blocked = pipeline_formats(pipeline)
+    plan = []
+    for name, task in pipeline.tasks.items():
+        if not is_catalogued(task.operation) or name in blocked:
+            continue
+        body = task.body
+        findings: dict[Diagnostic, None] = {}
+        descs: list[Descriptor] = []
+        typed: list[tuple[Descriptor, OptionsValidator, tuple[str, ...]]] = []
+        for fin in flow[name].input_formats or (None,):
+            found, desc = resolve_task(
+                catalog,
+                operation=task.operation,
+                input_format=fin,
+                output_format=_text(body.get("output_format")),
+                engine=_text(body.get("engine")),
+                engine_version=_text(body.get("engine_version")),
+                options=body,
+                locate=task.locate,
+                locate_key=task.locate_key,
+                task_location=task.location,
+                # The name in the file: the tasks of one for_each share their findings, reported once.
+                task_name=task.group,
+            )
+            findings.update(dict.fromkeys(found))
+            if desc is not None and desc not in descs:
+                descs.append(desc)
+                # Unknown option names depend on the keys only: found once per shape too.
+                findings.update(dict.fromkeys(check_option_names(
+                    catalog, desc, options=body, locate=task.locate, locate_key=task.locate_key,
+                    task_location=task.location, task_name=task.group,
+                )))
+                listed = tuple(k for k in body if is_option_key(task.operation, k) and desc.option(k))
+                if listed:
+                    typed.append((desc, validator_for(catalog, desc), listed))
+        plan.append((name, tuple(findings), tuple(typed)))
+    return tuple(plan)
 
 
 def check_pipeline_catalog(catalog: Catalog, pipeline: RenderedPipeline) -> list[Diagnostic]:
-    """Every catalog finding of ``pipeline``: formats, engines, engine versions, options."""
-    flow, blocked = pipeline_formats(pipeline)
+    """Every catalog finding of ``pipeline``: formats, engines, engine versions, options.
+
+    What depends on the pipeline's shape (formats along the graph, conversion types, engines) is
+    worked out once per shape and kept on the document; each row then only has its option values
+    checked against the conversion types found.
+    """
+    cache: dict[Any, _Plan] = (
+        pipeline.document.cache.setdefault("catalog", {}) if pipeline.document is not None else {}
+    )
+    key: tuple[Catalog, _Shape] | None = (catalog, _shape(pipeline))
+    try:
+        plan = cache.get(key)
+    except TypeError:  # an unhashable value where a format or engine belongs: the checks report it
+        key, plan = None, None
+    if plan is None:
+        plan = _plan(catalog, pipeline)
+        if key is not None:
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[key] = plan
     found: list[Diagnostic] = []
-    for name, task in pipeline.tasks.items():
-        if is_catalogued(task.operation) and name not in blocked:
-            found.extend(_check_task(catalog, task, flow[name]))
+    tasks = pipeline.tasks
+    for name, findings, typed in plan:
+        found.extend(findings)
+        if not typed:
+            continue
+        body = tasks[name].body
+        for desc, validator, listed in typed:
+            if not validator.invalid({k: body[k] for k in listed}):
+                continue  # the usual case: every value fits
+            task = tasks[name]
+            for diag in check_options(
+                catalog, desc, options=body, locate=task.locate, locate_key=task.locate_key,
+                task_location=task.location, task_name=task.group, names_checked=True,
+            ):
+                if diag not in found:
+                    found.append(diag)
     return found
 
 
