@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.engines.base import ConversionType, Engine
 
-__all__ = ["ENGINE_FACTORIES", "available_engines"]
+__all__ = ["ENGINE_FACTORIES", "available_engines", "choose_engine"]
 
 ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = ()
 
@@ -20,3 +20,27 @@ def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORI
     """Instantiate every registered engine and keep those whose program or library is present."""
     engines = [factory() for factory in factories]
     return [engine for engine in engines if engine.version() is not None]
+
+
+def choose_engine(
+    engines: Sequence[Engine],
+    operation: str,
+    input_format: str,
+    output_format: str,
+    engine: str | None = None,
+) -> tuple[Engine, ConversionType] | None:
+    """The engine (the first in table order, or the one named) that runs this conversion type.
+
+    An engine's ``any`` input or output format matches every format.
+    """
+    for candidate in engines:
+        if engine and candidate.name != engine:
+            continue
+        for kind in candidate.conversion_types():
+            if (
+                kind.operation == operation
+                and kind.input_format in (input_format, "any")
+                and kind.output_format in (output_format, "any")
+            ):
+                return candidate, kind
+    return None
