@@ -76,13 +76,17 @@ class AltTextEngine(TextEngine):
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[LocalService]:
-    with LocalService(data_dir=tmp_path / "data", engines=[TextEngine(), AltTextEngine()],
-                      settings={"webhook_backoff": (0.05, 0.05, 0.05)}) as svc:
+    with LocalService(
+        data_dir=tmp_path / "data",
+        engines=[TextEngine(), AltTextEngine()],
+        settings={"webhook_backoff": (0.05, 0.05, 0.05)},
+    ) as svc:
         yield svc
 
 
 @pytest.fixture
 def client(service: LocalService) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=service.base_url, timeout=30.0,
-                      headers={"Authorization": f"Bearer {service.api_key}"}) as c:
+    with httpx.Client(
+        base_url=service.base_url, timeout=30.0, headers={"Authorization": f"Bearer {service.api_key}"}
+    ) as c:
         yield c

@@ -24,5 +24,8 @@ def task_named(job: dict[str, Any], name: str) -> dict[str, Any]:
 
 def upload(form: dict[str, Any], content: bytes, filename: str = "in.txt") -> httpx.Response:
     """Post a file to an import/upload form the way clients do: every parameter, then ``file``."""
-    return httpx.post(form["url"], data={k: str(v) for k, v in form["parameters"].items()},
-                      files={"file": (filename, content)})
+    return httpx.post(
+        form["url"],
+        data={k: str(v) for k, v in form["parameters"].items()},
+        files={"file": (filename, content)},
+    )

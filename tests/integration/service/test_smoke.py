@@ -5,11 +5,17 @@ from service_helpers import task_named, upload, wait_job
 
 
 def test_upload_convert_export_round_trip(client: httpx.Client) -> None:
-    created = client.post("/v2/jobs", json={"tag": "t1", "tasks": {
-        "in": {"operation": "import/upload"},
-        "md": {"operation": "convert", "input": "in", "output_format": "md", "upper": True},
-        "out": {"operation": "export/url", "input": "md"},
-    }})
+    created = client.post(
+        "/v2/jobs",
+        json={
+            "tag": "t1",
+            "tasks": {
+                "in": {"operation": "import/upload"},
+                "md": {"operation": "convert", "input": "in", "output_format": "md", "upper": True},
+                "out": {"operation": "export/url", "input": "md"},
+            },
+        },
+    )
     assert created.status_code == 201, created.text
     job = created.json()["data"]
     assert job["status"] == "processing"
