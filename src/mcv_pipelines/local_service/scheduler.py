@@ -265,11 +265,13 @@ class Scheduler:
         if not job_id:
             return
         tasks = self.store.job_tasks(job_id)
+        if not tasks:  # every task deleted: the job keeps its last state until the janitor removes it
+            return
         events: list[str] = []
 
         def change(job: Doc) -> bool:
             before = job["status"]
-            if tasks and all(t["status"] in ENDED for t in tasks):
+            if all(t["status"] in ENDED for t in tasks):
                 failed = any(t["status"] == "error" for t in tasks) and not job.get("ignore_error")
                 job["status"] = "error" if failed else "finished"
                 job["ended_at"] = job.get("ended_at") or now_iso()

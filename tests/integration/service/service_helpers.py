@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 
-__all__ = ["task_named", "upload", "wait_job"]
+__all__ = ["Receiver", "task_named", "upload", "wait_job"]
 
 
 def wait_job(client: httpx.Client, job_id: str) -> dict[str, Any]:
@@ -29,3 +32,66 @@ def upload(form: dict[str, Any], content: bytes, filename: str = "in.txt") -> ht
         data={k: str(v) for k, v in form["parameters"].items()},
         files={"file": (filename, content)},
     )
+
+
+class Receiver:
+    """A loopback HTTP server recording requests; answers with the queued statuses, then 200.
+
+    GET answers ``files[path]`` (404 when absent); POST/PUT record (path, headers, body).
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        self.statuses: list[int] = []
+        self.files: dict[str, bytes] = {}
+        self.drop_next = 0
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                del format, args
+
+            def _record(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                receiver.requests.append((self.command, self.path, dict(self.headers.items()), body))
+
+            def do_GET(self) -> None:
+                self._record()
+                content = receiver.files.get(self.path.split("?")[0])
+                if content is None:
+                    self.send_response(404)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("content-length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+
+            def do_POST(self) -> None:
+                self._record()
+                status = receiver.statuses.pop(0) if receiver.statuses else 200
+                self.send_response(status)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            do_PUT = do_POST
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Receiver:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def wait_for(self, count: int, timeout: float = 10.0) -> list[tuple[str, str, dict[str, str], bytes]]:
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return list(self.requests)
