@@ -265,6 +265,8 @@ class Scheduler:
         if not job_id:
             return
         tasks = self.store.job_tasks(job_id)
+        retried = {t["retry_of_task_id"] for t in tasks if t.get("retry_of_task_id")}
+        tasks = [t for t in tasks if t["id"] not in retried]  # a retry stands in for its source
         if not tasks:  # every task deleted: the job keeps its last state until the janitor removes it
             return
         events: list[str] = []

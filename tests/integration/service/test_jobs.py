@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from service_helpers import task_named, upload, wait_job
+from service_helpers import Receiver, task_named, upload, wait_job
 
 from mcv_pipelines.local_service.server import LocalService
 
@@ -374,3 +374,16 @@ def test_standalone_processing_endpoints_take_task_ids(client: httpx.Client) -> 
     assert "input" in unknown.json()["errors"]
     missing = client.post("/v2/merge", json={"input": [task["id"]]})
     assert set(missing.json()["errors"]) >= {"input", "output_format"}
+
+
+def test_a_successful_retry_finishes_the_job(client: httpx.Client) -> None:
+    with Receiver() as origin:
+        failed = job(client, {"in": {"operation": "import/url", "url": f"{origin.url}/late.txt"}})
+        assert wait_job(client, failed["id"])["status"] == "error"
+        origin.files["/late.txt"] = b"now here"
+        source_id = task_named(failed, "in")["id"]
+        retried = client.post(f"/v2/tasks/{source_id}/retry").json()["data"]
+        assert retried["retry_of_task_id"] == source_id
+        done = client.get(f"/sync/v2/tasks/{retried['id']}").json()["data"]
+    assert done["status"] == "finished"
+    assert client.get(f"/v2/jobs/{failed['id']}").json()["data"]["status"] == "finished"

@@ -1,0 +1,105 @@
+"""Paths, signing, the rate limiter, engine choice, output file names."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from mcv_pipelines.local_service.engines import choose_engine
+from mcv_pipelines.local_service.engines.base import ConversionType, EngineRequest, EngineResult
+from mcv_pipelines.local_service.errors import ApiError
+from mcv_pipelines.local_service.operations import _apply_filename
+from mcv_pipelines.local_service.paths import file_format, safe_filename
+from mcv_pipelines.local_service.ratelimit import RateLimiter
+from mcv_pipelines.local_service.signing import sign, upload_form, valid_signature
+
+
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("../../etc/passwd", "passwd"),
+        ("C:\\x\\y.txt", "y.txt"),
+        ("/abs/a.png", "a.png"),
+        ("..", "file"),
+        (".hidden", "hidden"),
+        ("a\x00b.txt", "ab.txt"),
+        ("", "file"),
+    ],
+)
+def test_safe_filename(name: str, safe: str) -> None:
+    assert safe_filename(name) == safe
+
+
+def test_file_format() -> None:
+    assert file_format("A.JPG") == "jpg"
+    assert file_format("x.tar.gz") == "tar.gz"
+    assert file_format("README") == ""
+
+
+def test_signatures() -> None:
+    signature = sign(b"k", "a", 1)
+    assert valid_signature(b"k", signature, "a", 1)
+    assert not valid_signature(b"k", signature, "a", 2)
+    assert not valid_signature(b"other", signature, "a", 1)
+    form = upload_form(b"k", "http://h", "t1", 60, 100, None)
+    assert form["url"] == "http://h/upload/t1"
+    parameters = form["parameters"]
+    assert isinstance(parameters, dict)
+    assert set(parameters) == {"expires", "max_file_count", "max_file_size", "signature"}
+
+
+def test_rate_limiter_spends_and_refills() -> None:
+    limiter = RateLimiter(limit=2, period=0.2)
+    limiter.take("k")
+    limiter.take("k")
+    with pytest.raises(ApiError) as caught:
+        limiter.take("k")
+    assert caught.value.status == 429
+    assert caught.value.headers["Retry-After"] == "1"
+    assert limiter.remaining("other") == 2
+    time.sleep(0.25)
+    assert limiter.remaining("k") == 2
+
+
+class _Engine:
+    def __init__(self, name: str, kinds: list[ConversionType]) -> None:
+        self.name = name
+        self._kinds = kinds
+
+    def version(self) -> str | None:
+        return "1"
+
+    def conversion_types(self) -> Iterable[ConversionType]:
+        return self._kinds
+
+    def run(self, request: EngineRequest) -> EngineResult:
+        raise NotImplementedError
+
+
+def test_choose_engine_prefers_table_order_and_honours_a_named_engine() -> None:
+    first = _Engine("a", [ConversionType("convert", "png", "jpg", "a")])
+    second = _Engine(
+        "b", [ConversionType("convert", "png", "jpg", "b"), ConversionType("archive", "any", "zip", "b")]
+    )
+    assert choose_engine([first, second], "convert", "png", "jpg") == (first, first._kinds[0])
+    chosen = choose_engine([first, second], "convert", "png", "jpg", "b")
+    assert chosen is not None
+    assert chosen[0] is second
+    assert choose_engine([first, second], "archive", "pdf", "zip") is not None
+    assert choose_engine([first, second], "convert", "gif", "jpg") is None
+
+
+def test_printf_output_names(tmp_path: Path) -> None:
+    files = []
+    for n in range(3):
+        path = tmp_path / f"page{n}.png"
+        path.write_text(str(n))
+        files.append(path)
+    renamed = _apply_filename(files, "out-%02d.png", tmp_path)
+    assert [p.name for p in renamed] == ["out-01.png", "out-02.png", "out-03.png"]
+    assert renamed[2].read_text() == "2"
+    single = _apply_filename([renamed[0]], "cover.png", tmp_path)
+    assert [p.name for p in single] == ["cover.png"]
