@@ -128,6 +128,14 @@ def _process(
             f"{output_format or 'unknown'}{named}. See GET /v2/operations.",
         )
     engine, kind = chosen
+    wanted_version = payload.get("engine_version")
+    known_versions = [v.version for v in kind.engine_versions]
+    if wanted_version and known_versions and wanted_version not in known_versions:
+        raise TaskFailed(
+            "UNSUPPORTED_ENGINE_VERSION",
+            f"The engine {kind.engine} has no version {wanted_version}; "
+            f"available: {', '.join(known_versions)}.",
+        )
     work_dir = config.work_dir(task["id"])
     work_dir.mkdir(parents=True, exist_ok=True)
     request = EngineRequest(
@@ -152,7 +160,7 @@ def _process(
     return Outcome(
         {**result.extra, "files": entries},
         credits=0 if config.sandbox else kind.credits,
-        engine=engine.name,
+        engine=kind.engine,
         engine_version=engine.version(),
         files=files,
     )

@@ -196,6 +196,8 @@ class Scheduler:
                 self._end(task_id, outcome, ("processing",))
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
+            if self.store.get_task(task_id) is None:  # deleted while it ran: drop what it wrote
+                shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
             self.kick()
 
     def _inputs(self, task: Doc) -> list[InputFile]:

@@ -9,6 +9,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import socket
 import tempfile
@@ -168,6 +169,15 @@ class LocalService:
         if self._temp is not None:
             self._temp.cleanup()
             self._temp = None
+
+    async def __aenter__(self) -> LocalService:
+        """``async with LocalService() as service:`` starts it without blocking the event loop."""
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await asyncio.to_thread(self.stop)
 
     def __enter__(self) -> LocalService:
         return self.start()

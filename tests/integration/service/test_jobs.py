@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -387,3 +388,27 @@ def test_a_successful_retry_finishes_the_job(client: httpx.Client) -> None:
         done = client.get(f"/sync/v2/tasks/{retried['id']}").json()["data"]
     assert done["status"] == "finished"
     assert client.get(f"/v2/jobs/{failed['id']}").json()["data"]["status"] == "finished"
+
+
+def test_unknown_engine_version_is_a_task_error(client: httpx.Client) -> None:
+    done = wait_job(
+        client,
+        job(
+            client,
+            {
+                "in": RAW,
+                "c": {"operation": "convert", "input": "in", "output_format": "md", "engine_version": "9.9"},
+            },
+        )["id"],
+    )
+    failed = task_named(done, "c")
+    assert failed["code"] == "UNSUPPORTED_ENGINE_VERSION"
+    assert "1.0" in failed["message"]
+
+
+async def test_async_context_manager(tmp_path: Path) -> None:
+    async with LocalService(data_dir=tmp_path, engines=[]) as svc, httpx.AsyncClient() as client:
+        answer = await client.get(
+            f"{svc.base_url}/v2/users/me", headers={"Authorization": f"Bearer {svc.api_key}"}
+        )
+        assert answer.status_code == 200

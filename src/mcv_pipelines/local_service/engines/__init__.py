@@ -31,14 +31,14 @@ def choose_engine(
 ) -> tuple[Engine, ConversionType] | None:
     """The engine (the first in table order, or the one named) that runs this conversion type.
 
-    An engine's ``any`` input or output format matches every format.
+    ``engine`` is matched against the conversion type's engine, the name the listing shows (a command
+    engine may list several, e.g. ffmpeg and imagemagick). ``any`` formats match every format.
     """
     for candidate in engines:
-        if engine and candidate.name != engine:
-            continue
         for kind in candidate.conversion_types():
             if (
                 kind.operation == operation
+                and (not engine or kind.engine == engine)
                 and kind.input_format in (input_format, "any")
                 and kind.output_format in (output_format, "any")
             ):
