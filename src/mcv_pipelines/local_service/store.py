@@ -60,7 +60,9 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._seq = 0
-        row = self._db.execute("SELECT MAX(seq) FROM tasks").fetchone()
+        row = self._db.execute(
+            "SELECT MAX(m) FROM (SELECT MAX(seq) AS m FROM tasks UNION ALL SELECT MAX(seq) FROM jobs)"
+        ).fetchone()
         self._seq = int(row[0] or 0)
 
     def close(self) -> None:

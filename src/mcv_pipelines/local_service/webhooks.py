@@ -76,6 +76,8 @@ class WebhookDispatcher:
         headers = {
             "Content-Type": "application/json",
             "Service-Signature": signature(secret, body),
+            # The header name the public instance uses, so receivers written for it work unchanged.
+            "CloudConvert-Signature": signature(secret, body),
             "User-Agent": "mcv-local-service",
         }
         for attempt in range(1 + len(self.config.webhook_backoff)):

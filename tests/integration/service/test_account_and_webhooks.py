@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import time
+from pathlib import Path
 
 import httpx
 from service_helpers import Receiver, wait_job
@@ -81,6 +82,7 @@ def test_webhooks_are_signed_and_carry_the_job(client: httpx.Client) -> None:
         assert (method, path) == ("POST", "/hook")
         expected = hmac.new(hook["signing_secret"].encode(), body, hashlib.sha256).hexdigest()
         assert headers["Service-Signature"] == expected
+        assert headers["CloudConvert-Signature"] == expected
         payload = json.loads(body)
         assert payload["job"]["id"] == job_id
         events.append(payload["event"])
@@ -140,3 +142,12 @@ def test_network_errors_are_noted(client: httpx.Client) -> None:
             break
         time.sleep(0.05)
     assert hook["last_response_code"] == "NETWORK_ERROR"
+
+
+def test_no_credits_left_is_402(tmp_path: Path) -> None:
+    with LocalService(data_dir=tmp_path, engines=[], settings={"default_credits": 0}) as svc:
+        answer = httpx.post(
+            f"{svc.base_url}/v2/jobs", json=JOB, headers={"Authorization": f"Bearer {svc.api_key}"}
+        )
+        assert answer.status_code == 402
+        assert answer.json()["code"] == "CREDITS_EXCEEDED"
