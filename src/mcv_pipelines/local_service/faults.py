@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import threading
 from dataclasses import dataclass, field
@@ -58,10 +59,22 @@ def parse_faults(spec: str) -> Faults:
     return Faults(statuses, drop, delay_share, delay_seconds, seed)
 
 
+class InjectedDrop(ConnectionAbortedError):
+    """Raised to break off an answer on purpose."""
+
+
+class _QuietDrops(logging.Filter):
+    """Keep injected drops out of the server's error log: they are the point, not a bug."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], InjectedDrop))
+
+
 class FaultInjector:
     """Pure ASGI middleware applying ``Faults`` to API answers."""
 
     def __init__(self, app: ASGIApp, faults: Faults) -> None:
+        logging.getLogger("uvicorn.error").addFilter(_QUIET)
         self.app = app
         self.faults = faults
         self._random = random.Random(faults.seed)  # noqa: S311 - test faults, not security
@@ -92,8 +105,11 @@ class FaultInjector:
                 }
             )
             await send({"type": "http.response.body", "body": b'{"data":', "more_body": True})
-            raise ConnectionAbortedError("injected connection drop")
+            raise InjectedDrop("injected connection drop")
         await self.app(scope, receive, send)
+
+
+_QUIET = _QuietDrops()
 
 
 async def _answer(send: Send, status: int) -> None:
