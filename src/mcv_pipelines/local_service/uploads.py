@@ -9,6 +9,7 @@ soon as the file part starts. 201 on success, or a 303 redirect when the form ca
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from typing import IO, Any
 
@@ -24,6 +25,10 @@ from mcv_pipelines.local_service.render import task_json
 from mcv_pipelines.local_service.signing import valid_signature
 
 __all__ = ["receive_upload"]
+
+# python-multipart also logs what it raises; the uploader already gets it as a 422, so say it once.
+logging.getLogger("python_multipart").addHandler(logging.NullHandler())
+logging.getLogger("python_multipart").propagate = False
 
 _FIELD_LIMIT = 64 * 1024
 _PARTIAL = ".upload-partial"

@@ -300,3 +300,15 @@ def test_retention_deletes_ended_tasks_and_their_files(tmp_path: Path) -> None:
         assert client.get(f"/v2/tasks/{task_id}").status_code == 404
         assert not (tmp_path / "tasks" / task_id).exists()
         assert client.get(f"/v2/jobs/{done['id']}").status_code == 404
+
+
+def test_malformed_upload_bodies_are_422(client: httpx.Client) -> None:
+    url = client.post("/v2/import/upload", json={}).json()["data"]["result"]["form"]["url"]
+    garbage = httpx.post(
+        url, content=b"garbage\r\n--xx\r\nbad", headers={"content-type": "multipart/form-data; boundary=xx"}
+    )
+    assert garbage.status_code == 422
+    assert "malformed" in garbage.json()["errors"]["file"][0]
+    plain = httpx.post(url, content=b"abc", headers={"content-type": "text/plain"})
+    assert plain.status_code == 422
+    assert httpx.post(url.replace("/upload/", "/upload/x"), files={"file": ("a", b"a")}).status_code == 404
