@@ -155,7 +155,7 @@ def _process(
         raise TaskFailed(exc.code, exc.message) from exc
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
-    files = _apply_filename(result.files, payload.get("filename"), out_dir)
+    files = _apply_filename(_gathered(result.files, out_dir), payload.get("filename"), out_dir)
     entries = [{"filename": p.name, "size": p.stat().st_size} for p in files]
     return Outcome(
         {**result.extra, "files": entries},
@@ -164,6 +164,17 @@ def _process(
         engine_version=engine.version(),
         files=files,
     )
+
+
+def _gathered(files: list[Path], out_dir: Path) -> list[Path]:
+    """Engine outputs moved to the top of the task's directory, where download links look for them."""
+    gathered = []
+    for path in files:
+        target = out_dir / safe_filename(path.name)
+        if path.resolve() != target.resolve():
+            shutil.move(path, target)
+        gathered.append(target)
+    return gathered
 
 
 def _apply_filename(files: list[Path], filename: Any, out_dir: Path) -> list[Path]:

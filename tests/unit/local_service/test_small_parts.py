@@ -11,7 +11,7 @@ import pytest
 from mcv_pipelines.local_service.engines import choose_engine
 from mcv_pipelines.local_service.engines.base import ConversionType, EngineRequest, EngineResult
 from mcv_pipelines.local_service.errors import ApiError
-from mcv_pipelines.local_service.operations import _apply_filename
+from mcv_pipelines.local_service.operations import _apply_filename, _gathered
 from mcv_pipelines.local_service.paths import file_format, safe_filename
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.signing import sign, upload_form, valid_signature
@@ -103,3 +103,11 @@ def test_printf_output_names(tmp_path: Path) -> None:
     assert renamed[2].read_text() == "2"
     single = _apply_filename([renamed[0]], "cover.png", tmp_path)
     assert [p.name for p in single] == ["cover.png"]
+
+
+def test_engine_outputs_in_subfolders_are_gathered_at_the_top(tmp_path: Path) -> None:
+    (tmp_path / "pages").mkdir()
+    inner = tmp_path / "pages" / "p1.png"
+    inner.write_text("x")
+    assert _gathered([inner], tmp_path) == [tmp_path / "p1.png"]
+    assert (tmp_path / "p1.png").read_text() == "x"
