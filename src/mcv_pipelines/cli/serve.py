@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,14 @@ def register(subparsers: Any) -> None:
         "--sandbox", action="store_true", help="sandbox mode: no credits, whitelisted files only"
     )
     parser.add_argument(
+        "--sandbox-allow",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="in sandbox mode, accept this file (by its MD5); repeatable",
+    )
+    parser.add_argument(
         "--faults",
         default=None,
         help='fault injection for tests, e.g. "429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"',
@@ -68,6 +77,7 @@ def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         faults=faults,
         host=args.host,
         port=args.port,
+        settings={"sandbox_whitelist": frozenset(_md5(path) for path in args.sandbox_allow)},
     )
     try:
         service.start()
@@ -88,3 +98,14 @@ def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     finally:
         service.stop()
     return 0
+
+
+def _md5(path: Path) -> str:
+    digest = hashlib.md5(usedforsecurity=False)
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1024 * 1024):
+                digest.update(chunk)
+    except OSError as exc:
+        raise UsageError(f"--sandbox-allow {path}: {exc.strerror}") from exc
+    return digest.hexdigest()

@@ -7,6 +7,7 @@ disables the webhook; ``failing``, ``last_error_at`` and ``last_response_code`` 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -14,7 +15,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import httpx
 
@@ -42,7 +43,9 @@ class WebhookDispatcher:
     ) -> None:
         self.config = config
         self.store = store
-        self._pool = ThreadPoolExecutor(2, thread_name_prefix="mcv-webhook")
+        self._pool = ThreadPoolExecutor(4, thread_name_prefix="mcv-webhook")
+        self._lock = threading.Lock()
+        self._created: dict[str, Future[None]] = {}
         self._client = httpx.Client(timeout=10.0, transport=transport)
         self._stopping = threading.Event()
 
@@ -52,11 +55,25 @@ class WebhookDispatcher:
         self._client.close()
 
     def job_event(self, event: str, job_id: str) -> None:
-        """Queue deliveries of ``event`` for this job; never blocks the caller."""
-        if not self._stopping.is_set():
-            self._pool.submit(self._deliver_all, event, job_id)
+        """Queue deliveries of ``event`` for this job; never blocks the caller.
 
-    def _deliver_all(self, event: str, job_id: str) -> None:
+        A job's end is delivered after its job.created delivery is done, so receivers see them in order.
+        """
+        if self._stopping.is_set():
+            return
+        with self._lock:
+            before = self._created.pop(job_id, None) if event != "job.created" else None
+            try:
+                future = self._pool.submit(self._deliver_all, event, job_id, before)
+            except RuntimeError:  # the pool shut down meanwhile
+                return
+            if event == "job.created":
+                self._created[job_id] = future
+
+    def _deliver_all(self, event: str, job_id: str, before: Future[None] | None = None) -> None:
+        if before is not None:
+            with contextlib.suppress(Exception):
+                before.result(timeout=60)
         job = self.store.get_job(job_id)
         if job is None:
             return

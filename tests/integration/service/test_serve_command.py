@@ -57,3 +57,23 @@ def test_serve_rejects_a_bad_fault_spec(tmp_path: Path) -> None:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     assert result.returncode == 2
     assert result.stderr.startswith("mcv: error: --faults: bad fault 'teapot=1'")
+
+
+def test_serve_rejects_a_missing_sandbox_file(tmp_path: Path) -> None:
+    command = [
+        sys.executable,
+        "-c",
+        SCRIPT,
+        "serve",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
+        "--sandbox",
+        "--sandbox-allow",
+        str(tmp_path / "missing.png"),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    assert "--sandbox-allow" in result.stderr
+    assert "No such file" in result.stderr
