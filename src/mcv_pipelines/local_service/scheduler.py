@@ -294,13 +294,21 @@ class Scheduler:
             self.sweep()
 
     def sweep(self) -> None:
-        """Delete tasks that ended longer ago than the retention, and jobs left without tasks."""
-        cutoff = (datetime.now(UTC) - timedelta(seconds=self.config.task_retention)).isoformat(
-            timespec="seconds"
-        )
-        for task in self.store.ended_before(cutoff):
+        """Fail uploads whose form expired; delete tasks that ended longer ago than the retention, and
+        jobs left without tasks."""
+        expired = _ago(self.config.upload_ttl)
+        for task in self.store.tasks_with_status("waiting"):
+            if task["operation"] == "import/upload" and task["created_at"] < expired:
+                failure = TaskFailed("UPLOAD_EXPIRED", "No file was uploaded before the upload form expired.")
+                self._end(task["id"], failure, ("waiting",))
+        self.kick()
+        for task in self.store.ended_before(_ago(self.config.task_retention)):
             self.delete_task(task["id"])
         for job_id in self.store.empty_jobs():
             job = self.store.get_job(job_id)
             if job and job.get("ended_at"):
                 self.store.delete_job(job_id)
+
+
+def _ago(seconds: float) -> str:
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")

@@ -312,3 +312,26 @@ def test_malformed_upload_bodies_are_422(client: httpx.Client) -> None:
     plain = httpx.post(url, content=b"abc", headers={"content-type": "text/plain"})
     assert plain.status_code == 422
     assert httpx.post(url.replace("/upload/", "/upload/x"), files={"file": ("a", b"a")}).status_code == 404
+
+
+def test_an_upload_never_made_fails_when_its_form_expires(tmp_path: Path) -> None:
+    from conftest import TextEngine
+
+    settings = {"upload_ttl": 0.5, "janitor_interval": 0.2}
+    with (
+        LocalService(data_dir=tmp_path, engines=[TextEngine()], settings=settings) as svc,
+        httpx.Client(base_url=svc.base_url, headers={"Authorization": f"Bearer {svc.api_key}"}) as client,
+    ):
+        created = client.post(
+            "/v2/jobs",
+            json={
+                "tasks": {
+                    "up": {"operation": "import/upload"},
+                    "out": {"operation": "export/url", "input": "up"},
+                }
+            },
+        ).json()["data"]
+        done = wait_job(client, created["id"])
+        assert done["status"] == "error"
+        assert task_named(done, "up")["code"] == "UPLOAD_EXPIRED"
+        assert task_named(done, "out")["code"] == "INPUT_TASK_FAILED"
