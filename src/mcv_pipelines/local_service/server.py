@@ -101,18 +101,24 @@ class LocalService:
 
     # life cycle
     def start(self) -> LocalService:
+        sock = socket.socket(socket.AF_INET6 if ":" in self._host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self._host, self._port))
+        except OSError:
+            sock.close()
+            raise
+        port = sock.getsockname()[1]
         if self._data_dir is None:
             self._temp = tempfile.TemporaryDirectory(prefix="mcv-service-")
             data_dir = Path(self._temp.name)
         else:
             data_dir = self._data_dir
         config = ServiceConfig(data_dir=data_dir, sandbox=self._sandbox, **self._settings)
-        sock = socket.socket(socket.AF_INET6 if ":" in self._host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self._host, self._port))
-        port = sock.getsockname()[1]
-        host = f"[{self._host}]" if ":" in self._host else self._host
-        config.public_url = f"http://{host}:{port}"
+        if "public_url" not in self._settings:  # links must name an address clients can reach
+            host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104
+            host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+            config.public_url = f"http://{host}:{port}"
         store = Store(config.db_path)
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()

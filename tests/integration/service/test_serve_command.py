@@ -10,6 +10,8 @@ from pathlib import Path
 
 import httpx
 
+from mcv_pipelines.local_service.server import LocalService
+
 # Builds the parser from the serve module alone, so this test does not depend on other commands.
 SCRIPT = textwrap.dedent("""
     import argparse, sys
@@ -77,3 +79,12 @@ def test_serve_rejects_a_missing_sandbox_file(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "--sandbox-allow" in result.stderr
     assert "No such file" in result.stderr
+
+
+def test_a_port_in_use_is_a_usage_error(tmp_path: Path) -> None:
+    with LocalService(data_dir=tmp_path / "a", engines=[]) as svc:
+        port = svc.base_url.rsplit(":", 1)[1]
+        command = [sys.executable, "-c", SCRIPT, "serve", "--port", port, "--data-dir", str(tmp_path / "b")]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
