@@ -412,3 +412,18 @@ async def test_async_context_manager(tmp_path: Path) -> None:
             f"{svc.base_url}/v2/users/me", headers={"Authorization": f"Bearer {svc.api_key}"}
         )
         assert answer.status_code == 200
+
+
+def test_task_list_pages_follow_links_next(client: httpx.Client) -> None:
+    created = job(client, {f"t{n}": {**RAW, "filename": f"{n}.txt"} for n in range(5)})
+    wait_job(client, created["id"])
+    seen: list[str] = []
+    url: str | None = f"/v2/tasks?filter[job_id]={created['id']}&per_page=2"
+    pages = 0
+    while url:
+        page = client.get(url).json()
+        seen += [t["name"] for t in page["data"]]
+        url = page["links"]["next"]
+        pages += 1
+    assert pages == 3
+    assert sorted(seen) == [f"t{n}" for n in range(5)]
