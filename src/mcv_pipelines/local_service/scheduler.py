@@ -264,16 +264,18 @@ class Scheduler:
         self._job_changed(task.get("job_id"))
 
     def _job_changed(self, job_id: str | None) -> None:
+        """Recompute the job's status from its tasks, reading them and writing the job in one
+        transaction: two tasks ending at once must not leave a stale status behind."""
         if not job_id:
-            return
-        tasks = self.store.job_tasks(job_id)
-        retried = {t["retry_of_task_id"] for t in tasks if t.get("retry_of_task_id")}
-        tasks = [t for t in tasks if t["id"] not in retried]  # a retry stands in for its source
-        if not tasks:  # every task deleted: the job keeps its last state until the janitor removes it
             return
         events: list[str] = []
 
         def change(job: Doc) -> bool:
+            tasks = self.store.job_tasks(job_id)  # under the store's (reentrant) lock
+            retried = {t["retry_of_task_id"] for t in tasks if t.get("retry_of_task_id")}
+            tasks = [t for t in tasks if t["id"] not in retried]  # a retry stands in for its source
+            if not tasks:  # every task deleted: the job keeps its last state until the janitor removes it
+                return False
             before = job["status"]
             if all(t["status"] in ENDED for t in tasks):
                 failed = any(t["status"] == "error" for t in tasks) and not job.get("ignore_error")

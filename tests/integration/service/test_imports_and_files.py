@@ -173,7 +173,7 @@ def test_download_link_signature_is_checked(client: httpx.Client) -> None:
 
 
 def test_expired_download_link(tmp_path: Path) -> None:
-    from conftest import TextEngine
+    from service_helpers import TextEngine
 
     with (
         LocalService(data_dir=tmp_path, engines=[TextEngine()], settings={"link_ttl": -1}) as svc,
@@ -218,7 +218,7 @@ def test_upload_form_rejects_a_bad_signature_and_too_large_files(client: httpx.C
 
 
 def test_upload_size_limit_and_expiry(tmp_path: Path) -> None:
-    from conftest import TextEngine
+    from service_helpers import TextEngine
 
     settings = {"max_upload_size": 4}
     with (
@@ -250,7 +250,7 @@ def test_upload_redirect_and_unsafe_filename(client: httpx.Client) -> None:
 
 
 def test_sandbox_accepts_only_whitelisted_files(tmp_path: Path) -> None:
-    from conftest import TextEngine
+    from service_helpers import TextEngine
 
     allowed = hashlib.md5(b"allowed").hexdigest()  # noqa: S324
     with (
@@ -281,7 +281,7 @@ def test_sandbox_accepts_only_whitelisted_files(tmp_path: Path) -> None:
 
 
 def test_retention_deletes_ended_tasks_and_their_files(tmp_path: Path) -> None:
-    from conftest import TextEngine
+    from service_helpers import TextEngine
 
     with (
         LocalService(
@@ -315,7 +315,7 @@ def test_malformed_upload_bodies_are_422(client: httpx.Client) -> None:
 
 
 def test_an_upload_never_made_fails_when_its_form_expires(tmp_path: Path) -> None:
-    from conftest import TextEngine
+    from service_helpers import TextEngine
 
     settings = {"upload_ttl": 0.5, "janitor_interval": 0.2}
     with (

@@ -427,3 +427,18 @@ def test_task_list_pages_follow_links_next(client: httpx.Client) -> None:
         pages += 1
     assert pages == 3
     assert sorted(seen) == [f"t{n}" for n in range(5)]
+
+
+def test_many_jobs_with_parallel_tasks_all_end(tmp_path: Path) -> None:
+    # Tasks of one job ending at the same moment must not leave the job's status behind.
+    from service_helpers import TextEngine
+
+    tasks: dict[str, Any] = {"in": RAW}
+    tasks.update({f"c{n}": {"operation": "convert", "input": "in", "output_format": "md"} for n in range(4)})
+    with (
+        LocalService(data_dir=tmp_path, engines=[TextEngine()], settings={"sync_max_wait": 10.0}) as svc,
+        httpx.Client(base_url=svc.base_url, headers={"Authorization": f"Bearer {svc.api_key}"}) as client,
+    ):
+        ids = [job(client, tasks)["id"] for _ in range(25)]
+        statuses = [wait_job(client, job_id)["status"] for job_id in ids]
+    assert statuses == ["finished"] * 25

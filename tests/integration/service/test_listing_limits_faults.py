@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import httpx
+from service_helpers import AltTextEngine, TextEngine
 
-from conftest import AltTextEngine, TextEngine
 from mcv_pipelines.local_service.server import LocalService
 
 
