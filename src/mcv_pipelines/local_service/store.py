@@ -71,7 +71,11 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One transaction under the lock; nested calls join the outer one."""
         with self._lock:
+            if self._db.in_transaction:
+                yield self._db
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db

@@ -153,6 +153,8 @@ def validate_job(body: Any) -> None:
     for key, kind in (("tag", str), ("webhook_url", str), ("ignore_error", bool), ("redirect", bool)):
         if body.get(key) is not None and not isinstance(body[key], kind):
             errors[key] = [f"The {key} field must be a {'string' if kind is str else 'boolean'}."]
+    if isinstance(body.get("webhook_url"), str) and not re.match(r"^https?://", body["webhook_url"]):
+        errors["webhook_url"] = ["The webhook_url must be an http or https URL."]
     for name, task in tasks.items():
         prefix = f"tasks.{name}."
         if not NAME.match(name):

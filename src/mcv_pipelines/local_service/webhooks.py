@@ -121,8 +121,9 @@ class WebhookDispatcher:
             if status == 410:
                 h["disabled"] = True
 
-        current = self.store.get_webhook(hook["id"])
-        if current is not None:
-            change(current)
-            current["updated_at"] = now_iso()
-            self.store.save_webhook(current)
+        with self.store.transaction():  # reentrant: read and write the webhook as one step
+            current = self.store.get_webhook(hook["id"])
+            if current is not None:
+                change(current)
+                current["updated_at"] = now_iso()
+                self.store.save_webhook(current)

@@ -79,3 +79,8 @@ def test_body_must_be_an_object() -> None:
 )
 def test_task_parameter_errors(task: dict[str, Any], field: str) -> None:
     assert field in validate_task(task)
+
+
+def test_job_webhook_url_must_be_http() -> None:
+    errors = errors_of({"webhook_url": "mailto:x@y", "tasks": {"a": {"operation": "import/upload"}}})
+    assert errors == {"webhook_url": ["The webhook_url must be an http or https URL."]}
