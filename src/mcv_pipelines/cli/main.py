@@ -31,6 +31,7 @@ COMMANDS: tuple[str, ...] = (
     "mcv_pipelines.cli.webhooks",
     "mcv_pipelines.cli.me",
     "mcv_pipelines.cli.operations",
+    "mcv_pipelines.cli.serve",
 )
 
 Handler = Callable[[argparse.Namespace], int]

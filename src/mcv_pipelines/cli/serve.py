@@ -1,0 +1,111 @@
+"""`mcv serve`: run the embedded local service until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import threading
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from mcv_pipelines.errors import UsageError
+from mcv_pipelines.local_service.config import ALL_SCOPES
+from mcv_pipelines.local_service.faults import parse_faults
+from mcv_pipelines.local_service.server import LocalService
+
+__all__ = ["register", "serve"]
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="run the embedded local conversion service",
+        description="Serve the conversion API on this machine (real conversions with the local engines). "
+        "State and files stay in the data directory, so a restart loses nothing.",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
+    )
+    parser.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="state and files (default: the user data directory of mcv)",
+    )
+    parser.add_argument("--api-key", default=None, help="accept this key (default: generate one, shown once)")
+    parser.add_argument(
+        "--scopes", default=",".join(ALL_SCOPES), help="comma-separated scopes of the key (default: all)"
+    )
+    parser.add_argument(
+        "--sandbox", action="store_true", help="sandbox mode: no credits, whitelisted files only"
+    )
+    parser.add_argument(
+        "--sandbox-allow",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="in sandbox mode, accept this file (by its MD5); repeatable",
+    )
+    parser.add_argument(
+        "--faults",
+        default=None,
+        help='fault injection for tests, e.g. "429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"',
+    )
+    parser.set_defaults(handler=serve)
+
+
+def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
+    """Start the service, print how to reach it, serve until Ctrl-C (or ``stop`` is set)."""
+    try:
+        faults = parse_faults(args.faults) if args.faults else None
+    except ValueError as exc:
+        raise UsageError(f"--faults: {exc}") from exc
+    scopes = [s.strip() for s in str(args.scopes).split(",") if s.strip()]
+    unknown = sorted(set(scopes) - set(ALL_SCOPES))
+    if unknown:
+        raise UsageError(f"--scopes: unknown scope(s) {', '.join(unknown)}; known: {', '.join(ALL_SCOPES)}")
+    data_dir = args.data_dir or Path(platformdirs.user_data_dir("mcv-pipelines")) / "service"
+    service = LocalService(
+        data_dir=data_dir,
+        api_key=args.api_key,
+        scopes=scopes,
+        sandbox=args.sandbox,
+        faults=faults,
+        host=args.host,
+        port=args.port,
+        settings={"sandbox_whitelist": frozenset(_md5(path) for path in args.sandbox_allow)},
+    )
+    try:
+        service.start()
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror}; choose another --port"
+        ) from exc
+    try:
+        print(f"base URL: {service.base_url}")
+        print(f"sync URL: {service.sync_url}")
+        # Printed once, on purpose: this is how the user learns a generated key.
+        print(f"API key:  {service.api_key}" if args.api_key is None else "API key:  (the one given)")
+        print(f"data dir: {service.data_dir}")
+        print("serving; press Ctrl-C to stop", flush=True)
+        (stop or threading.Event()).wait()
+    except KeyboardInterrupt:
+        print("stopping", flush=True)
+    finally:
+        service.stop()
+    return 0
+
+
+def _md5(path: Path) -> str:
+    digest = hashlib.md5(usedforsecurity=False)
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1024 * 1024):
+                digest.update(chunk)
+    except OSError as exc:
+        raise UsageError(f"--sandbox-allow {path}: {exc.strerror}") from exc
+    return digest.hexdigest()

@@ -1,0 +1,36 @@
+"""What every route reaches through ``request.app.state.ctx``: config, store, scheduler and friends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from starlette.requests import Request
+
+from mcv_pipelines.local_service.config import ServiceConfig
+from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.ratelimit import RateLimiter
+from mcv_pipelines.local_service.scheduler import Scheduler
+from mcv_pipelines.local_service.store import Store
+from mcv_pipelines.local_service.webhooks import WebhookDispatcher
+
+__all__ = ["ServiceContext", "context"]
+
+
+@dataclass
+class ServiceContext:
+    config: ServiceConfig
+    store: Store
+    scheduler: Scheduler
+    webhooks: WebhookDispatcher
+    limiter: RateLimiter
+    engines: Sequence[Engine]
+
+    @property
+    def base(self) -> str:
+        return self.config.public_url
+
+
+def context(request: Request) -> ServiceContext:
+    ctx: ServiceContext = request.app.state.ctx
+    return ctx

@@ -1,0 +1,44 @@
+"""The errors the service answers with, each rendered as the API's JSON error body."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+__all__ = ["ApiError", "InvalidData", "not_found"]
+
+
+class ApiError(Exception):
+    """An answer other than success: ``{message, code}`` (and ``errors`` for 422)."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        errors: Mapping[str, Sequence[str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.errors = errors
+        self.headers = dict(headers or {})
+
+    def body(self) -> dict[str, object]:
+        body: dict[str, object] = {"message": self.message, "code": self.code}
+        if self.errors is not None:
+            body["errors"] = {key: list(value) for key, value in self.errors.items()}
+        return body
+
+
+class InvalidData(ApiError):
+    """422 with per-field messages, as the spec shows."""
+
+    def __init__(self, errors: Mapping[str, Sequence[str]]) -> None:
+        super().__init__(422, "INVALID_DATA", "The given data was invalid.", errors=errors)
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(404, "NOT_FOUND", f"{what} not found")

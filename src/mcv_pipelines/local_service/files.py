@@ -1,0 +1,40 @@
+"""GET /files/{task_id}/{filename}: export/url downloads behind signed, expiring links.
+
+Streamed from disk with Content-Length, Content-Disposition (attachment, or inline when the export
+asked for it) and Range support (Starlette's FileResponse).
+"""
+
+from __future__ import annotations
+
+import time
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+
+from mcv_pipelines.local_service.context import context
+from mcv_pipelines.local_service.errors import ApiError, not_found
+from mcv_pipelines.local_service.paths import safe_filename
+from mcv_pipelines.local_service.signing import valid_signature
+
+__all__ = ["download"]
+
+
+async def download(request: Request) -> Response:
+    ctx = context(request)
+    task_id = str(request.path_params["task_id"])
+    filename = str(request.path_params["filename"])
+    query = request.query_params
+    inline = query.get("inline") == "1"
+    expires = query.get("expires", "")
+    if not valid_signature(
+        ctx.config.signing_key, query.get("signature", ""), "file", task_id, filename, expires, int(inline)
+    ):
+        raise ApiError(403, "INVALID_SIGNATURE", "The download link's signature is not valid.")
+    if not expires.isdigit() or int(expires) < time.time():
+        raise ApiError(403, "LINK_EXPIRED", "The download link has expired.")
+    path = ctx.config.task_dir(task_id) / safe_filename(filename)
+    if safe_filename(filename) != filename or not path.is_file():
+        raise not_found("File")
+    return FileResponse(
+        path, filename=filename, content_disposition_type="inline" if inline else "attachment"
+    )

@@ -1,0 +1,109 @@
+"""Running import tasks: url, base64, raw; cloud storage answers with the error a user would get."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+from email.message import Message
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import httpx
+
+from mcv_pipelines.local_service.paths import safe_filename
+from mcv_pipelines.local_service.tasks import TaskFailed
+
+__all__ = ["STORAGE_OPERATIONS", "file_entry", "run_import", "storage_unreachable"]
+
+_CHUNK = 1024 * 1024
+STORAGE_OPERATIONS = frozenset(
+    {
+        "import/s3",
+        "import/azure/blob",
+        "import/google-cloud-storage",
+        "export/s3",
+        "export/azure/blob",
+        "export/google-cloud-storage",
+    }
+)
+
+
+def file_entry(path: Path) -> dict[str, Any]:
+    """A result.files entry of an import: {filename, md5, size}."""
+    digest = hashlib.md5(usedforsecurity=False)
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return {"filename": path.name, "md5": digest.hexdigest(), "size": path.stat().st_size}
+
+
+def run_import(operation: str, payload: dict[str, Any], out_dir: Path) -> list[Path]:
+    """Bring the task's file(s) into ``out_dir``; returns their paths."""
+    if operation == "import/url":
+        return [_download(payload, out_dir)]
+    if operation in ("import/base64", "import/raw"):
+        name = safe_filename(str(payload["filename"]))
+        if operation == "import/base64":
+            try:
+                data = base64.b64decode(str(payload["file"]), validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise TaskFailed("INVALID_BASE64", f"The file is not valid base64: {exc}") from exc
+        else:
+            data = str(payload["file"]).encode()
+        (out_dir / name).write_bytes(data)
+        return [out_dir / name]
+    raise storage_unreachable(operation, payload)
+
+
+def storage_unreachable(operation: str, payload: dict[str, Any]) -> TaskFailed:
+    """Cloud storage is not reachable from the local service: say so, never pretend success."""
+    kind = operation.split("/", 1)[1]
+    where = {
+        "s3": f"S3 bucket {payload.get('bucket')!r} ({payload.get('endpoint') or payload.get('region')})",
+        "azure/blob": f"Azure container {payload.get('container')!r} of {payload.get('storage_account')!r}",
+        "google-cloud-storage": f"Google Cloud Storage bucket {payload.get('bucket')!r}",
+    }[kind]
+    return TaskFailed(
+        "STORAGE_UNREACHABLE",
+        f"Could not reach {where}: the local service has no access to cloud storage. "
+        "Use import/url or import/upload, and export/url.",
+    )
+
+
+def _download(payload: dict[str, Any], out_dir: Path) -> Path:
+    url = str(payload["url"])
+    headers = {str(k): str(v) for k, v in (payload.get("headers") or {}).items()}
+    try:
+        with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60.0) as response:
+            if response.status_code >= 400:
+                raise TaskFailed(
+                    "IMPORT_FAILED", f"Downloading {_shown(url)} answered HTTP {response.status_code}."
+                )
+            name = payload.get("filename") or _name_from(response, url)
+            target = out_dir / safe_filename(str(name))
+            with target.open("wb") as handle:
+                for chunk in response.iter_bytes(_CHUNK):
+                    handle.write(chunk)
+    except httpx.HTTPError as exc:
+        raise TaskFailed("IMPORT_FAILED", f"Could not download {_shown(url)}: {exc}") from exc
+    return target
+
+
+def _shown(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}{parts.path}"
+
+
+def _name_from(response: httpx.Response, url: str) -> str:
+    disposition = response.headers.get("content-disposition")
+    if disposition:
+        message = Message()
+        message["content-disposition"] = disposition
+        name = message.get_filename()
+        if name:
+            return name
+    path_name = unquote(urlsplit(url).path.rsplit("/", 1)[-1])
+    return path_name if re.search(r"\w", path_name) else "file"

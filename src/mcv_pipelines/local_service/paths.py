@@ -1,0 +1,27 @@
+"""File names from users made safe, and the format a file name implies."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+__all__ = ["file_format", "safe_filename"]
+
+_MULTI = ("tar.gz", "tar.bz2", "tar.xz")
+
+
+def safe_filename(name: str, default: str = "file") -> str:
+    """The last component of ``name`` without control characters or leading dots: no traversal."""
+    base = re.split(r"[\\/]", name)[-1]
+    base = re.sub(r"[\x00-\x1f\x7f]", "", base).strip().lstrip(".")
+    return base[:200] or default
+
+
+def file_format(name: str) -> str:
+    """The lowercase extension of ``name`` (``tar.gz`` counts as one), "" when there is none."""
+    lower = name.lower()
+    for multi in _MULTI:
+        if lower.endswith("." + multi):
+            return multi
+    suffix = PurePosixPath(lower).suffix
+    return suffix[1:] if suffix else ""

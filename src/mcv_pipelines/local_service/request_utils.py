@@ -1,0 +1,80 @@
+"""Small helpers the routes share: reading the body, paging, include lists, owned resources, waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from starlette.requests import Request
+
+from mcv_pipelines.local_service.auth import Caller
+from mcv_pipelines.local_service.context import ServiceContext
+from mcv_pipelines.local_service.errors import InvalidData, not_found
+from mcv_pipelines.local_service.store import Doc
+from mcv_pipelines.local_service.tasks import ENDED
+
+__all__ = ["includes", "json_body", "owned_job", "owned_task", "paging", "wait_ended"]
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError as exc:
+        raise InvalidData({"body": [f"The body is not valid JSON: {exc}"]}) from exc
+    if not isinstance(body, dict):
+        raise InvalidData({"body": ["The body must be a JSON object."]})
+    return body
+
+
+def paging(request: Request) -> tuple[int, int]:
+    """(page, per_page) from the query; per_page defaults to 100."""
+    errors: dict[str, list[str]] = {}
+    values = {}
+    for name, default, top in (("page", 1, 10**9), ("per_page", 100, 1000)):
+        raw = request.query_params.get(name, str(default))
+        if not raw.isdigit() or not 1 <= int(raw) <= top:
+            errors[name] = [f"The {name} must be an integer from 1 to {top}."]
+        else:
+            values[name] = int(raw)
+    if errors:
+        raise InvalidData(errors)
+    return values["page"], values["per_page"]
+
+
+def includes(request: Request) -> set[str]:
+    params = request.query_params
+    return {
+        p.strip()
+        for value in params.getlist("include") + params.getlist("include[]")
+        for p in value.split(",")
+        if p.strip()
+    }
+
+
+def owned_task(ctx: ServiceContext, caller: Caller, task_id: str) -> Doc:
+    task = ctx.store.get_task(task_id)
+    if task is None or task["user_id"] != caller.user_id:  # another user's task does not exist for you
+        raise not_found("Task")
+    return task
+
+
+def owned_job(ctx: ServiceContext, caller: Caller, job_id: str) -> Doc:
+    job = ctx.store.get_job(job_id)
+    if job is None or job["user_id"] != caller.user_id:
+        raise not_found("Job")
+    return job
+
+
+async def wait_ended(ctx: ServiceContext, kind: str, item_id: str) -> Doc | None:
+    """Poll until the job or task has ended (or the longest sync wait passed); the latest state."""
+    deadline = time.monotonic() + ctx.config.sync_max_wait
+    delay = 0.02
+    while True:
+        item = ctx.store.get_job(item_id) if kind == "job" else ctx.store.get_task(item_id)
+        if item is None or item["status"] in ENDED or time.monotonic() > deadline:
+            return item
+        await asyncio.sleep(delay)
+        delay = min(delay * 1.5, 0.25)

@@ -1,0 +1,316 @@
+"""Runs tasks: a task starts when its inputs have ended, independent tasks run in parallel in a bounded
+worker pool, a failed input fails its dependants (unless the job has ignore_error), a timeout or a cancel
+stops a task, and the job's status follows its tasks.
+
+State lives in the store only, so a restart picks up where the service stopped: tasks found
+``processing`` at start (the process died under them) are run again.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+from mcv_pipelines.local_service.config import ServiceConfig
+from mcv_pipelines.local_service.engines.base import Engine, InputFile
+from mcv_pipelines.local_service.operations import Outcome, check_sandbox, execute
+from mcv_pipelines.local_service.store import Doc, Store, now_iso
+from mcv_pipelines.local_service.tasks import ENDED, TaskFailed, new_id
+from mcv_pipelines.local_service.validate import input_names
+
+__all__ = ["JobEvents", "Scheduler"]
+
+log = logging.getLogger(__name__)
+JobEvents = Callable[[str, str], None]  # (event, job_id): job.created, job.finished, job.failed
+
+
+class Scheduler:
+    def __init__(
+        self, config: ServiceConfig, store: Store, engines: Sequence[Engine], on_job_event: JobEvents
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.engines = list(engines)
+        self._emit = on_job_event
+        self._pool = ThreadPoolExecutor(max(1, config.workers), thread_name_prefix="mcv-task")
+        self._lock = threading.RLock()
+        self._running: dict[str, threading.Event] = {}
+        self._timers: dict[str, threading.Timer] = {}
+        self._stopping = threading.Event()
+        self._janitor = threading.Thread(target=self._janitor_loop, name="mcv-janitor", daemon=True)
+
+    # life cycle
+    def start(self) -> None:
+        for task in self.store.tasks_with_status("processing"):  # the service died under these
+
+            def reset(t: Doc) -> bool:
+                t.update(status="waiting", started_at=None, percent=0, message=None)
+                return True
+
+            self.store.update_task(task["id"], reset)
+        self._janitor.start()
+        self.kick()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            for timer in self._timers.values():
+                timer.cancel()
+            for event in self._running.values():
+                event.set()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # entry points
+    def add_job(self, job: Doc, tasks: list[Doc]) -> None:
+        self.store.save_tasks(tasks, job)
+        self._emit("job.created", job["id"])
+        self.kick()
+
+    def add_task(self, task: Doc) -> None:
+        self.store.save_task(task)
+        self.kick()
+
+    def cancel(self, task_id: str) -> Doc | None:
+        self._end(task_id, TaskFailed("CANCELLED", "The task was cancelled."), ("waiting", "processing"))
+        self.kick()
+        return self.store.get_task(task_id)
+
+    def retry(self, task_id: str) -> Doc | None:
+        source = self.store.get_task(task_id)
+        if source is None:
+            return None
+        task = {
+            **source,
+            "id": new_id(),
+            "status": "waiting",
+            "message": None,
+            "code": None,
+            "credits": None,
+            "percent": 0,
+            "created_at": now_iso(),
+            "started_at": None,
+            "ended_at": None,
+            "result": None,
+            "engine": None,
+            "engine_version": None,
+            "retry_of_task_id": source["id"],
+        }
+        if task["operation"] == "import/upload":
+            task["message"] = "Waiting for upload"
+        self.store.save_task(task)
+        self._job_changed(task.get("job_id"))
+        self.kick()
+        return self.store.get_task(task["id"])
+
+    def delete_task(self, task_id: str) -> None:
+        task = self.store.get_task(task_id)
+        self._stop_running(task_id)
+        self.store.delete_task(task_id)
+        shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
+        if task is not None:
+            self._job_changed(task.get("job_id"))
+
+    def delete_job(self, job_id: str) -> None:
+        tasks = self.store.job_tasks(job_id)
+        for task in tasks:
+            self._stop_running(task["id"])
+        self.store.delete_job(job_id)
+        for task in tasks:
+            shutil.rmtree(self.config.task_dir(task["id"]), ignore_errors=True)
+
+    def complete_upload(self, task_id: str, entry: Doc) -> None:
+        """An import/upload task got its file (already in the task's directory)."""
+        try:
+            if self.config.sandbox:
+                check_sandbox(self.config, [self.config.task_dir(task_id) / entry["filename"]])
+        except TaskFailed as failure:
+            self._end(task_id, failure, ("waiting",))
+        else:
+            self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
+        self.kick()
+
+    # scheduling
+    def kick(self) -> None:
+        """Start every waiting task whose inputs have ended; fail those whose inputs failed."""
+        if self._stopping.is_set():
+            return
+        with self._lock:
+            changed = True
+            while changed:
+                changed = False
+                for task in self.store.tasks_with_status("waiting"):
+                    if task["operation"] == "import/upload" or task["id"] in self._running:
+                        continue
+                    changed |= self._consider(task)
+
+    def _consider(self, task: Doc) -> bool:
+        deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
+        if any(d is not None and d["status"] not in ENDED for d in deps):
+            return False
+        job = self.store.get_job(task["job_id"]) if task.get("job_id") else None
+        ignore = bool(job and job.get("ignore_error"))
+        if any(d is None or d["status"] == "error" for d in deps) and not ignore:
+            self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("waiting",))
+            return True
+        cancelled = threading.Event()
+
+        def begin(t: Doc) -> bool:
+            if t["status"] != "waiting":
+                return False
+            t.update(status="processing", started_at=now_iso(), message=None)
+            return True
+
+        self.store.update_task(task["id"], begin)
+        self._running[task["id"]] = cancelled
+        timeout = float(task["payload"].get("timeout") or self.config.default_timeout)
+        timer = threading.Timer(timeout, self._timed_out, (task["id"], timeout))
+        timer.daemon = True
+        self._timers[task["id"]] = timer
+        timer.start()
+        if job and not job.get("started_at"):
+            self.store.update_job(job["id"], lambda j: j.update(started_at=now_iso()) is None)
+        self._pool.submit(self._run, task["id"], cancelled)
+        return True
+
+    def _run(self, task_id: str, cancelled: threading.Event) -> None:
+        try:
+            task = self.store.get_task(task_id)
+            if task is None:
+                return
+            try:
+                outcome: Outcome | TaskFailed = execute(
+                    self.config, self.engines, task, self._inputs(task), cancelled
+                )
+            except TaskFailed as failure:
+                outcome = failure
+            except Exception as exc:  # an engine bug must not take the service down
+                log.exception("task %s failed unexpectedly", task_id)
+                outcome = TaskFailed(
+                    "INTERNAL_ERROR", f"Internal error while running the task ({type(exc).__name__})."
+                )
+            if not cancelled.is_set():
+                self._end(task_id, outcome, ("processing",))
+        finally:
+            shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
+            if self.store.get_task(task_id) is None:  # deleted while it ran: drop what it wrote
+                shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
+            self.kick()
+
+    def _inputs(self, task: Doc) -> list[InputFile]:
+        files: list[InputFile] = []
+        payload = task["payload"]
+        deps = task.get("depends_on", {})
+        for ref in [*input_names(payload.get("input")), *input_names(payload.get("image"))]:
+            dep = self.store.get_task(deps.get(ref, ref))
+            if dep is None or dep["status"] != "finished":
+                continue
+            for entry in (dep.get("result") or {}).get("files", []):
+                path = self.config.task_dir(dep["id"]) / entry["filename"]
+                if path.exists():
+                    files.append(InputFile(task_name=dep.get("name") or dep["id"], path=path))
+        return files
+
+    def _timed_out(self, task_id: str, timeout: float) -> None:
+        failure = TaskFailed("TIMEOUT", f"The task was cancelled after its timeout of {timeout:g} seconds.")
+        self._end(task_id, failure, ("processing",))
+        self.kick()
+
+    def _stop_running(self, task_id: str) -> None:
+        with self._lock:
+            event = self._running.pop(task_id, None)
+            timer = self._timers.pop(task_id, None)
+        if event is not None:
+            event.set()
+        if timer is not None:
+            timer.cancel()
+
+    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> None:
+        """End a task (once): finished with an outcome, or error with a failure."""
+        ended: list[Doc] = []
+
+        def change(t: Doc) -> bool:
+            if t["status"] not in allowed:
+                return False
+            t.update(ended_at=now_iso(), started_at=t.get("started_at") or now_iso())
+            if isinstance(outcome, TaskFailed):
+                t.update(status="error", code=outcome.code, message=outcome.message)
+            else:
+                t.update(
+                    status="finished",
+                    code=None,
+                    message=None,
+                    percent=100,
+                    result=outcome.result,
+                    credits=outcome.credits,
+                    engine=outcome.engine,
+                    engine_version=outcome.engine_version,
+                )
+            ended.append(t)
+            return True
+
+        self.store.update_task(task_id, change)
+        self._stop_running(task_id)
+        if not ended:
+            return
+        task = ended[0]
+        if isinstance(outcome, TaskFailed):
+            shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
+        elif outcome.credits:
+            self.store.add_credits(task["user_id"], -outcome.credits)
+        self._job_changed(task.get("job_id"))
+
+    def _job_changed(self, job_id: str | None) -> None:
+        """Recompute the job's status from its tasks, reading them and writing the job in one
+        transaction: two tasks ending at once must not leave a stale status behind."""
+        if not job_id:
+            return
+        events: list[str] = []
+
+        def change(job: Doc) -> bool:
+            tasks = self.store.job_tasks(job_id)  # under the store's (reentrant) lock
+            retried = {t["retry_of_task_id"] for t in tasks if t.get("retry_of_task_id")}
+            tasks = [t for t in tasks if t["id"] not in retried]  # a retry stands in for its source
+            if not tasks:  # every task deleted: the job keeps its last state until the janitor removes it
+                return False
+            before = job["status"]
+            if all(t["status"] in ENDED for t in tasks):
+                failed = any(t["status"] == "error" for t in tasks) and not job.get("ignore_error")
+                job["status"] = "error" if failed else "finished"
+                job["ended_at"] = job.get("ended_at") or now_iso()
+            else:
+                job["status"], job["ended_at"] = "processing", None
+            if job["status"] != before and job["status"] in ENDED:
+                events.append("job.failed" if job["status"] == "error" else "job.finished")
+            return True
+
+        self.store.update_job(job_id, change)
+        for event in events:
+            self._emit(event, job_id)
+
+    def _janitor_loop(self) -> None:
+        while not self._stopping.wait(self.config.janitor_interval):
+            self.sweep()
+
+    def sweep(self) -> None:
+        """Fail uploads whose form expired; delete tasks that ended longer ago than the retention, and
+        jobs left without tasks."""
+        expired = _ago(self.config.upload_ttl)
+        for task in self.store.tasks_with_status("waiting"):
+            if task["operation"] == "import/upload" and task["created_at"] < expired:
+                failure = TaskFailed("UPLOAD_EXPIRED", "No file was uploaded before the upload form expired.")
+                self._end(task["id"], failure, ("waiting",))
+        self.kick()
+        for task in self.store.ended_before(_ago(self.config.task_retention)):
+            self.delete_task(task["id"])
+        for job_id in self.store.empty_jobs():
+            job = self.store.get_job(job_id)
+            if job and job.get("ended_at"):
+                self.store.delete_job(job_id)
+
+
+def _ago(seconds: float) -> str:
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")

@@ -1,0 +1,194 @@
+"""Run the local service in-process: uvicorn in a background thread on a loopback port.
+
+Example::
+
+    with LocalService() as service:          # a temporary data directory, a fresh API key
+        httpx.get(f"{service.base_url}/v2/users/me",
+                  headers={"Authorization": f"Bearer {service.api_key}"})
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from mcv_pipelines.local_service.app import build_app
+from mcv_pipelines.local_service.config import ALL_SCOPES, ServiceConfig
+from mcv_pipelines.local_service.context import ServiceContext
+from mcv_pipelines.local_service.engines import available_engines
+from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.faults import Faults, parse_faults
+from mcv_pipelines.local_service.ratelimit import RateLimiter
+from mcv_pipelines.local_service.scheduler import Scheduler
+from mcv_pipelines.local_service.store import Store
+from mcv_pipelines.local_service.webhooks import WebhookDispatcher
+from mcv_pipelines.redact import register_secret
+
+__all__ = ["ALL_SCOPES", "LocalService"]
+
+
+class LocalService:
+    """The embedded service: ``start()``/``stop()`` or a context manager.
+
+    ``data_dir`` None means a temporary directory removed on stop; with a directory, a restart keeps
+    every job, task and file. ``api_key`` None generates one (``.api_key``). ``settings`` overrides
+    ServiceConfig fields (task_retention, link_ttl, rate_limit, sync_max_wait, webhook_backoff, ...).
+    """
+
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        api_key: str | None = None,
+        scopes: Iterable[str] = ALL_SCOPES,
+        sandbox: bool = False,
+        faults: str | Faults | None = None,
+        engines: Sequence[Engine] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._data_dir = Path(data_dir) if data_dir is not None else None
+        self._api_key = api_key
+        self._scopes = tuple(scopes)
+        self._sandbox = sandbox
+        self._faults = parse_faults(faults) if isinstance(faults, str) else faults
+        self._engines = engines
+        self._host = host
+        self._port = port
+        self._settings = dict(settings or {})
+        known = {f.name for f in fields(ServiceConfig)}
+        unknown = set(self._settings) - known
+        if unknown:
+            raise ValueError(f"unknown service settings: {', '.join(sorted(unknown))}")
+        self._temp: tempfile.TemporaryDirectory[str] | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.ctx: ServiceContext | None = None
+
+    # the addresses and the key
+    @property
+    def base_url(self) -> str:
+        return self._context().config.public_url
+
+    @property
+    def sync_url(self) -> str:
+        return self.base_url + "/sync"
+
+    @property
+    def api_key(self) -> str:
+        assert self._api_key is not None, "start the service first"
+        return self._api_key
+
+    @property
+    def data_dir(self) -> Path:
+        return self._context().config.data_dir
+
+    def _context(self) -> ServiceContext:
+        if self.ctx is None:
+            raise RuntimeError("the local service is not running; call start() first")
+        return self.ctx
+
+    # life cycle
+    def start(self) -> LocalService:
+        sock = socket.socket(socket.AF_INET6 if ":" in self._host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self._host, self._port))
+        except OSError:
+            sock.close()
+            raise
+        port = sock.getsockname()[1]
+        if self._data_dir is None:
+            self._temp = tempfile.TemporaryDirectory(prefix="mcv-service-")
+            data_dir = Path(self._temp.name)
+        else:
+            data_dir = self._data_dir
+        config = ServiceConfig(data_dir=data_dir, sandbox=self._sandbox, **self._settings)
+        if "public_url" not in self._settings:  # links must name an address clients can reach
+            host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104
+            host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+            config.public_url = f"http://{host}:{port}"
+        store = Store(config.db_path)
+        webhooks = WebhookDispatcher(config, store)
+        engines = list(self._engines) if self._engines is not None else available_engines()
+        scheduler = Scheduler(config, store, engines, webhooks.job_event)
+        self.ctx = ServiceContext(
+            config, store, scheduler, webhooks, RateLimiter(config.rate_limit, config.rate_period), engines
+        )
+        self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
+        scheduler.start()
+        app = build_app(self.ctx, self._faults)
+        self._server = uvicorn.Server(
+            uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
+        )
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name="mcv-local-service", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                self.stop()
+                raise RuntimeError("the local service did not start")
+            time.sleep(0.01)
+        return self
+
+    def _ensure_key(self, api_key: str | None, scopes: tuple[str, ...], user_id: int | None) -> str:
+        store = self._context().store
+        key = api_key or secrets.token_urlsafe(32)
+        register_secret(key)
+        if store.find_key(key) is None:
+            if user_id is None or store.get_user(user_id) is None:
+                n = secrets.token_hex(3)
+                user_id = store.create_user(
+                    f"local-{n}", f"local-{n}@localhost", self._context().config.default_credits
+                )
+            store.add_key(key, user_id, scopes)
+        return key
+
+    def add_api_key(self, scopes: Iterable[str] = ALL_SCOPES, *, new_user: bool = True) -> str:
+        """A further key, for another user (default) or for the first user; returns it."""
+        return self._ensure_key(None, tuple(scopes), None if new_user else 1)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self.ctx is not None:
+            self.ctx.scheduler.stop()
+            self.ctx.webhooks.stop()
+            self.ctx.store.close()
+        self._server = self._thread = None
+        self.ctx = None
+        if self._temp is not None:
+            self._temp.cleanup()
+            self._temp = None
+
+    async def __aenter__(self) -> LocalService:
+        """``async with LocalService() as service:`` starts it without blocking the event loop."""
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await asyncio.to_thread(self.stop)
+
+    def __enter__(self) -> LocalService:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()

@@ -1,0 +1,204 @@
+"""The upload form of import/upload tasks: POST /upload/{task_id}.
+
+The multipart body is parsed as a stream (python-multipart's push parser) and the file part is
+written straight to the task's directory, so memory stays flat whatever the file size. Form fields
+(expires, max_file_count, max_file_size, signature, redirect) come before ``file`` and are checked as
+soon as the file part starts. 201 on success, or a 303 redirect when the form carries ``redirect``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from typing import IO, Any
+
+from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from mcv_pipelines.local_service.context import ServiceContext, context
+from mcv_pipelines.local_service.errors import ApiError, InvalidData, not_found
+from mcv_pipelines.local_service.paths import safe_filename
+from mcv_pipelines.local_service.render import task_json
+from mcv_pipelines.local_service.signing import valid_signature
+
+__all__ = ["receive_upload"]
+
+# python-multipart also logs what it raises; the uploader already gets it as a 422, so say it once.
+logging.getLogger("python_multipart").addHandler(logging.NullHandler())
+logging.getLogger("python_multipart").propagate = False
+
+_FIELD_LIMIT = 64 * 1024
+_PARTIAL = ".upload-partial"
+
+
+class _FormReader:
+    """Callbacks of the push parser: fields kept in memory, the file streamed to disk."""
+
+    def __init__(self, ctx: ServiceContext, task_id: str) -> None:
+        self.ctx = ctx
+        self.task_id = task_id
+        self.fields: dict[str, str] = {}
+        self.files: list[dict[str, Any]] = []
+        self.error: ApiError | None = None
+        self._header_name = b""
+        self._header_value = b""
+        self._headers: dict[bytes, bytes] = {}
+        self._name = ""
+        self._filename: str | None = None
+        self._value = bytearray()
+        self._handle: IO[bytes] | None = None
+        self._md5 = hashlib.md5(usedforsecurity=False)
+        self._size = 0
+        self._max_size = 0
+        self.dir = ctx.config.task_dir(task_id)
+
+    def parser(self, boundary: bytes) -> MultipartParser:
+        return MultipartParser(
+            boundary,
+            {
+                "on_part_begin": self._part_begin,
+                "on_part_data": self._part_data,
+                "on_part_end": self._part_end,
+                "on_header_field": self._header_field,
+                "on_header_value": self._header_val,
+                "on_header_end": self._header_end,
+                "on_headers_finished": self._headers_finished,
+            },
+        )
+
+    def _fail(self, error: ApiError) -> None:
+        if self.error is None:
+            self.error = error
+
+    def _part_begin(self) -> None:
+        self._headers, self._value, self._filename, self._name = {}, bytearray(), None, ""
+
+    def _header_field(self, data: bytes, start: int, end: int) -> None:
+        self._header_name += data[start:end]
+
+    def _header_val(self, data: bytes, start: int, end: int) -> None:
+        self._header_value += data[start:end]
+
+    def _header_end(self) -> None:
+        self._headers[self._header_name.lower()] = self._header_value
+        self._header_name, self._header_value = b"", b""
+
+    def _headers_finished(self) -> None:
+        _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
+        self._name = options.get(b"name", b"").decode("utf-8", "replace")
+        raw_filename = options.get(b"filename")
+        if raw_filename is None:
+            return
+        self._filename = safe_filename(raw_filename.decode("utf-8", "replace"))
+        self._check_form()
+        if self.error is None and len(self.files) >= _int(self.fields.get("max_file_count"), 1):
+            self._fail(InvalidData({"file": ["The form accepts no more files (max_file_count)."]}))
+        if self.error is None:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._handle = (self.dir / _PARTIAL).open("wb")
+            self._md5 = hashlib.md5(usedforsecurity=False)
+            self._size = 0
+            self._max_size = _int(self.fields.get("max_file_size"), 0)
+
+    def _check_form(self) -> None:
+        f = self.fields
+        redirect = f.get("redirect", "")
+        parts = (
+            "upload",
+            self.task_id,
+            f.get("expires", ""),
+            f.get("max_file_count", ""),
+            f.get("max_file_size", ""),
+            redirect,
+        )
+        if not valid_signature(self.ctx.config.signing_key, f.get("signature", ""), *parts):
+            self._fail(ApiError(403, "INVALID_SIGNATURE", "The upload form's signature is not valid."))
+        elif _int(f.get("expires"), 0) < time.time():
+            self._fail(ApiError(403, "FORM_EXPIRED", "The upload form has expired; create a new task."))
+
+    def _part_data(self, data: bytes, start: int, end: int) -> None:
+        if self.error is not None:
+            return
+        if self._filename is None:
+            self._value += data[start:end]
+            if len(self._value) > _FIELD_LIMIT:
+                self._fail(InvalidData({self._name: ["The form field is too long."]}))
+            return
+        if self._handle is None:
+            return
+        chunk = data[start:end]
+        self._size += len(chunk)
+        if self._size > self._max_size:
+            self._fail(
+                ApiError(
+                    413,
+                    "FILE_TOO_LARGE",
+                    f"The file is larger than the form's max_file_size of {self._max_size} bytes.",
+                )
+            )
+            return
+        self._md5.update(chunk)
+        self._handle.write(chunk)
+
+    def _part_end(self) -> None:
+        if self._filename is None:
+            self.fields[self._name] = self._value.decode("utf-8", "replace")
+            return
+        if self._handle is None:
+            return
+        self._handle.close()
+        self._handle = None
+        if self.error is None:
+            (self.dir / _PARTIAL).replace(self.dir / self._filename)
+            self.files.append({"filename": self._filename, "md5": self._md5.hexdigest(), "size": self._size})
+
+    def discard(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+        (self.dir / _PARTIAL).unlink(missing_ok=True)
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+async def receive_upload(request: Request) -> Response:
+    ctx = context(request)
+    task_id = request.path_params["task_id"]
+    task = ctx.store.get_task(task_id)
+    if task is None or task["operation"] != "import/upload":
+        raise not_found("Upload task")
+    if task["status"] != "waiting":
+        raise ApiError(409, "TASK_NOT_WAITING", f"The task is {task['status']}; it takes no more uploads.")
+    kind, options = parse_options_header(request.headers.get("content-type"))
+    if kind != b"multipart/form-data" or b"boundary" not in options:
+        raise InvalidData({"file": ["Send the file as multipart/form-data."]})
+    reader = _FormReader(ctx, task_id)
+    parser = reader.parser(options[b"boundary"])
+    try:
+        async for chunk in request.stream():
+            parser.write(chunk)
+            if reader.error is not None:
+                break
+        parser.finalize()
+    except ValueError as exc:  # python-multipart's parse errors
+        reader.discard()
+        raise InvalidData({"file": [f"The multipart body is malformed: {exc}"]}) from exc
+    finally:
+        reader.discard()
+    if reader.error is not None:
+        raise reader.error
+    if not reader.files:
+        raise InvalidData({"file": ["The file field is required."]})
+    await run_in_threadpool(ctx.scheduler.complete_upload, task_id, reader.files[0])
+    redirect = reader.fields.get("redirect")
+    if redirect:
+        return RedirectResponse(redirect, status_code=303)
+    done = ctx.store.get_task(task_id) or task
+    return JSONResponse({"data": task_json(done, ctx.base)}, status_code=201)
