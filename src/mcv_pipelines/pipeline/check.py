@@ -74,7 +74,11 @@ def check_document(
     if row is None and use_examples:
         row = SAMPLE_ROW
     pipeline, problems = render_pipeline(
-        document, params, row=row, environ=environ, placeholders=use_examples
+        document,
+        params,
+        row=row,
+        environ=environ,
+        placeholders=use_examples if placeholders is None else placeholders,
     )
     found.extend(problems)
     if pipeline is None:
