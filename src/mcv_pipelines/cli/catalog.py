@@ -45,6 +45,9 @@ def _settings(args: argparse.Namespace) -> Settings | None:
     """The configured service, or None for the embedded local one (``--local``, or none configured)."""
     if args.local:
         return None
+    if args.api_key:
+        print("mcv: warning: --api-key is visible to other users of this machine; prefer MCV_API_KEY",
+              file=sys.stderr)
     settings = Settings.resolve(
         api_key=args.api_key, base_url=args.base_url, sync_url=args.sync_url, region=args.region,
         sandbox=args.sandbox, profile=args.profile,
