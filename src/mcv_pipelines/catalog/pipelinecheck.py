@@ -2,7 +2,9 @@
 
 ``catalog_checker(catalog)`` is an ``extra_checkers`` entry for ``check_pipeline``/``check_document``.
 It walks the tasks inputs-first, infers what each receives and makes (``inference``), and checks every
-processing task with ``check_task_inputs``, locating findings at the task's own YAML nodes.
+processing task as ``check.check_task_inputs`` would, locating findings at the task's own YAML nodes.
+The part that depends only on the pipeline's shape is done once per shape (``resolve_task``,
+``check_option_names``); each row then has only its option values checked (``check_options``).
 
 The rendered pipeline is read by attribute only (``tasks``, ``name``, ``operation``, ``body``...):
 importing the pipeline package here would make the two import each other.
