@@ -7,10 +7,16 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from mcv_pipelines.catalog.check import check_task_inputs
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.pipelinecheck import catalog_checker, check_pipeline_catalog, pipeline_formats
+from mcv_pipelines.catalog.snapshot import load_default_catalog
 from mcv_pipelines.diagnostics import Diagnostic
 from mcv_pipelines.pipeline import check_document, check_pipeline, load_document
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "tests" / "examples"
+REPO_PIPELINES = ROOT / "pipelines"
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -137,3 +143,35 @@ def test_an_engine_that_is_not_a_string_does_not_break_the_check(catalog: Catalo
     result = check_pipeline(path, {}, catalog=catalog)
     assert result.pipeline is not None
     assert not result.ok  # the operation schema says engine is a string
+
+
+def _direct(catalog: Catalog, path: Path) -> set[Diagnostic]:
+    """The same pipeline checked task by task with check_task_inputs, nothing cached."""
+    result = check_pipeline(path, {})
+    assert result.pipeline is not None
+    flow, blocked = pipeline_formats(result.pipeline)
+    found: set[Diagnostic] = set()
+    for name, task in result.pipeline.tasks.items():
+        if name in blocked:
+            continue
+        body = task.body
+        found.update(check_task_inputs(
+            catalog, operation=task.operation, input_formats=flow[name].input_formats,
+            output_format=body.get("output_format"), engine=body.get("engine"),
+            engine_version=body.get("engine_version"), options=body, locate=task.locate,
+            locate_key=task.locate_key, task_location=task.location, task_name=task.group,
+        ))
+    return found
+
+
+def test_the_shape_cache_finds_what_checking_each_task_directly_finds() -> None:
+    catalog = load_default_catalog()
+    cases = sorted((EXAMPLES / "negative").glob("catalog-*/pipeline.yaml"))
+    cases += sorted(REPO_PIPELINES.glob("*.yaml"))
+    assert len(cases) >= 10
+    for path in cases:
+        result = check_pipeline(path, {})
+        assert result.pipeline is not None, path
+        twice = [check_pipeline_catalog(catalog, result.pipeline) for _ in range(2)]  # the second is cached
+        assert twice[0] == twice[1]
+        assert set(twice[0]) == _direct(catalog, path), path
