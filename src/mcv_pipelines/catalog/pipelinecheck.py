@@ -132,43 +132,60 @@ def _shape(pipeline: RenderedPipeline) -> _Shape:
     return tuple(parts)
 
 
-def _plan(catalog: Catalog, pipeline: RenderedPipeline) -> _Plan:
+def _task_plan(
+    catalog: Catalog, task: RenderedTask, formats: TaskFormats
+) -> tuple[tuple[Diagnostic, ...], _Typed]:
+    """One task's shape findings and the conversion types its option values go against."""
+    body = task.body
+    findings: dict[Diagnostic, None] = {}
+    descs: list[Descriptor] = []
+    typed: list[tuple[Descriptor, OptionsValidator, tuple[str, ...]]] = []
+    for fin in formats.input_formats or (None,):
+        found, desc = resolve_task(
+            catalog,
+            operation=task.operation,
+            input_format=fin,
+            output_format=_text(body.get("output_format")),
+            engine=_text(body.get("engine")),
+            engine_version=_text(body.get("engine_version")),
+            options=body,
+            locate=task.locate,
+            locate_key=task.locate_key,
+            task_location=task.location,
+            # The name in the file: the tasks of one for_each share their findings, reported once.
+            task_name=task.group,
+        )
+        findings.update(dict.fromkeys(found))
+        if desc is not None and desc not in descs:
+            descs.append(desc)
+            # Unknown option names depend on the keys only: found once per shape too.
+            findings.update(dict.fromkeys(check_option_names(
+                catalog, desc, options=body, locate=task.locate, locate_key=task.locate_key,
+                task_location=task.location, task_name=task.group,
+            )))
+            listed = tuple(k for k in body if is_option_key(task.operation, k) and desc.option(k))
+            if listed:
+                typed.append((desc, validator_for(catalog, desc), listed))
+    return tuple(findings), tuple(typed)
+
+
+def _plan(catalog: Catalog, pipeline: RenderedPipeline, cache: dict[Any, Any]) -> _Plan:
+    """The shape's plan. Tasks are looked up by what their findings depend on (their name in the
+    file, formats, keys, engine): a new shape that only renames tasks (web-320 -> web-400) or rewires
+    them reuses the work done for each task."""
     flow, blocked = pipeline_formats(pipeline)
     plan = []
     for name, task in pipeline.tasks.items():
         if not is_catalogued(task.operation) or name in blocked:
             continue
         body = task.body
-        findings: dict[Diagnostic, None] = {}
-        descs: list[Descriptor] = []
-        typed: list[tuple[Descriptor, OptionsValidator, tuple[str, ...]]] = []
-        for fin in flow[name].input_formats or (None,):
-            found, desc = resolve_task(
-                catalog,
-                operation=task.operation,
-                input_format=fin,
-                output_format=_text(body.get("output_format")),
-                engine=_text(body.get("engine")),
-                engine_version=_text(body.get("engine_version")),
-                options=body,
-                locate=task.locate,
-                locate_key=task.locate_key,
-                task_location=task.location,
-                # The name in the file: the tasks of one for_each share their findings, reported once.
-                task_name=task.group,
-            )
-            findings.update(dict.fromkeys(found))
-            if desc is not None and desc not in descs:
-                descs.append(desc)
-                # Unknown option names depend on the keys only: found once per shape too.
-                findings.update(dict.fromkeys(check_option_names(
-                    catalog, desc, options=body, locate=task.locate, locate_key=task.locate_key,
-                    task_location=task.location, task_name=task.group,
-                )))
-                listed = tuple(k for k in body if is_option_key(task.operation, k) and desc.option(k))
-                if listed:
-                    typed.append((desc, validator_for(catalog, desc), listed))
-        plan.append((name, tuple(findings), tuple(typed)))
+        formats = flow[name]
+        key = (catalog, task.group, task.operation, formats.input_formats, tuple(body),
+               *[_text(body.get(k)) for k in ("output_format", "engine", "engine_version")])
+        done = cache.get(key)
+        if done is None:
+            done = cache[key] = _task_plan(catalog, task, formats)
+        plan.append((name, *done))
     return tuple(plan)
 
 
@@ -182,13 +199,18 @@ def check_pipeline_catalog(catalog: Catalog, pipeline: RenderedPipeline) -> list
     cache: dict[Any, _Plan] = (
         pipeline.document.cache.setdefault("catalog", {}) if pipeline.document is not None else {}
     )
+    task_cache: dict[Any, Any] = (
+        pipeline.document.cache.setdefault("catalog-tasks", {}) if pipeline.document is not None else {}
+    )
     key: tuple[Catalog, _Shape] | None = (catalog, _shape(pipeline))
     try:
         plan = cache.get(key)
     except TypeError:  # an unhashable value where a format or engine belongs: the checks report it
         key, plan = None, None
     if plan is None:
-        plan = _plan(catalog, pipeline)
+        if len(task_cache) >= _CACHE_LIMIT:
+            task_cache.clear()
+        plan = _plan(catalog, pipeline, task_cache)
         if key is not None:
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
