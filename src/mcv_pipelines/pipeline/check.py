@@ -88,10 +88,10 @@ def check_document(
     if catalog is not None:
         # One problem, one report: where the operation schema already flagged a key (a width that is
         # not an integer), the catalog's finding of the same rule at the same place is left out.
-        flagged = {(d.rule, d.location) for d in found if d.rule.startswith("op-")}
-        found.extend(
-            d for d in check_pipeline_catalog(catalog, pipeline) if (d.rule, d.location) not in flagged
-        )
+        findings = check_pipeline_catalog(catalog, pipeline)
+        if findings:
+            flagged = {(d.rule, d.location) for d in found if d.rule.startswith("op-")}
+            found.extend(d for d in findings if (d.rule, d.location) not in flagged)
     for checker in extra_checkers:
         found.extend(checker(pipeline))
     return CheckResult(_unique(found), pipeline)
