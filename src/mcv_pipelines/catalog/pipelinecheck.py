@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcv_pipelines.catalog.check import check_option_names, check_options, is_catalogued, resolve_task
 from mcv_pipelines.catalog.derive import OptionsValidator, validator_for
-from mcv_pipelines.catalog.formats import listing_formats
+from mcv_pipelines.catalog.formats import format_from_name, listing_formats
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.inference import TaskFormats, import_format, infer_formats
 from mcv_pipelines.catalog.keys import is_option_key
@@ -123,9 +123,19 @@ def _shape(pipeline: RenderedPipeline) -> _Shape:
     parts = []
     for name, task in pipeline.tasks.items():
         body = task.body
-        operation = task.operation
-        brings = import_format(_as_inferred(task)) if operation.startswith("import/") else None
         get = body.get
+        operation = task.operation
+        brings = None
+        if operation.startswith("import/"):
+            # import_format(_as_inferred(task)) without building a dict per row: filename, then the
+            # uploaded file, then the other name keys.
+            filename = get("filename")
+            if isinstance(filename, str) and filename:
+                brings = format_from_name(filename)
+            elif task.upload_from:
+                brings = format_from_name(task.upload_from)
+            else:
+                brings = import_format(body)
         # Raw values: a value that cannot be hashed (a list) makes the caller skip the cache.
         parts.append((name, task.group, operation, task.input_names, tuple(body), brings,
                       get("input_format"), get("output_format"), get("engine"), get("engine_version")))
