@@ -1,4 +1,5 @@
-"""Every example recipe in the repository's pipelines/ directory validates with exit 0."""
+"""Every example recipe in the repository's pipelines/ directory validates with exit 0, against the
+committed catalog too."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mcv_pipelines.catalog.snapshot import load_default_catalog
 from mcv_pipelines.cli.main import main
 from mcv_pipelines.pipeline import check_pipeline
 from mcv_pipelines.pipeline.discover import find_pipelines
@@ -32,5 +34,5 @@ def test_pipelines_directory_validates_with_exit_0(capsys: pytest.CaptureFixture
 def test_each_repo_pipeline_is_valid(pipeline: str) -> None:
     if pipeline == "(none)":
         pytest.skip("this checkout has no pipelines/ yet")
-    result = check_pipeline(pipeline, {})
+    result = check_pipeline(pipeline, {}, catalog=load_default_catalog())
     assert [d for d in result.diagnostics if d.is_error] == []

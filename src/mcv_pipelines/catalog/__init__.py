@@ -1,8 +1,12 @@
 """The operations catalog: snapshots of GET /v2/operations, lookups, derived option schemas, checks.
 
-What the rest of the program calls: ``load_catalog`` / ``load_default_catalog`` to get a ``Catalog``;
-``infer_formats`` for the formats along a pipeline's graph; ``check_task`` per processing task;
-``pull_catalog`` to save a live listing; ``diff_catalogs``; ``build_plan`` for `mcv plan`.
+What the rest of the program calls: ``load_catalog`` / ``load_default_catalog`` / ``select_catalog`` to
+get a ``Catalog``; ``catalog_checker(catalog)`` (or ``check_pipeline(..., catalog=...)``) to check a
+rendered pipeline; ``infer_formats`` for the formats along a graph; ``check_task`` per processing task;
+``pull_catalog`` to save a listing; ``diff_catalogs``; ``build_plan`` for `mcv plan`.
+
+Two modules are left out of this package's namespace on purpose: ``live`` (reads a service through
+the API client) and ``planner`` (imports the pipeline package, which imports this one).
 """
 
 from mcv_pipelines.catalog.check import check_task, check_task_inputs, is_catalogued
@@ -13,12 +17,14 @@ from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.inference import TaskFormats, infer_formats
 from mcv_pipelines.catalog.listing import parse_listing, parse_pages
 from mcv_pipelines.catalog.model import ConversionKey, Descriptor, EngineVersionDef, OptionDef
+from mcv_pipelines.catalog.pipelinecheck import catalog_checker, check_pipeline_catalog
 from mcv_pipelines.catalog.plan import Plan, PlannedTask, build_plan
 from mcv_pipelines.catalog.pull import LISTING_QUERY, pull_catalog
 from mcv_pipelines.catalog.snapshot import (
     default_catalog_path,
     load_catalog,
     load_default_catalog,
+    select_catalog,
     write_catalog,
 )
 
@@ -35,6 +41,8 @@ __all__ = [
     "PlannedTask",
     "TaskFormats",
     "build_plan",
+    "catalog_checker",
+    "check_pipeline_catalog",
     "check_task",
     "check_task_inputs",
     "default_catalog_path",
@@ -50,5 +58,6 @@ __all__ = [
     "parse_listing",
     "parse_pages",
     "pull_catalog",
+    "select_catalog",
     "write_catalog",
 ]

@@ -23,7 +23,15 @@ from mcv_pipelines.catalog.model import Descriptor, OptionDef
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
 from mcv_pipelines.redact import redact
 
-__all__ = ["RULES", "check_task", "check_task_inputs", "is_catalogued"]
+__all__ = [
+    "RULES",
+    "check_option_names",
+    "check_options",
+    "check_task",
+    "check_task_inputs",
+    "is_catalogued",
+    "resolve_task",
+]
 
 RULES = (
     "op-format-unsupported",
@@ -58,9 +66,10 @@ def _listed(values: list[str], limit: int = 12) -> str:
 
 class _Checker:
     def __init__(self, catalog: Catalog, operation: str, options: Mapping[str, Any], locate: Locate,
-                 task_location: Location, task_name: str) -> None:
+                 task_location: Location, task_name: str, locate_key: Locate | None = None) -> None:
         self.catalog, self.operation, self.options = catalog, operation, options
         self.locate, self.task_location, self.task = locate, task_location, task_name
+        self.locate_key = locate_key or locate
         self.out: list[Diagnostic] = []
 
     def at(self, *keys: str) -> Location:
@@ -92,7 +101,7 @@ class _Checker:
         if not cat.accepts(op, fin):
             close = nearest(fin, cat.input_formats(op))
             self.add("op-format-unsupported", Severity.ERROR,
-                     f"{op} does not accept {fin} input", self.at("input_format", "output_format"),
+                     f"{op} does not accept {fin} input", self.at("input_format", "input", "output_format"),
                      f"did you mean {' or '.join(close)}?" if close
                      else f"{op} accepts: {_listed(cat.input_formats(op))}")
             return None
@@ -143,21 +152,30 @@ class _Checker:
 
     def option_values(self, desc: Descriptor) -> None:
         given = {k: v for k, v in self.options.items() if is_option_key(self.operation, k)}
-        if not given:
-            return
+        if given:
+            self.option_names(desc, list(given))
+            self.option_types(desc, given)
+
+    def option_names(self, desc: Descriptor, keys: list[str]) -> None:
+        """Unknown options: errors, or warnings where the listing gives no options for the type."""
         if not desc.options:
-            for key in given:
+            for key in keys:
                 self.add("op-unknown-option", Severity.WARNING,
                          f"the catalog lists no options for {desc.key}, so option {key!r} is not checked",
-                         self.locate((key,)))
+                         self.locate_key((key,)))
             return
         names = [o.name for o in desc.options]
-        for key in given:
+        for key in keys:
             if desc.option(key) is None:
                 close = nearest(key, names, 1)
                 self.add("op-unknown-option", Severity.ERROR, f"unknown option {key!r} for {desc.key}",
-                         self.locate((key,)),
+                         self.locate_key((key,)),
                          f"did you mean {close[0]!r}?" if close else f"options: {_listed(names)}")
+
+    def option_types(self, desc: Descriptor, given: Mapping[str, Any]) -> None:
+        """Values of listed options that do not fit their type or enum."""
+        if not desc.options:
+            return
         for name in validator_for(self.catalog, desc).invalid(given):
             opt = desc.option(name)
             if opt is not None:
@@ -174,6 +192,95 @@ def _expected(opt: OptionDef) -> str:
     return expected + (" or null" if opt.default is None else "")
 
 
+def resolve_task(
+    catalog: Catalog,
+    *,
+    operation: str,
+    input_format: str | None,
+    output_format: str | None,
+    engine: str | None,
+    engine_version: str | None,
+    options: Mapping[str, Any],
+    locate: Locate,
+    task_location: Location,
+    task_name: str,
+    locate_key: Locate | None = None,
+) -> tuple[list[Diagnostic], Descriptor | None]:
+    """The part of ``check_task`` that depends on the task's shape, not its option values.
+
+    Formats, operation, engine, engine version and status are checked; the result is the findings and
+    the conversion type the task's option values are to be checked against (``check_options``), if any.
+    Only the keys of ``options`` are read, so rows of a batch with the same shape can share the result.
+    """
+    if not is_catalogued(operation):
+        return [], None
+    checker = _Checker(catalog, operation, options, locate, task_location, task_name, locate_key)
+    if not catalog.has_operation(operation):
+        close = nearest(operation, catalog.operations)
+        checker.add("op-format-unsupported", Severity.ERROR,
+                    f"the catalog ({catalog.source}) has no conversion types for {operation}",
+                    checker.at("operation"),
+                    f"did you mean {close[0]!r}?" if close else f"operations: {_listed(catalog.operations)}")
+        return checker.out, None
+    fin, fout = listing_formats(operation, input_format, output_format)
+    found = checker.formats(fin, fout)
+    if found is None:
+        if engine is not None and engine not in catalog.engines_of(operation):
+            close = nearest(engine, catalog.engines_of(operation), 1)
+            checker.add("op-unknown-engine", Severity.ERROR, f"engine {engine!r} does not run {operation}",
+                        checker.at("engine"),
+                        (f"did you mean {close[0]!r}? " if close else "")
+                        + f"engines: {', '.join(catalog.engines_of(operation))}")
+        return checker.out, None
+    desc = checker.engine(found, engine)
+    if desc is not None:
+        checker.status(desc, engine_version)
+    return checker.out, desc
+
+
+def check_options(
+    catalog: Catalog,
+    desc: Descriptor,
+    *,
+    options: Mapping[str, Any],
+    locate: Locate,
+    task_location: Location,
+    task_name: str,
+    locate_key: Locate | None = None,
+    names_checked: bool = False,
+) -> list[Diagnostic]:
+    """The options of a task against conversion type ``desc``: unknown options, types, enums.
+
+    With ``names_checked`` only the values are checked (the caller has reported unknown names once
+    for the task's shape, with ``check_option_names``).
+    """
+    checker = _Checker(catalog, desc.operation, options, locate, task_location, task_name, locate_key)
+    if names_checked:
+        operation = desc.operation
+        given = {k: v for k, v in options.items() if is_option_key(operation, k)}
+        if given:
+            checker.option_types(desc, given)
+    else:
+        checker.option_values(desc)
+    return checker.out
+
+
+def check_option_names(
+    catalog: Catalog,
+    desc: Descriptor,
+    *,
+    options: Mapping[str, Any],
+    locate: Locate,
+    task_location: Location,
+    task_name: str,
+    locate_key: Locate | None = None,
+) -> list[Diagnostic]:
+    """Only the unknown options of a task for ``desc`` (they depend on its keys, not its values)."""
+    checker = _Checker(catalog, desc.operation, options, locate, task_location, task_name, locate_key)
+    checker.option_names(desc, [k for k in options if is_option_key(desc.operation, k)])
+    return checker.out
+
+
 def check_task(
     catalog: Catalog,
     *,
@@ -186,39 +293,25 @@ def check_task(
     locate: Locate,
     task_location: Location,
     task_name: str,
+    locate_key: Locate | None = None,
 ) -> list[Diagnostic]:
     """Check one processing task against the catalog; imports and exports give no findings.
 
     ``input_format`` is the task's explicit ``input_format`` or the format inferred from its input
     (None when unknown); ``output_format`` is the task's own. ``options`` is the task's mapping: keys
     that are not engine options (``keys.is_option_key``) are skipped. ``locate`` maps a key path in the
-    task to its source location.
+    task to its source location (of the value; ``locate_key``, when given, of the key itself: where
+    an unknown option is reported).
     """
-    if not is_catalogued(operation):
-        return []
-    checker = _Checker(catalog, operation, options, locate, task_location, task_name)
-    if not catalog.has_operation(operation):
-        close = nearest(operation, catalog.operations)
-        checker.add("op-format-unsupported", Severity.ERROR,
-                    f"the catalog ({catalog.source}) has no conversion types for {operation}",
-                    checker.at("operation"),
-                    f"did you mean {close[0]!r}?" if close else f"operations: {_listed(catalog.operations)}")
-        return checker.out
-    fin, fout = listing_formats(operation, input_format, output_format)
-    found = checker.formats(fin, fout)
-    if found is None:
-        if engine is not None and engine not in catalog.engines_of(operation):
-            close = nearest(engine, catalog.engines_of(operation), 1)
-            checker.add("op-unknown-engine", Severity.ERROR, f"engine {engine!r} does not run {operation}",
-                        checker.at("engine"),
-                        (f"did you mean {close[0]!r}? " if close else "")
-                        + f"engines: {', '.join(catalog.engines_of(operation))}")
-        return checker.out
-    desc = checker.engine(found, engine)
+    found, desc = resolve_task(
+        catalog, operation=operation, input_format=input_format, output_format=output_format,
+        engine=engine, engine_version=engine_version, options=options, locate=locate,
+        task_location=task_location, task_name=task_name, locate_key=locate_key,
+    )
     if desc is not None:
-        checker.status(desc, engine_version)
-        checker.option_values(desc)
-    return checker.out
+        found.extend(check_options(catalog, desc, options=options, locate=locate, task_location=task_location,
+                                   task_name=task_name, locate_key=locate_key))
+    return found
 
 
 def check_task_inputs(
@@ -233,6 +326,7 @@ def check_task_inputs(
     locate: Locate,
     task_location: Location,
     task_name: str,
+    locate_key: Locate | None = None,
 ) -> list[Diagnostic]:
     """``check_task`` once per distinct input format (``inference.TaskFormats.input_formats``).
 
@@ -244,7 +338,7 @@ def check_task_inputs(
         for diag in check_task(
             catalog, operation=operation, input_format=fin, output_format=output_format, engine=engine,
             engine_version=engine_version, options=options, locate=locate, task_location=task_location,
-            task_name=task_name,
+            task_name=task_name, locate_key=locate_key,
         ):
             found.setdefault(diag)
     return list(found)

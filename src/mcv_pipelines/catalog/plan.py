@@ -25,6 +25,7 @@ class PlannedTask:
     name: str
     operation: str
     key: ConversionKey | None = None
+    default_engine: bool = False  # the task names no engine: the catalog's default for the formats
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,9 @@ class Plan:
     credits: CreditEstimate
     rows: int = 1
     warnings: tuple[Diagnostic, ...] = ()
+    # Credits of each row when a manifest's rows were planned one by one (their tasks may differ).
+    row_credits: tuple[int, ...] = ()
+    errors: tuple[Diagnostic, ...] = ()
 
     @property
     def credits_per_run(self) -> int:
@@ -40,15 +44,33 @@ class Plan:
 
     @property
     def credits_total(self) -> int:
-        return self.credits.total(self.rows)
+        return sum(self.row_credits) if self.row_credits else self.credits.total(self.rows)
 
 
 def build_plan(
-    catalog: Catalog, tasks: Iterable[PlannedTask], *, rows: int = 1, warnings: Iterable[Diagnostic] = ()
+    catalog: Catalog,
+    tasks: Iterable[PlannedTask],
+    *,
+    rows: int = 1,
+    warnings: Iterable[Diagnostic] = (),
+    row_credits: Iterable[int] = (),
+    errors: Iterable[Diagnostic] = (),
 ) -> Plan:
     tasks = tuple(tasks)
     estimate = estimate_credits(catalog, (t.key for t in tasks if t.key is not None))
-    return Plan(tasks, estimate, rows, tuple(warnings))
+    return Plan(tasks, estimate, rows, tuple(warnings), tuple(row_credits), tuple(errors))
+
+
+def _diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+    return {"rule": d.rule, "severity": str(d.severity), "message": d.message,
+            "location": str(d.location) if d.location else None,
+            "manifest": str(d.manifest) if d.manifest else None, "hint": d.hint}
+
+
+def _diagnostic_line(d: Diagnostic) -> str:
+    where = str(d.location or d.manifest or "-")
+    row = f" ({d.manifest})" if d.manifest and d.location else ""
+    return f"{where}: {d.severity}[{d.rule}]: {d.message}{row}" + (f" (hint: {d.hint})" if d.hint else "")
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:
@@ -59,6 +81,7 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
                 "name": t.name,
                 "operation": t.operation,
                 "conversion_type": list(t.key) if t.key else None,
+                "default_engine": t.default_engine,
                 "credits": by_key.get(t.key) if t.key else None,
             }
             for t in plan.tasks
@@ -67,11 +90,11 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         "credits_per_run": plan.credits_per_run,
         "credits_total": plan.credits_total,
         "credits_complete": plan.credits.complete,
-        "warnings": [
-            {"rule": w.rule, "severity": str(w.severity), "message": w.message,
-             "location": str(w.location) if w.location else None}
-            for w in plan.warnings
-        ],
+        "credits_per_row": list(plan.row_credits) if plan.row_credits else None,
+        "unknown_credits": [list(k) for k in plan.credits.unknown],
+        "valid": not plan.errors,
+        "errors": [_diagnostic_json(d) for d in plan.errors],
+        "warnings": [_diagnostic_json(w) for w in plan.warnings],
     }
 
 
@@ -84,10 +107,18 @@ def plan_to_text(plan: Plan) -> str:
         else:
             credits = by_key.get(t.key)
             shown = "?" if credits is None else str(credits)
-            lines.append(f"  {t.name:<24} {t.key}  credits {shown}")
-    lines.append(f"credits per run: {plan.credits_per_run}"
+            engine = " [default engine]" if t.default_engine else ""
+            lines.append(f"  {t.name:<24} {t.key}{engine}  credits {shown}")
+    lines.append(f"credits per run{' (first valid row)' if plan.row_credits else ''}: {plan.credits_per_run}"
                  + ("" if plan.credits.complete else " (some conversion types have no credits figure)"))
-    if plan.rows != 1:
-        lines.append(f"credits for {plan.rows} rows: {plan.credits_total}")
-    lines.extend(f"{w.location or '-'}: {w.severity}[{w.rule}]: {w.message}" for w in plan.warnings)
+    if plan.rows != 1 or plan.row_credits:
+        spread = ""
+        if plan.row_credits and min(plan.row_credits) != max(plan.row_credits):
+            spread = f" (rows differ: {min(plan.row_credits)} to {max(plan.row_credits)} per row)"
+        left_out = plan.rows - len(plan.row_credits) if plan.row_credits or plan.errors else 0
+        if left_out:
+            spread += f" ({left_out} invalid row{'s' if left_out != 1 else ''} not counted)"
+        lines.append(f"credits for {plan.rows} rows: {plan.credits_total}{spread}")
+    lines.extend(_diagnostic_line(d) for d in plan.errors)
+    lines.extend(_diagnostic_line(w) for w in plan.warnings)
     return "\n".join(["tasks:", *lines]) + "\n"

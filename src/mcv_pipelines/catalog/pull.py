@@ -16,6 +16,7 @@ from mcv_pipelines.catalog.diff import CatalogDiff, diff_catalogs
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.listing import parse_pages
 from mcv_pipelines.catalog.snapshot import load_catalog, write_catalog
+from mcv_pipelines.errors import McvError
 
 __all__ = ["LISTING_QUERY", "PullResult", "pull_catalog"]
 
@@ -27,12 +28,15 @@ LISTING_QUERY = {"include": "options,engine_versions", "alternatives": "true"}
 class PullResult:
     catalog: Catalog
     path: Path
-    changes: CatalogDiff | None  # against the snapshot that was there; None when there was none
+    changes: CatalogDiff | None  # against the snapshot that was there; None when none (or unreadable)
 
 
 def pull_catalog(pages: Iterable[Any], path: Path, *, source: str) -> PullResult:
     """Parse every page, then replace the snapshot at ``path`` atomically; report what changed."""
     catalog = parse_pages(pages, source=source)
-    old = load_catalog(path) if path.exists() else None
+    try:
+        old = load_catalog(path) if path.exists() else None
+    except McvError:
+        old = None  # a broken old snapshot is what a pull repairs; there is nothing to compare with
     write_catalog(catalog, path)
     return PullResult(catalog, path, diff_catalogs(old, catalog) if old is not None else None)

@@ -19,6 +19,7 @@ from typing import Any
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.listing import gc_paused, parse_listing
 from mcv_pipelines.catalog.model import Descriptor, OptionDef
+from mcv_pipelines.diagnostics import Diagnostic, Severity
 from mcv_pipelines.errors import InvalidInput, UsageError
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "dumps_catalog",
     "load_catalog",
     "load_default_catalog",
+    "select_catalog",
     "write_catalog",
 ]
 
@@ -129,3 +131,30 @@ def load_default_catalog() -> Catalog:
             "(or create it with `mcv catalog pull`)"
         )
     return load_catalog(path)
+
+
+def select_catalog(
+    path: str | Path | None, *, enabled: bool = True
+) -> tuple[Catalog | None, list[Diagnostic]]:
+    """The catalog validation checks against: ``path``, else the default snapshot; None when disabled.
+
+    A missing default snapshot is a warning (``catalog-missing``), not a failure: validation goes on
+    without catalog checks. A ``path`` given that cannot be read is the user's error and raises.
+    """
+    if not enabled:
+        return None, []
+    if path is not None:
+        return load_catalog(Path(path)), []
+    default = default_catalog_path()
+    if not default.is_file():
+        return None, [
+            Diagnostic(
+                "catalog-missing",
+                Severity.WARNING,
+                f"the default catalog snapshot {default} is missing, so formats, engines and options "
+                "were not checked against a catalog",
+                hint="give one with --catalog PATH, create it with `mcv catalog pull --local`, "
+                "or pass --no-catalog",
+            )
+        ]
+    return load_catalog(default), []

@@ -26,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "mcv_pipelines.cli.render",
     "mcv_pipelines.cli.graph",
     "mcv_pipelines.cli.catalog",
+    "mcv_pipelines.cli.plan",
     "mcv_pipelines.cli.jobs",
     "mcv_pipelines.cli.tasks",
     "mcv_pipelines.cli.webhooks",

@@ -1,7 +1,7 @@
 """All checks of a pipeline in order, collecting every problem.
 
-YAML syntax -> file schema -> params -> render -> graph -> operation options -> extra checkers (the
-catalog plugs in here). A stage that cannot run because an earlier one failed is skipped; everything
+YAML syntax -> file schema -> params -> render -> graph -> operation options -> catalog (when one is
+given) -> extra checkers. A stage that cannot run because an earlier one failed is skipped; everything
 found up to there is reported.
 """
 
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcv_pipelines.catalog.index import Catalog
+from mcv_pipelines.catalog.pipelinecheck import check_pipeline_catalog
 from mcv_pipelines.diagnostics import Diagnostic, has_errors
 from mcv_pipelines.pipeline.document import Document, read_document
 from mcv_pipelines.pipeline.expand import render_pipeline
@@ -52,12 +54,14 @@ def check_document(
     environ: Mapping[str, str] | None = None,
     schemas: OperationSchemas | None = None,
     placeholders: bool | None = None,
+    catalog: Catalog | None = None,
 ) -> CheckResult:
     """Check an already loaded document with ``values`` (parse once, check many rows).
 
     With ``use_examples`` (offline validation) params without a value take their ``example``, a
     missing row is ``SAMPLE_ROW``, and missing env vars and secrets get stand-ins (``placeholders``
-    decides that on its own when given).
+    decides that on its own when given). With a ``catalog``, every processing task is checked against
+    it (formats inferred along the graph, engines, options).
     """
     found = list(document.diagnostics)
     found.extend(check_file_schema(document))
@@ -70,13 +74,24 @@ def check_document(
     if row is None and use_examples:
         row = SAMPLE_ROW
     pipeline, problems = render_pipeline(
-        document, params, row=row, environ=environ, placeholders=use_examples
+        document,
+        params,
+        row=row,
+        environ=environ,
+        placeholders=use_examples if placeholders is None else placeholders,
     )
     found.extend(problems)
     if pipeline is None:
         return CheckResult(tuple(found), None)
     found.extend(check_graph(pipeline))
     found.extend(check_operations(pipeline, schemas))
+    if catalog is not None:
+        # One problem, one report: where the operation schema already flagged a key (a width that is
+        # not an integer), the catalog's finding of the same rule at the same place is left out.
+        findings = check_pipeline_catalog(catalog, pipeline)
+        if findings:
+            flagged = {(d.rule, d.location) for d in found if d.rule.startswith("op-")}
+            found.extend(d for d in findings if (d.rule, d.location) not in flagged)
     for checker in extra_checkers:
         found.extend(checker(pipeline))
     return CheckResult(_unique(found), pipeline)
@@ -104,6 +119,7 @@ def check_pipeline(
     row: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     schemas: OperationSchemas | None = None,
+    catalog: Catalog | None = None,
 ) -> CheckResult:
     """Load ``path`` and run every check; never raises for a bad file.
 
@@ -122,4 +138,5 @@ def check_pipeline(
         row=row,
         environ=environ,
         schemas=schemas,
+        catalog=catalog,
     )

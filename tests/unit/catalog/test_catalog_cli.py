@@ -136,10 +136,3 @@ def test_diff_json(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = json.loads(capsys.readouterr().out)
     assert (payload["old"], payload["new"]) == (old, new)
     assert len(payload["changed"]) == 2
-
-
-def test_diff_against_the_live_listing_is_not_there_yet(
-    data_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert cli.main(["catalog", "diff", str(data_dir / "listing.json")]) == 2
-    assert "give two snapshot files: mcv catalog diff OLD NEW" in capsys.readouterr().err

@@ -56,6 +56,7 @@ def test_plan_text_and_json(catalog: Catalog) -> None:
         "name": "original",
         "operation": "import/upload",
         "conversion_type": None,
+        "default_engine": False,
         "credits": None,
     }
     assert data["tasks"][3]["credits"] == 4

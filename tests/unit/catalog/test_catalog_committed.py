@@ -1,0 +1,29 @@
+"""The committed default catalog (schemas/catalog/local.json): loadable, normalised, and advertising
+at least what the always-present engines (Pillow, pypdf, archive) can do on any machine."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcv_pipelines.catalog.model import ConversionKey
+from mcv_pipelines.catalog.snapshot import default_catalog_path, dumps_catalog, load_catalog
+from mcv_pipelines.local_service.engines.archive import ArchiveEngine
+from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.engines.pillow import PillowEngine
+from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
+
+
+def test_the_committed_snapshot_loads_and_is_normalised() -> None:
+    path = default_catalog_path()
+    text = path.read_text(encoding="utf-8")
+    assert dumps_catalog(load_catalog(path)) == text  # byte for byte: a pull rewrites nothing
+
+
+@pytest.mark.parametrize("engine", [PillowEngine(), PypdfEngine(), ArchiveEngine()], ids=lambda e: e.name)
+def test_every_conversion_type_of_the_core_engines_is_in_the_snapshot(engine: Engine) -> None:
+    catalog = load_catalog(default_catalog_path())
+    for kind in engine.conversion_types():
+        key = ConversionKey(kind.operation, kind.input_format, kind.output_format, kind.engine)
+        desc = catalog.get(key)
+        assert desc is not None, f"{key} is missing from the committed catalog; run mcv catalog pull --local"
+        assert [o.name for o in desc.options or ()] == sorted(o.name for o in kind.options)
