@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import tempfile
 import traceback
@@ -75,6 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except McvError as exc:
         print(f"mcv: error: {redact(str(exc))}", file=sys.stderr)
         return int(exc.exit_code)
+    except BrokenPipeError:
+        # The reader went away (`mcv ... | head`): not an error of ours. Point stdout at devnull so
+        # the interpreter's final flush does not complain again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return int(ExitCode.OK)
     except KeyboardInterrupt:
         print("mcv: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
