@@ -265,6 +265,8 @@ def _check_mapping_keys(node: yaml.MappingNode, file: str) -> None:
     seen: set[object] = set()
     for key_node, _ in node.value:
         where = key_node.start_mark.line + 1
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
             raise ManifestError(
                 file, f"has a column name that is not a string: {getattr(key_node, 'value', '?')!r}",
