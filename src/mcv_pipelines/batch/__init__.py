@@ -6,7 +6,14 @@ progress and output-name collisions. The executor that submits rows builds on th
 
 from mcv_pipelines.batch.errors import DuplicateKey, InvalidTransition, JournalMismatch, ManifestError
 from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow, OpenMode, default_journal_path
-from mcv_pipelines.batch.keys import KeyRegistry, attempt_tag, canonical_json, params_hash, row_key
+from mcv_pipelines.batch.keys import (
+    KEY_HASH_LENGTH,
+    KeyRegistry,
+    attempt_tag,
+    canonical_json,
+    params_hash,
+    row_key,
+)
 from mcv_pipelines.batch.manifest import (
     MANIFEST_FORMATS,
     Manifest,
@@ -19,6 +26,9 @@ from mcv_pipelines.batch.naming import Collision, CollisionFinder, find_collisio
 from mcv_pipelines.batch.progress import Progress, ProgressSnapshot
 from mcv_pipelines.batch.report import (
     REPORT_WRITERS,
+    CsvReport,
+    JsonlReport,
+    JunitReport,
     ReportRow,
     ReportWriter,
     check_report_path,
@@ -26,19 +36,24 @@ from mcv_pipelines.batch.report import (
     write_report,
 )
 from mcv_pipelines.batch.shard import Shard, parse_shard, shard_of
-from mcv_pipelines.batch.states import JournalRow, RowError, RowState, StateCounts
+from mcv_pipelines.batch.states import ALLOWED_SOURCES, JournalRow, RowError, RowState, StateCounts
 
 __all__ = [
+    "ALLOWED_SOURCES",
+    "KEY_HASH_LENGTH",
     "MANIFEST_FORMATS",
     "REPORT_WRITERS",
     "BatchMeta",
     "Collision",
     "CollisionFinder",
+    "CsvReport",
     "DuplicateKey",
     "InvalidTransition",
     "Journal",
     "JournalMismatch",
     "JournalRow",
+    "JsonlReport",
+    "JunitReport",
     "KeyRegistry",
     "Manifest",
     "ManifestError",

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcv_pipelines.batch.errors import DuplicateKey, InvalidTransition, JournalMismatch
-from mcv_pipelines.batch.keys import canonical_json
+from mcv_pipelines.batch.keys import attempt_tag, canonical_json
 from mcv_pipelines.batch.masking import mask
 from mcv_pipelines.batch.states import ALLOWED_SOURCES, JournalRow, RowError, RowState, StateCounts
 from mcv_pipelines.errors import UsageError
@@ -247,9 +247,18 @@ class Journal:
 
     # -- transitions -----------------------------------------------------------------------------------
 
-    def mark_submitting(self, key: str, tag: str) -> None:
-        """Before the job-creating request: from here until ``mark_submitted`` the outcome is unknown."""
-        self._move(key, RowState.SUBMITTING, "tag=?, attempts=attempts+1, job_id=NULL", (tag,))
+    def mark_submitting(self, key: str, tag: str | None = None) -> str:
+        """Before the job-creating request: from here until ``mark_submitted`` the outcome is unknown.
+
+        Returns the job tag to send: ``tag``, or by default one unique to this batch, row and attempt
+        (``attempt_tag``), which reconciliation lists jobs by after a crash.
+        """
+        with self._lock:
+            if tag is None:
+                found = self._db.execute("SELECT attempts FROM rows WHERE key=?", (key,)).fetchone()
+                tag = attempt_tag(self.batch_id, key, (found[0] if found else 0) + 1)
+            self._move(key, RowState.SUBMITTING, "tag=?, attempts=attempts+1, job_id=NULL", (tag,))
+        return tag
 
     def mark_submitted(self, key: str, job_id: str) -> None:
         """The service created job ``job_id`` for the row (answered, or found by tag on reconcile)."""

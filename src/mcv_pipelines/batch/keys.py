@@ -20,9 +20,12 @@ KEY_HASH_LENGTH = 16
 """Hex digits of a hashed key: 64 bits, so a million rows collide with odds about 1 in 36 million."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no spaces: equal values give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def params_hash(params: Mapping[str, Any]) -> str:

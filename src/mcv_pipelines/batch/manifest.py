@@ -78,6 +78,11 @@ class ManifestRow:
         """The place of this row (and a column of it) for a diagnostic."""
         return ManifestCell(self.file, self.index, column)
 
+    def template_context(self, key: str) -> dict[str, Any]:
+        """What templates see as ``row``: the extra columns, then ``index`` and ``key`` (which win over
+        columns of those names)."""
+        return {**self.extra, "index": self.index, "key": key}
+
     @property
     def where(self) -> str:
         """``file:line: row N`` (or ``file: row N``), for messages."""

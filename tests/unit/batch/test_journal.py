@@ -10,6 +10,7 @@ import pytest
 
 from mcv_pipelines.batch.errors import DuplicateKey, InvalidTransition, JournalMismatch
 from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow, default_journal_path
+from mcv_pipelines.batch.keys import attempt_tag
 from mcv_pipelines.batch.states import RowError, RowState, StateCounts
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import register_secret
@@ -112,10 +113,11 @@ def test_resume_queries_after_reopening(tmp_path: Path, journal: Journal) -> Non
     retried = resumed.get("k4")
     assert retried is not None
     assert retried.error is None
-    resumed.mark_submitting("k1", "t1b")
+    tag = resumed.mark_submitting("k1")
+    assert tag == attempt_tag(resumed.batch_id, "k1", 2)
     again = resumed.get("k1")
     assert again is not None
-    assert (again.attempts, again.tag) == (2, "t1b")
+    assert (again.attempts, again.tag) == (2, tag)
     resumed.close()
 
 
