@@ -65,10 +65,8 @@ def read_csv(lines: Iterable[bytes], file: str, *, delimiter: str = ",") -> Iter
         except StopIteration:
             break
         except csv.Error as exc:
-            hint = "a quoted cell starting in this row is never closed" if "end of data" in str(exc) else None
-            raise ManifestError(
-                file, f"is not valid CSV: {exc}", line=start, rule="manifest-csv", hint=hint
-            ) from None
+            problem, hint = _csv_problem(str(exc))
+            raise ManifestError(file, problem, line=start, rule="manifest-csv", hint=hint) from None
         if not record:
             continue
         if header is None:
@@ -87,6 +85,19 @@ def read_csv(lines: Iterable[bytes], file: str, *, delimiter: str = ",") -> Iter
         raise ManifestError(
             file, "is empty: expected a header line and at least one row", rule="manifest-empty"
         )
+
+
+def _csv_problem(text: str) -> tuple[str, str | None]:
+    """The csv module's message, said for someone holding the file rather than the file object."""
+    if "new-line character seen in unquoted field" in text:
+        return ("has lines ending in a bare carriage return (CR)",
+                "save it with LF or CRLF line endings")
+    if "end of data" in text:
+        return "is not valid CSV: unexpected end of the file", "a quoted cell in this row is never closed"
+    if "field larger than field limit" in text:
+        return (f"is not valid CSV: {text}",
+                "usually a quote opened in this row and closed much later; check the quoting")
+    return f"is not valid CSV: {text}", None
 
 
 def _check_header(record: list[str], file: str, line: int) -> list[str]:

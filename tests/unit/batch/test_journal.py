@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from mcv_pipelines.batch.errors import DuplicateKey, InvalidTransition, JournalMismatch
-from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow, default_journal_path
+from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow, OpenMode, default_journal_path
 from mcv_pipelines.batch.keys import attempt_tag
 from mcv_pipelines.batch.states import RowError, RowState, StateCounts
 from mcv_pipelines.errors import UsageError
@@ -65,7 +66,7 @@ def test_a_row_goes_through_every_step(journal: Journal) -> None:
     ],
 )
 def test_invalid_transitions_are_refused(journal: Journal, steps: list[str], move: str) -> None:
-    moves = {
+    moves: dict[str, Callable[[], object]] = {
         "submitting": lambda: journal.mark_submitting("k1", "t"),
         "submitted": lambda: journal.mark_submitted("k1", "j"),
         "finished": lambda: journal.mark_finished("k1"),
@@ -139,16 +140,16 @@ def test_duplicate_key_names_both_rows(tmp_path: Path) -> None:
 def test_interrupted_add_rows_can_run_again(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
 
-    def stop_after_seven() -> object:
+    def stop_after_seven() -> Iterator[NewRow]:
         yield from new_rows(7)
         raise KeyboardInterrupt
 
     with Journal.open(path, META) as journal, pytest.raises(KeyboardInterrupt):
-        journal.add_rows(stop_after_seven())  # type: ignore[arg-type]
+        journal.add_rows(stop_after_seven())
     with Journal.open(path, META) as journal:
-        assert not journal.rows_complete
+        complete_before = journal.rows_complete
         assert journal.add_rows(new_rows(10)) in (3, 10)  # rows committed before the stop are kept
-        assert journal.rows_complete
+        assert (complete_before, journal.rows_complete) == (False, True)
         assert journal.counts().pending == 10
 
 
@@ -186,9 +187,10 @@ def test_resume_mode_needs_a_journal(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_journal_is_never_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "report.csv"
     path.write_text("key,status\n" * 100)
-    for mode in ("auto", "restart"):
+    modes: list[OpenMode] = ["auto", "restart"]
+    for mode in modes:
         with pytest.raises(JournalMismatch, match="not an mcv batch journal"):
-            Journal.open(path, META, mode=mode)  # type: ignore[arg-type]
+            Journal.open(path, META, mode=mode)
     assert path.read_text() == "key,status\n" * 100
 
 

@@ -88,6 +88,8 @@ def test_tsv_by_extension(tmp_path: Path) -> None:
         ("photo,photo\na,b\n", 1, "column 'photo' twice (columns 1 and 2)"),
         ("photo,,width\na,b,c\n", 1, "header column 2 has no name"),
         ('photo,width\n"a.jpg,1\nb.jpg,2\n', 2, "never closed"),
+        ("photo,width\ra.jpg,1\r", 1, "bare carriage return (CR)"),
+        ('photo,width\na.jpg,"' + "x" * 200_000 + '"\n', 2, "check the quoting"),
     ],
 )
 def test_csv_errors_name_the_line(tmp_path: Path, data: str, line: int, words: str) -> None:

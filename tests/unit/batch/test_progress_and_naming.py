@@ -46,6 +46,7 @@ def test_rate_follows_the_current_pace_not_the_average() -> None:
         clock.now += 2
         progress.finish()
     snap = progress.snapshot()
+    assert snap.rate is not None
     assert snap.rate == pytest.approx(0.5, rel=0.21)
     assert snap.eta == pytest.approx((1000 - 110) / snap.rate)
 
