@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,19 +66,36 @@ def attempt_tag(batch_id: str, key: str, attempt: int) -> str:
 class KeyRegistry:
     """Finds repeated keys in one pass, naming both rows.
 
-    Holds every key seen (about 130 bytes a row); the journal's unique key column is the bounded-memory
-    alternative when rows are inserted there.
+    Keys are kept in a private temporary SQLite database, not in a dict: memory stays flat for any
+    number of rows (a dict of a million keys takes about 200 MB).
     """
 
     def __init__(self, file: str) -> None:
         self._file = file
-        self._seen: dict[str, tuple[int, int | None]] = {}
+        self._db = sqlite3.connect("")  # "" is a private on-disk temporary database, deleted on close
+        self._db.execute("CREATE TABLE seen (key TEXT PRIMARY KEY, idx INTEGER, line INTEGER) WITHOUT ROWID")
+        self._count = 0
 
     def add(self, key: str, row: ManifestRow) -> None:
         """Remember ``key`` for ``row``; raises DuplicateKey when an earlier row has it."""
-        first = self._seen.setdefault(key, (row.index, row.line))
-        if first[0] != row.index:
-            raise DuplicateKey(self._file, key, first, (row.index, row.line))
+        cursor = self._db.execute(
+            "INSERT INTO seen VALUES (?, ?, ?) ON CONFLICT DO NOTHING", (key, row.index, row.line)
+        )
+        if cursor.rowcount == 1:
+            self._count += 1
+            return
+        index, line = self._db.execute("SELECT idx, line FROM seen WHERE key=?", (key,)).fetchone()
+        if index != row.index:
+            raise DuplicateKey(self._file, key, (index, line), (row.index, row.line))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> KeyRegistry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __len__(self) -> int:
-        return len(self._seen)
+        return self._count

@@ -51,11 +51,10 @@ def test_missing_key_column_is_an_error() -> None:
 def test_duplicate_keys_name_both_rows(tmp_path: Path) -> None:
     path = tmp_path / "m.csv"
     path.write_text("id,photo\na,1.jpg\nb,2.jpg\na,3.jpg\n")
-    registry = KeyRegistry(str(path))
-
     def register_all() -> None:
-        for manifest_row in open_manifest(path):
-            registry.add(row_key(manifest_row, "id"), manifest_row)
+        with KeyRegistry(str(path)) as registry:
+            for manifest_row in open_manifest(path):
+                registry.add(row_key(manifest_row, "id"), manifest_row)
 
     with pytest.raises(DuplicateKey) as caught:
         register_all()
@@ -66,10 +65,13 @@ def test_duplicate_keys_name_both_rows(tmp_path: Path) -> None:
 
 
 def test_identical_rows_without_key_column_are_duplicates(tmp_path: Path) -> None:
-    registry = KeyRegistry("m.csv")
-    registry.add(row_key(row(1, {"photo": "a"})), row(1, {"photo": "a"}))
-    with pytest.raises(DuplicateKey, match="row 2"):
-        registry.add(row_key(row(2, {"photo": "a"})), row(2, {"photo": "a"}))
+    with KeyRegistry("m.csv") as registry:
+        registry.add(row_key(row(1, {"photo": "a"})), row(1, {"photo": "a"}))
+        registry.add(row_key(row(1, {"photo": "a"})), row(1, {"photo": "a"}))  # the same row again is fine
+        registry.add(row_key(row(2, {"photo": "b"})), row(2, {"photo": "b"}))
+        assert len(registry) == 2
+        with pytest.raises(DuplicateKey, match="row 3 .* already used by row 1"):
+            registry.add(row_key(row(3, {"photo": "a"})), row(3, {"photo": "a"}))
 
 
 def test_attempt_tags_differ_per_attempt_and_key() -> None:
