@@ -70,7 +70,7 @@ def test_identical_rows_without_key_column_are_duplicates(tmp_path: Path) -> Non
         registry.add(row_key(row(1, {"photo": "a"})), row(1, {"photo": "a"}))  # the same row again is fine
         registry.add(row_key(row(2, {"photo": "b"})), row(2, {"photo": "b"}))
         assert len(registry) == 2
-        with pytest.raises(DuplicateKey, match="row 3 .* already used by row 1"):
+        with pytest.raises(DuplicateKey, match=r"row 3 .* already used by row 1"):
             registry.add(row_key(row(3, {"photo": "a"})), row(3, {"photo": "a"}))
 
 
