@@ -17,9 +17,10 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow
+from mcv_pipelines.batch.journal import Journal, NewRow
 from mcv_pipelines.batch.keys import KeyRegistry, row_key
 from mcv_pipelines.batch.manifest import open_manifest
+from mcv_pipelines.batch.meta import BatchMeta
 from mcv_pipelines.batch.shard import parse_shard
 
 PARAMS = {"photo", "width", "quality"}

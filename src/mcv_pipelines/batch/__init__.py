@@ -5,7 +5,7 @@ progress and output-name collisions. The executor that submits rows builds on th
 """
 
 from mcv_pipelines.batch.errors import DuplicateKey, InvalidTransition, JournalMismatch, ManifestError
-from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow, OpenMode, default_journal_path
+from mcv_pipelines.batch.journal import Journal, NewRow, OpenMode
 from mcv_pipelines.batch.keys import (
     KEY_HASH_LENGTH,
     KeyRegistry,
@@ -22,6 +22,7 @@ from mcv_pipelines.batch.manifest import (
     open_manifest,
     read_rows,
 )
+from mcv_pipelines.batch.meta import BatchMeta, default_journal_path
 from mcv_pipelines.batch.naming import Collision, CollisionFinder, find_collisions
 from mcv_pipelines.batch.progress import Progress, ProgressSnapshot
 from mcv_pipelines.batch.report import (

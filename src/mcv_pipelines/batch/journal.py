@@ -20,18 +20,19 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from mcv_pipelines.batch.errors import DuplicateKey, InvalidTransition, JournalMismatch
 from mcv_pipelines.batch.keys import attempt_tag, canonical_json
 from mcv_pipelines.batch.masking import mask
+from mcv_pipelines.batch.meta import BatchMeta
 from mcv_pipelines.batch.states import ALLOWED_SOURCES, JournalRow, RowError, RowState, StateCounts
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact
 
-__all__ = ["BatchMeta", "Journal", "NewRow", "OpenMode", "default_journal_path"]
+__all__ = ["Journal", "NewRow", "OpenMode"]
 
 SCHEMA_VERSION = 1
 OpenMode = Literal["auto", "resume", "restart"]
@@ -55,35 +56,6 @@ CREATE INDEX IF NOT EXISTS rows_by_state ON rows (state, idx);
 
 
 @dataclass(frozen=True, slots=True)
-class BatchMeta:
-    """What a batch is; a journal resumes only the batch it was started for.
-
-    Identity (checked on resume): the pipeline's and the manifest's content hashes, the key column and
-    the shard. Paths and ``options`` are recorded for people reading the journal.
-    """
-
-    pipeline_path: str
-    pipeline_hash: str
-    manifest: str
-    manifest_hash: str
-    key_column: str | None = None
-    shard: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def differences(self, other: BatchMeta) -> list[str]:
-        found = []
-        if self.pipeline_hash != other.pipeline_hash:
-            found.append(f"the pipeline {other.pipeline_path} is not the one it was started with")
-        if self.manifest_hash != other.manifest_hash:
-            found.append(f"the manifest {other.manifest} is not the one it was started with")
-        if self.key_column != other.key_column:
-            found.append(f"--key was {self.key_column or 'not given'}, now {other.key_column or 'not given'}")
-        if self.shard != other.shard:
-            found.append(f"--shard was {self.shard or 'not given'}, now {other.shard or 'not given'}")
-        return found
-
-
-@dataclass(frozen=True, slots=True)
 class NewRow:
     """A manifest row entering the journal as pending."""
 
@@ -91,20 +63,6 @@ class NewRow:
     index: int
     params: Mapping[str, Any]
     line: int | None = None
-
-
-def default_journal_path(
-    pipeline: str | os.PathLike[str], manifest_label: str, *, report: str | os.PathLike[str] | None = None,
-    shard: str | None = None,
-) -> Path:
-    """Next to the report (``out/report.jsonl`` -> ``out/report.journal.sqlite``), else in the current
-    directory, named for the pipeline, manifest and shard so batches do not share one by accident."""
-    suffix = "" if shard is None else "." + shard.replace("/", "-of-")
-    if report is not None:
-        path = Path(report)
-        return path.with_name(f"{path.stem}{suffix}.journal.sqlite")
-    manifest_stem = Path(manifest_label.removeprefix("glob:").split(" as ")[0]).stem.replace("*", "all")
-    return Path(f"{Path(pipeline).stem}.{manifest_stem or 'glob'}{suffix}.journal.sqlite")
 
 
 class Journal:

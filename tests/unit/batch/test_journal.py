@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from mcv_pipelines.batch.errors import DuplicateKey, InvalidTransition, JournalMismatch
-from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow, OpenMode, default_journal_path
+from mcv_pipelines.batch.journal import Journal, NewRow, OpenMode
 from mcv_pipelines.batch.keys import attempt_tag
+from mcv_pipelines.batch.manifest import open_manifest
+from mcv_pipelines.batch.meta import BatchMeta, default_journal_path
 from mcv_pipelines.batch.states import RowError, RowState, StateCounts
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import register_secret
@@ -177,6 +179,26 @@ def test_a_journal_where_nothing_was_sent_is_replaced_quietly(tmp_path: Path, jo
     with Journal.open(tmp_path / "j.sqlite", fixed) as replaced:
         assert replaced.is_new
         assert replaced.counts().total == 0
+
+
+def test_meta_describes_files_and_settings(tmp_path: Path) -> None:
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text("version: 1\n")
+    manifest_path = tmp_path / "m.csv"
+    manifest_path.write_text("photo\na.jpg\n")
+    manifest = open_manifest(manifest_path)
+    meta = BatchMeta.describe(pipeline, manifest, settings={"quality": 80}, options={"concurrency": 4})
+    with Journal.open(tmp_path / "j.sqlite", meta) as journal:
+        journal.add_rows([NewRow("a", 1, {"photo": "a.jpg"})])
+        journal.mark_submitting("a")
+    assert BatchMeta.describe(pipeline, manifest, settings={"quality": 80}).differences(meta) == []
+    changed = BatchMeta.describe(pipeline, manifest, settings={"quality": 81})
+    with pytest.raises(JournalMismatch, match="params or settings given on the command line"):
+        Journal.open(tmp_path / "j.sqlite", changed)
+    pipeline.write_text("version: 1\nname: x\n")
+    manifest_path.write_text("photo\nb.jpg\n")
+    differences = BatchMeta.describe(pipeline, manifest, settings={"quality": 80}).differences(meta)
+    assert len(differences) == 2
 
 
 def test_resume_mode_needs_a_journal(tmp_path: Path) -> None:

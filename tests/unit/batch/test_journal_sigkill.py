@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.batch.journal import BatchMeta, Journal
+from mcv_pipelines.batch.journal import Journal
+from mcv_pipelines.batch.meta import BatchMeta
 from mcv_pipelines.batch.states import RowState
 
 # Far more steps than the pipe holds unread (about 4,000 lines): the writer is still busy committing
@@ -21,7 +22,8 @@ ROWS = 3000
 
 WRITER = """
 import sys
-from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow
+from mcv_pipelines.batch.journal import Journal, NewRow
+from mcv_pipelines.batch.meta import BatchMeta
 
 journal = Journal.open(sys.argv[1], BatchMeta("p.yaml", "p", "m.csv", "m"))
 journal.add_rows(NewRow(f"k{i}", i, {"photo": f"{i}.jpg"}) for i in range(1, ROWS + 1))

@@ -6,7 +6,7 @@ import importlib
 
 import mcv_pipelines.batch as batch
 
-MODULES = ["errors", "journal", "keys", "manifest", "naming", "progress", "report", "shard", "states"]
+MODULES = ["errors", "journal", "keys", "manifest", "meta", "naming", "progress", "report", "shard", "states"]
 
 
 def test_package_exports_exactly_the_public_names_of_its_modules() -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.batch.journal import BatchMeta, Journal, NewRow
+from mcv_pipelines.batch.journal import Journal, NewRow
+from mcv_pipelines.batch.meta import BatchMeta
 from mcv_pipelines.batch.report import ReportRow, check_report_path, open_report, write_report
 from mcv_pipelines.batch.states import RowError
 from mcv_pipelines.errors import UsageError
