@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcv_pipelines.batch import readers
 from mcv_pipelines.batch.errors import ManifestError
 from mcv_pipelines.batch.manifest import ManifestRow, glob_manifest, open_manifest, read_rows
 from mcv_pipelines.errors import InvalidInput, UsageError
@@ -169,6 +170,13 @@ def test_empty_jsonl_is_an_error(tmp_path: Path) -> None:
 # -- YAML --------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(params=readers._LOADERS, ids=lambda cls: cls.__name__)
+def yaml_loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run a test with each YAML loader this PyYAML has: libyaml's when built with it, and pure Python."""
+    monkeypatch.setattr(readers, "_LOADERS", [request.param])
+
+
+@pytest.mark.usefixtures("yaml_loader")
 def test_yaml_list_of_mappings_with_lines_types_and_anchors(tmp_path: Path) -> None:
     data = (
         "# rows\n"
@@ -185,6 +193,7 @@ def test_yaml_list_of_mappings_with_lines_types_and_anchors(tmp_path: Path) -> N
     assert [(r.index, r.line) for r in rows] == [(1, 2), (2, 3)]
 
 
+@pytest.mark.usefixtures("yaml_loader")
 @pytest.mark.parametrize(
     ("data", "line", "words"),
     [
@@ -204,6 +213,7 @@ def test_yaml_errors_name_the_line(tmp_path: Path, data: str, line: int, words: 
     assert words in str(error)
 
 
+@pytest.mark.usefixtures("yaml_loader")
 @pytest.mark.parametrize("data", ["", "# nothing\n", "[]\n", "---\n"])
 def test_empty_yaml_is_an_error(tmp_path: Path, data: str) -> None:
     assert error_of(write(tmp_path, "m.yaml", data)).diagnostics[0].rule == "manifest-empty"
