@@ -21,6 +21,7 @@ from mcv_pipelines.batch.journal import Journal, NewRow
 from mcv_pipelines.batch.keys import KeyRegistry, row_key
 from mcv_pipelines.batch.manifest import open_manifest
 from mcv_pipelines.batch.meta import BatchMeta
+from mcv_pipelines.batch.naming import CollisionFinder
 from mcv_pipelines.batch.shard import parse_shard
 
 PARAMS = {"photo", "width", "quality"}
@@ -61,6 +62,13 @@ def cases(path: Path, work: Path) -> dict[str, Callable[[], int]]:
                 registry.add(row_key(row, "id"), row)
             return len(registry)
 
+    def collisions() -> int:
+        with CollisionFinder() as finder:
+            for row in manifest:
+                photo = Path(row.params["photo"])
+                finder.add(row_key(row), row.index, [f"out/{photo.stem}/{photo.stem}.webp"])
+            return finder.count
+
     def journaled() -> int:
         journal_path = work / f"j-{time.monotonic_ns()}.sqlite"
         meta = BatchMeta("p.yaml", "p", manifest.label, "m", shard=str(shard))
@@ -77,6 +85,7 @@ def cases(path: Path, work: Path) -> dict[str, Callable[[], int]]:
         "read + hashed key": keyed,
         "read + key + shard 1/4": sharded,
         "read + --key id + duplicate check": unique,
+        "read + key + output collision check": collisions,
         "read + key + shard 1/4 + journal insert": journaled,
     }
 

@@ -4,15 +4,15 @@ so a batch checks every row's target paths before the first request.
 Paths are compared normalised (``out/a/../b.png`` is ``out/b.png``), and case-folded where the file
 system usually ignores case (macOS, Windows).
 
->>> finder = CollisionFinder()
->>> finder.add("k1", 1, ["out/a.webp"]); finder.add("k2", 2, ["out/./a.webp"])
->>> [str(c) for c in finder.collisions]
+>>> found = find_collisions([("k1", 1, ["out/a.webp"]), ("k2", 2, ["out/./a.webp"])])
+>>> [str(c) for c in found]
 ['out/a.webp is written by row 1 (key k1) and row 2 (key k2)']
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -49,29 +49,55 @@ class Collision:
 
 
 class CollisionFinder:
-    """Collects each row's target paths and every collision among them (not just the first)."""
+    """Collects each row's target paths and the collisions among them (not just the first).
 
-    def __init__(self, *, case_insensitive: bool = _CASE_INSENSITIVE) -> None:
+    Paths are kept in a private temporary SQLite table, so memory stays flat for any number of rows;
+    the first ``limit`` collisions are kept for the report, ``count`` says how many there were.
+    """
+
+    def __init__(self, *, case_insensitive: bool = _CASE_INSENSITIVE, limit: int = 1000) -> None:
         self._case_insensitive = case_insensitive
-        self._owners: dict[str, tuple[str, int]] = {}
+        self._limit = limit
+        self._db = sqlite3.connect("")  # "" is a private on-disk temporary database, deleted on close
+        self._db.execute("CREATE TABLE owners (name TEXT PRIMARY KEY, key TEXT, idx INTEGER) WITHOUT ROWID")
         self.collisions: list[Collision] = []
+        self.count = 0
 
     def add(self, key: str, index: int, paths: Iterable[str | os.PathLike[str]]) -> None:
-        """Record the files of one row, ``index`` (``key``), will write."""
+        """Record the files that one row, ``index`` (``key``), will write."""
         in_row: set[str] = set()
         for path in paths:
             shown = os.path.normpath(os.fspath(path))
             name = shown.casefold() if self._case_insensitive else shown
-            owner = self._owners.setdefault(name, (key, index))
-            if name in in_row or owner != (key, index):
-                self.collisions.append(Collision(shown, owner[0], owner[1], key, index))
+            cursor = self._db.execute(
+                "INSERT INTO owners VALUES (?, ?, ?) ON CONFLICT DO NOTHING", (name, key, index)
+            )
+            if cursor.rowcount == 1:
+                in_row.add(name)
+                continue
+            owner_key, owner_index = self._db.execute(
+                "SELECT key, idx FROM owners WHERE name=?", (name,)
+            ).fetchone()
+            if name in in_row or owner_index != index:
+                self.count += 1
+                if len(self.collisions) < self._limit:
+                    self.collisions.append(Collision(shown, owner_key, owner_index, key, index))
             in_row.add(name)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> CollisionFinder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def find_collisions(targets: Iterable[tuple[str, int, Iterable[str | os.PathLike[str]]]], *,
                     case_insensitive: bool = _CASE_INSENSITIVE) -> list[Collision]:
-    """Every collision among ``(key, index, paths)`` rows."""
-    finder = CollisionFinder(case_insensitive=case_insensitive)
-    for key, index, paths in targets:
-        finder.add(key, index, paths)
-    return finder.collisions
+    """Every collision among ``(key, index, paths)`` rows (at most the finder's limit)."""
+    with CollisionFinder(case_insensitive=case_insensitive) as finder:
+        for key, index, paths in targets:
+            finder.add(key, index, paths)
+        return finder.collisions

@@ -96,11 +96,20 @@ def test_one_row_writing_a_name_twice() -> None:
 
 
 def test_case_insensitive_file_systems() -> None:
-    finder = CollisionFinder(case_insensitive=True)
-    finder.add("a", 1, ["out/Photo.PNG"])
-    finder.add("b", 2, ["out/photo.png"])
-    assert [(c.first_index, c.second_index) for c in finder.collisions] == [(1, 2)]
-    sensitive = CollisionFinder(case_insensitive=False)
-    sensitive.add("a", 1, ["out/Photo.PNG"])
-    sensitive.add("b", 2, ["out/photo.png"])
-    assert sensitive.collisions == []
+    with CollisionFinder(case_insensitive=True) as finder:
+        finder.add("a", 1, ["out/Photo.PNG"])
+        finder.add("b", 2, ["out/photo.png"])
+        assert [(c.first_index, c.second_index) for c in finder.collisions] == [(1, 2)]
+    with CollisionFinder(case_insensitive=False) as sensitive:
+        sensitive.add("a", 1, ["out/Photo.PNG"])
+        sensitive.add("b", 2, ["out/photo.png"])
+        assert sensitive.collisions == []
+
+
+def test_many_collisions_are_counted_and_the_first_ones_kept() -> None:
+    with CollisionFinder(limit=3) as finder:
+        for index in range(1, 11):
+            finder.add(f"k{index}", index, ["out/same.png", f"out/{index}.png"])
+        assert finder.count == 9
+        assert [c.second_index for c in finder.collisions] == [2, 3, 4]
+        assert {c.first_index for c in finder.collisions} == {1}
