@@ -31,9 +31,9 @@ from mcv_pipelines.run.follow import follow_job, resume_hint
 from mcv_pipelines.run.model import RunOptions, RunOutcome, TaskFailure
 from mcv_pipelines.run.submit import job_tag, new_run_id, submit_job
 from mcv_pipelines.run.tracker import TaskTracker
-from mcv_pipelines.run.uploads import plan_uploads, upload_all
+from mcv_pipelines.run.uploads import PlannedUpload, plan_uploads, upload_all
 
-__all__ = ["RunInterrupted", "failures_of", "run_pipeline"]
+__all__ = ["RunInterrupted", "failures_of", "preflight", "run_pipeline"]
 
 
 class RunInterrupted(InterruptedRun):
@@ -58,6 +58,13 @@ def failures_of(job: Job, pipeline: RenderedPipeline) -> tuple[TaskFailure, ...]
     return tuple(found)
 
 
+def preflight(pipeline: RenderedPipeline, options: RunOptions) -> list[PlannedUpload]:
+    """Checks that need no service: upload files readable, known download targets free."""
+    uploads = plan_uploads(pipeline, options.base_dir or Path.cwd())
+    check_known_targets(pipeline, options)
+    return uploads
+
+
 @contextlib.asynccontextmanager
 async def _receiver(mode: str, options: RunOptions) -> AsyncIterator[WebhookReceiver | None]:
     if mode != "webhook":
@@ -75,10 +82,8 @@ async def run_pipeline(
     """Run ``pipeline`` (already checked) on the service behind ``client``; see the module docstring."""
     clock = client.retry.clock
     started = clock()
-    base = options.base_dir or Path.cwd()
-    uploads = plan_uploads(pipeline, base)
+    uploads = preflight(pipeline, options)
     dirs = export_dirs(pipeline, options)
-    check_known_targets(pipeline, options)
     tag = job_tag(pipeline, options.run_id or new_run_id())
     mode = "sync" if options.wait == "auto" else options.wait
     tracker = TaskTracker(events)
