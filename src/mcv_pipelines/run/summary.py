@@ -29,8 +29,8 @@ def summary_text(outcome: RunOutcome) -> str:
         f"job {outcome.job_id} {outcome.status} in {outcome.elapsed:.1f} s "
         f"(tag {outcome.tag}; tasks: {tasks or 'none'}; credits: {credits})"
     ]
-    for failure in outcome.failures:
-        lines.append(f"  {failure.describe()}")
+    if outcome.failures:  # each one is on stderr, where errors go
+        lines.append(f"{len(outcome.failures)} task(s) failed")
     if outcome.files:
         lines.append(f"{len(outcome.files)} file(s), {human_size(outcome.downloaded_bytes)}:")
         width = max(len(_shown(f.path)) for f in outcome.files)
