@@ -172,12 +172,16 @@ async def _interrupted(
         )
     cancelled = 0
     if options.cancel_on_interrupt:
-        with contextlib.suppress(McvError, asyncio.TimeoutError):
+        with contextlib.suppress(McvError, TimeoutError):
             async with asyncio.timeout(10):
                 for task in (await client.get_job(job.id)).tasks:
-                    if not task.ended:
+                    if task.ended:
+                        continue
+                    try:
                         await client.cancel_task(task.id)
-                        cancelled += 1
+                    except McvError:  # it ended meanwhile (a cancelled input fails its dependants)
+                        continue
+                    cancelled += 1
     events.emit("interrupted", job_id=job.id, tag=tag, cancelled_tasks=cancelled)
     out = str(options.out_dir) if options.out_dir else None
     if options.cancel_on_interrupt:
