@@ -29,7 +29,8 @@ __all__ = ["CHUNK_SIZE", "MultipartBody", "Progress", "download", "safe_filename
 
 Progress = Callable[[int, int | None], None]  # (bytes so far, total or None), called as bytes move
 
-CHUNK_SIZE = 64 * 1024
+WRITE_SIZE = 512 * 1024  # received bytes gathered before one write to disk
+CHUNK_SIZE = 512 * 1024  # per read of the file being uploaded: big enough to keep thread hops rare
 _MAX_REDIRECTS = 5
 _UNSAFE = re.compile(r'[<>:"|?*/\\]')
 
@@ -258,11 +259,18 @@ async def _fetch(
                         total = int(length) if length and length.isdigit() else None
                     else:
                         raise TransferError(what, f"HTTP {response.status_code}", status=response.status_code)
-                    async for chunk in response.aiter_bytes():  # as received: a drop loses nothing
-                        await asyncio.to_thread(handle.write, chunk)
-                        written += len(chunk)
-                        if progress is not None:
-                            progress(written, total)
+                    pending = bytearray()  # gathered to WRITE_SIZE: one thread hop per write
+                    try:
+                        async for chunk in response.aiter_bytes():
+                            pending += chunk
+                            if len(pending) >= WRITE_SIZE:
+                                written += await _write(handle, pending)
+                                if progress is not None:
+                                    progress(written, total)
+                    finally:  # a drop loses nothing already received
+                        written += await _write(handle, pending)
+                    if progress is not None:
+                        progress(written, total)
                 finally:
                     await response.aclose()
                 if total is None or written >= total:
@@ -276,6 +284,15 @@ async def _fetch(
             await retry.sleep(retry.backoff(drops))
     finally:
         await asyncio.to_thread(handle.close)
+
+
+async def _write(handle: BinaryIO, pending: bytearray) -> int:
+    if not pending:
+        return 0
+    data = bytes(pending)
+    pending.clear()
+    await asyncio.to_thread(handle.write, data)
+    return len(data)
 
 
 def _range_total(content_range: str | None) -> int | None:
