@@ -27,7 +27,7 @@ from mcv_pipelines.pipeline.model import RenderedPipeline
 from mcv_pipelines.redact import register_secret
 from mcv_pipelines.run.downloads import check_known_targets, download_all, export_dirs
 from mcv_pipelines.run.events import EventSink
-from mcv_pipelines.run.follow import follow_job, resume_hint
+from mcv_pipelines.run.follow import RunTimeout, follow_job, resume_hint
 from mcv_pipelines.run.model import RunOptions, RunOutcome, TaskFailure
 from mcv_pipelines.run.submit import job_tag, new_run_id, submit_job
 from mcv_pipelines.run.tracker import TaskTracker
@@ -126,6 +126,12 @@ async def run_pipeline(
             )
     except asyncio.CancelledError:
         raise await _interrupted(client, job, tag, options, events) from None
+    except RunTimeout as exc:
+        events.emit("timeout", job_id=exc.job_id, tag=tag, seconds=exc.seconds)
+        raise
+    except McvError as exc:
+        events.emit("failed", job_id=job.id if job else None, tag=tag, error=str(exc))
+        raise
     credits_ = [t.credits for t in job.tasks if t.credits is not None]
     outcome = RunOutcome(
         job_id=job.id,

@@ -142,6 +142,7 @@ class Faulty(httpx.AsyncBaseTransport):
         self.lost: list[str] = []
         self.creates = 0
         self.ranges: list[str] = []
+        self.statuses: list[int] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = str(request.url)
@@ -162,6 +163,7 @@ class Faulty(httpx.AsyncBaseTransport):
             await response.aread()  # the service has handled it; the answer never arrives
             self.lost.append(url)
             raise httpx.ReadError("answer lost by the test")
+        self.statuses.append(response.status_code)
         if "range" in request.headers:
             self.ranges.append(request.headers["range"])
         cut = self.cut_downloads and request.method == "GET" and "/files/" in path and url not in self.cut

@@ -101,10 +101,11 @@ tasks:
     assert not (isolated / "bad").exists()
 
 
-@pytest.mark.parametrize("remote", ["429=0.2,503=0.15,seed=11"], indirect=True)
+@pytest.mark.parametrize("remote", ["429=0.25,503=0.25,seed=3"], indirect=True)
 def test_rate_limits_and_unavailable_answers_are_ridden_out(
-    isolated: Path, remote: LocalService, capsys
+    isolated: Path, remote: LocalService, capsys, faulty
 ) -> None:
+    transport = faulty()  # no faults of its own: it records the statuses the service answered
     slow, text = write_slow_pipeline(isolated)
     log = isolated / "events.jsonl"
     code, _out, err = run(capsys, str(slow), "-p", f"text={text}", "--wait", "poll", "--events", str(log))
@@ -112,6 +113,8 @@ def test_rate_limits_and_unavailable_answers_are_ridden_out(
     assert (isolated / "out" / "slow" / "note.md").read_text() == text.read_text()
     # one job for the run even if a creation was answered 503 and had to be looked up
     assert len(jobs_tagged(remote, "slow-text~")) == 1
+    assert 429 in transport.statuses, transport.statuses
+    assert 503 in transport.statuses
 
 
 def test_upload_redirect_is_followed(isolated: Path, remote: LocalService, capsys, faulty) -> None:
