@@ -25,6 +25,7 @@ from mcv_pipelines.redact import redact
 from mcv_pipelines.reporters import render_report
 from mcv_pipelines.run.embedded import embedded_service
 from mcv_pipelines.run.events import EventSink, JsonLinesEvents, Tee
+from mcv_pipelines.run.follow import RunTimeout
 from mcv_pipelines.run.model import RunOptions, RunOutcome
 from mcv_pipelines.run.progress import PlainProgress, RichProgress
 from mcv_pipelines.run.runner import RunInterrupted, preflight, run_pipeline
@@ -98,6 +99,12 @@ def register(subparsers: Any) -> None:
     )
     connection.add_connection_options(parser)
     parser.set_defaults(handler=run)
+
+
+_EMBEDDED_PAUSE = (
+    "mcv: the embedded service stops with this command; its unfinished tasks start again when the "
+    "next command opens the same data directory (such as the one above)"
+)
 
 
 def _listen(value: str) -> tuple[str, int]:
@@ -209,7 +216,15 @@ def run(args: argparse.Namespace) -> int:
         except RunInterrupted as exc:
             stack.close()
             print(f"mcv: {redact(str(exc))}", file=sys.stderr)
+            if embedded and exc.job_id and not args.cancel_on_interrupt:
+                print(_EMBEDDED_PAUSE, file=sys.stderr)
             return int(ExitCode.INTERRUPTED)
+        except RunTimeout as exc:
+            stack.close()
+            print(f"mcv: error: {redact(str(exc))}", file=sys.stderr)
+            if embedded:
+                print(_EMBEDDED_PAUSE, file=sys.stderr)
+            return int(exc.exit_code)
         stack.close()
     print(summary_json(outcome) if args.format == "json" else summary_text(outcome))
     if outcome.ok:
