@@ -16,6 +16,9 @@ elapsed, uploaded_bytes) -- a failed job is an outcome with ``status == "error"`
 It raises ``UsageError`` (before any request), ``ServiceTrouble`` (``RunTimeout`` has ``job_id``)
 and ``RunInterrupted`` (``job_id``, ``tag``) when cancelled.
 
+``preflight(pipeline, options)`` runs those service-free checks alone (a batch can check every row
+before its first request).
+
 Lost answers: ``submit_job`` never creates two jobs for one run; ``find_job_by_tag(client, tag)``
 is the lookup (a batch that restarts with a journalled run_id calls it before submitting again).
 
@@ -30,7 +33,7 @@ from mcv_pipelines.run.embedded import EmbeddedService, default_data_dir, embedd
 from mcv_pipelines.run.events import EventSink, JsonLinesEvents, NullEvents, Tee
 from mcv_pipelines.run.follow import RunTimeout, resume_hint
 from mcv_pipelines.run.model import DownloadedFile, RunOptions, RunOutcome, TaskFailure, TaskState
-from mcv_pipelines.run.runner import RunInterrupted, failures_of, run_pipeline
+from mcv_pipelines.run.runner import RunInterrupted, failures_of, preflight, run_pipeline
 from mcv_pipelines.run.submit import find_job_by_tag, job_tag, new_run_id, submit_job
 
 __all__ = [
@@ -52,6 +55,7 @@ __all__ = [
     "find_job_by_tag",
     "job_tag",
     "new_run_id",
+    "preflight",
     "resume_hint",
     "run_pipeline",
     "submit_job",
