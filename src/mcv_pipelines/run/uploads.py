@@ -31,6 +31,11 @@ def plan_uploads(pipeline: RenderedPipeline, base_dir: Path) -> list[PlannedUplo
     problems: list[str] = []
     for task in pipeline.tasks.values():
         if task.upload_from is None:
+            if task.operation == "import/upload":
+                problems.append(
+                    f"{task.location}: task {task.name} is an import/upload without upload_from: "
+                    "nothing would send its file, and the job would wait for it"
+                )
             continue
         path = Path(task.upload_from).expanduser()
         path = path if path.is_absolute() else base_dir / path

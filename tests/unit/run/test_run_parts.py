@@ -99,6 +99,12 @@ def test_missing_upload_file_names_the_task(tmp_path: Path) -> None:
         plan_uploads(pipeline, tmp_path)
 
 
+def test_upload_task_without_a_file_is_refused(tmp_path: Path) -> None:
+    pipeline = _pipeline(_task("in", "import/upload", line=4))
+    with pytest.raises(UsageError, match=r"p.yaml:4:3: task in is an import/upload without upload_from"):
+        plan_uploads(pipeline, tmp_path)
+
+
 def test_failures_list_causes_first_with_locations() -> None:
     pipeline = _pipeline(_task("conv", "convert", line=9), _task("pub", "export/url", line=14))
     job = Job.from_json(
