@@ -57,7 +57,8 @@ def _show(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     async def action(client: ApiClient) -> int:
         jobs: list[Job] = []
-        async for job in client.list_jobs(status=args.status, tag=args.tag):
+        # Lists leave tasks out unless asked; the text view counts them, so ask.
+        async for job in client.list_jobs(status=args.status, tag=args.tag, include=("tasks",)):
             jobs.append(job)
             if len(jobs) >= args.limit:
                 break

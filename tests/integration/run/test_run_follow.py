@@ -71,6 +71,11 @@ def test_jobs_commands_see_the_embedded_runs(isolated: Path, capsys) -> None:
         "logo-48.png",
         "logo-96.png",
     ]
+    capsys.readouterr()
+    assert main(["jobs", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert job_id in listed
+    assert "5 task(s)" in listed  # source, three thumbnails, publish: the list asks for its tasks
 
 
 def _start(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
