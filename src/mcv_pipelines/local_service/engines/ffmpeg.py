@@ -182,12 +182,20 @@ class FfmpegEngine:
 
     def _probe(self, request: EngineRequest, source: Path) -> dict[str, Any]:
         assert self.ffprobe is not None
-        outcome = run_checked(
-            [self.ffprobe, "-v", "error", "-of", "json", "-show_format", "-show_streams", str(source)],
-            what=f"reading {source.name}",
-            timeout=request.timeout,
-            cancelled=request.cancelled,
-        )
+        try:
+            outcome = run_checked(
+                [self.ffprobe, "-v", "error", "-of", "json", "-show_format", "-show_streams", str(source)],
+                what=f"reading {source.name}",
+                timeout=request.timeout,
+                cancelled=request.cancelled,
+            )
+        except EngineError as exc:
+            if exc.code != "CONVERSION_FAILED":
+                raise
+            # ffprobe refusing the file means the input is broken, not that the conversion went wrong.
+            reason = exc.message.split(" failed: ", 1)[-1]
+            problem = f"{source.name} is not a media file ffmpeg can read (corrupt or truncated?)"
+            raise EngineError("INVALID_INPUT", f"{problem}: {reason}") from None
         try:
             data = json.loads(outcome.output)
         except json.JSONDecodeError:
