@@ -11,6 +11,7 @@ from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest
 from mcv_pipelines.local_service.engines.failures import hide_paths
 from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
 from mcv_pipelines.local_service.engines.image_io import load_image
+from mcv_pipelines.local_service.engines.option_values import str_option
 
 
 def test_hide_paths_keeps_file_names_and_sandbox_paths() -> None:
@@ -41,3 +42,9 @@ def test_a_truncated_video_is_an_invalid_input(
     assert caught.value.code == "INVALID_INPUT"
     assert caught.value.message.startswith("broken.mp4 is not a media file ffmpeg can read")
     assert str(tmp_path) not in caught.value.message
+
+
+def test_enum_options_match_without_case() -> None:
+    assert str_option({"page_format": "A4"}, "page_format", ("letter", "a4")) == "a4"
+    with pytest.raises(EngineError, match="page_format must be one of letter, a4; got 'A9'"):
+        str_option({"page_format": "A9"}, "page_format", ("letter", "a4"))

@@ -101,7 +101,8 @@ class FfmpegEngine:
             source_is_video = INPUT_FORMATS[source][1]
             for target in writable:
                 media = FORMATS[target]
-                if source == target or (media.video and not source_is_video):
+                # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
+                if media.video and not source_is_video:
                     continue
                 types.append(
                     ConversionType(
