@@ -140,3 +140,22 @@ def test_capture_website_png_and_pdf(
         assert dominant == (0x1D, 0x4E, 0xD8)  # the page's own background colour
     text = " ".join(PdfReader(files["page.pdf"]).pages[0].extract_text().split())
     assert "Loopback capture page" in text
+
+
+def test_format_names_as_users_write_them(
+    require_program: RequireProgram, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_program("pdftoppm")
+    job = run_job(
+        client,
+        {
+            "pdf": b64_import(ASSETS / "pages.pdf", "Pages.PDF"),
+            "jpegs": {"operation": "convert", "input": "pdf", "output_format": "JPEG", "pixel_density": 36},
+            "export": {"operation": "export/url", "input": ["jpegs"]},
+        },
+    )
+    files = download_all(job, tmp_path)
+    assert sorted(files) == ["Pages-1.jpg", "Pages-2.jpg"]
+    for path in files.values():
+        with Image.open(path) as image:
+            assert image.format == "JPEG"

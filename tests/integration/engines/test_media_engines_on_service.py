@@ -69,10 +69,15 @@ def test_video_thumbnail_at_a_timestamp_and_ffprobe_metadata(
                 "timestamp": "00:00:00.5", "width": 64,
             },
             "info": {"operation": "metadata", "input": "clip"},
-            "export": {"operation": "export/url", "input": "poster"},
+            "still": {
+                "operation": "thumbnail", "input": "clip", "output_format": "JPEG", "filename": "still.jpg",
+            },
+            "export": {"operation": "export/url", "input": ["poster", "still"]},
         },
     )  # fmt: skip
     files = download_all(job, tmp_path)
+    with Image.open(files.pop("still.jpg")) as still:
+        assert still.format == "JPEG"  # "JPEG" as written by a user is the listing's jpg
     [poster] = files.values()
     with Image.open(poster) as image:
         assert image.format == "PNG"
