@@ -74,9 +74,12 @@ def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "<!doctype html><title>Example capture</title><body style='background:#fde68a;font:28px serif'>"
         "<h1>Pipeline capture page</h1><p>Served on loopback for the website-capture example.</p></body>"
     )
-    handler = partial(SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            del format, args
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()

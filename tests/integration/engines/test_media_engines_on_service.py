@@ -159,3 +159,21 @@ def test_commands_reaching_outside_fail_the_task_and_the_service_goes_on(
         assert task["message"], task
         assert "root:" not in json.dumps(task)
     assert client.get("/v2/users/me").status_code == 200
+
+
+def test_a_failing_command_says_why_without_the_banner(
+    require_program: RequireProgram, client: httpx.Client, clip: Path
+) -> None:
+    require_program("ffmpeg")
+    tasks = {
+        "clip": b64_import(clip),
+        "cut": {
+            "operation": "command", "input": "clip", "engine": "ffmpeg", "command": "ffmpeg",
+            "arguments": "-i /input/clip/missing.mp4 /output/out.mp4",
+        },
+    }  # fmt: skip
+    task = task_named(run_job(client, tasks), "cut")
+    assert task["code"] == "COMMAND_FAILED"
+    assert "/input/clip/missing.mp4: No such file or directory" in task["message"]
+    assert "libav" not in task["message"]
+    assert "configuration:" not in task["message"]
