@@ -156,6 +156,8 @@ def _process(
         raise TaskFailed(exc.code, exc.message) from exc
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
+    if cancelled.is_set():  # timed out or cancelled as it finished: its directory may be gone already
+        raise TaskFailed("CANCELLED", "The task was stopped.")
     # Engines apply ``filename`` themselves (the protocol says so), printf counters included.
     files = _gathered(result.files, out_dir)
     entries = [{"filename": p.name, "size": p.stat().st_size} for p in files]

@@ -67,6 +67,7 @@ def test_image_watermark_and_metadata_round_trip(client: httpx.Client, tmp_path:
     with Image.open(files["tagged.jpg"]) as tagged:
         assert tagged.getexif().get(0x013B) == "Integration Test"  # Artist
     metadata = task_named(job, "read")["result"]["metadata"]
+    assert "/tasks/" not in str(metadata)  # no path inside the service
     assert metadata.get("Artist") == "Integration Test", metadata
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from engine_job_helpers import ASSETS, b64_import, download_all, run_job, task_named
 from PIL import Image
 
@@ -85,6 +88,7 @@ def test_video_thumbnail_at_a_timestamp_and_ffprobe_metadata(
         assert len(image.convert("RGB").getcolors(maxcolors=1 << 16) or ()) > 4  # a real frame
     metadata = task_named(job, "info")["result"]["metadata"]
     assert metadata, "ffprobe metadata is empty"
+    assert metadata["format"]["filename"] == "clip.mp4"  # not its path inside the service
     flat = json.dumps(metadata).lower()
     assert "h264" in flat, metadata
     assert "aac" in flat, metadata
@@ -177,3 +181,21 @@ def test_a_failing_command_says_why_without_the_banner(
     assert "/input/clip/missing.mp4: No such file or directory" in task["message"]
     assert "libav" not in task["message"]
     assert "configuration:" not in task["message"]
+
+
+def test_a_timed_out_encode_is_a_timeout_and_no_crash(
+    require_program: RequireProgram, client: httpx.Client, clip: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    require_program("ffmpeg")
+    slow = {
+        "operation": "convert", "input": "clip", "output_format": "webm", "video_codec": "av1",
+        "preset": "veryslow", "width": 1920, "timeout": 1,
+    }  # fmt: skip
+    with caplog.at_level(logging.ERROR):
+        job = run_job(client, {"clip": b64_import(clip), "slow": slow})
+        time.sleep(0.5)  # the stopped encoder's thread winds down after the task has ended
+    task = task_named(job, "slow")
+    assert task["code"] == "TIMEOUT"
+    assert "1 seconds" in task["message"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert client.get("/v2/users/me").status_code == 200

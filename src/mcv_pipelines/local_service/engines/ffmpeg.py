@@ -265,10 +265,11 @@ class FfmpegEngine:
         return EngineResult(files=[target])
 
     def _metadata(self, request: EngineRequest) -> EngineResult:
-        info = self._probe(request, single_input(request))
-        return EngineResult(
-            extra={"metadata": {"format": info.get("format", {}), "streams": info["streams"]}}
-        )
+        source = single_input(request)
+        info = self._probe(request, source)
+        # ffprobe names the file by its path in the service's data directory: show the name only.
+        file_format = {**info.get("format", {}), "filename": source.name}
+        return EngineResult(extra={"metadata": {"format": file_format, "streams": info["streams"]}})
 
     def _write_metadata(self, request: EngineRequest) -> EngineResult:
         values = request.options.get("metadata")
