@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from engine_job_helpers import b64_import, run_job, task_named
 
 RequireProgram = Callable[..., str]
@@ -76,3 +77,17 @@ def test_url_on_a_closed_port_for_import_and_capture(
         client, {"shot": {"operation": "capture-website", "url": url, "output_format": "png"}}, "shot"
     )
     assert "127.0.0.1" in str(task["message"]) or "reach" in str(task["message"]).lower(), task
+
+
+@pytest.mark.parametrize("engine", ["ghostscript", "qpdf", "pypdf"])
+def test_damaged_pdf_is_refused_by_every_optimizer(
+    require_program: RequireProgram, client: httpx.Client, tmp_path: Path, engine: str
+) -> None:
+    program = {"ghostscript": "gs", "qpdf": "qpdf"}.get(engine)
+    if program:
+        require_program(program)
+    damaged = tmp_path / "damaged.pdf"
+    damaged.write_bytes(b"%PDF-1.4 nothing of a document follows" * 10)
+    optimize = {"operation": "optimize", "input": "pdf", "engine": engine}
+    task = assert_failed_clearly(client, {"pdf": b64_import(damaged), "small": optimize}, "small")
+    assert "damaged.pdf" in str(task["message"]), task
