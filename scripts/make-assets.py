@@ -4,14 +4,17 @@
 Run from anywhere: ``python scripts/make-assets.py``. The output is committed; the script is kept so
 the assets can be remade (or changed) and reviewed. Each file stays well under 100 KB, and every one
 can be handled by the engines that need no external program (Pillow, pypdf, the archive formats),
-except tone.wav (ffmpeg) and letter.docx (LibreOffice).
+except tone.wav and clip.mp4 (ffmpeg) and letter.docx (LibreOffice). clip.mp4 is made by ffmpeg
+itself (skipped, with a note, where ffmpeg is missing).
 """
 
 from __future__ import annotations
 
 import io
 import math
+import shutil
 import struct
+import subprocess
 import sys
 import wave
 import zipfile
@@ -143,6 +146,27 @@ DOCX_PARTS = {
 }
 
 
+def clip(path: Path) -> None:
+    """A 2-second 160x120 test-pattern video with a tone, h264/aac in mp4 (~50 KB), built
+    bit-exactly so that a rerun gives the same bytes with the same ffmpeg."""
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        print(f"skipped {path.name}: needs ffmpeg", file=sys.stderr)
+        return
+    subprocess.run(
+        [
+            ffmpeg, "-y", "-hide_banner", "-loglevel", "error", "-nostdin",
+            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=12:duration=2",
+            "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=22050:duration=2",
+            "-c:v", "libx264", "-preset", "veryslow", "-crf", "32", "-pix_fmt", "yuv420p", "-threads", "1",
+            "-c:a", "aac", "-b:a", "32k", "-ac", "1", "-shortest",
+            "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
+            "-movflags", "+faststart", str(path),
+        ],
+        check=True,
+    )  # fmt: skip
+
+
 def letter(path: Path) -> None:
     """A minimal one-page .docx, written as the zip of XML parts it is."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as docx:
@@ -156,6 +180,7 @@ MAKERS = {
     "pages.pdf": pages_pdf,
     "tone.wav": tone,
     "letter.docx": letter,
+    "clip.mp4": clip,
 }
 
 
@@ -164,6 +189,8 @@ def main() -> int:
     for name, make in MAKERS.items():
         target = ASSETS / name
         make(target)
+        if not target.exists():
+            continue
         print(f"{target.relative_to(ASSETS.parent.parent)}  {target.stat().st_size:>7} bytes")
     return 0
 

@@ -54,7 +54,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--faults",
         default=None,
-        help='fault injection for tests, e.g. "429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"',
+        help='fault injection for tests, e.g. "429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"; '
+        "drop_after=share loses POST answers after the request was carried out",
     )
     parser.set_defaults(handler=serve)
 

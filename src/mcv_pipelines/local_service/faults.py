@@ -2,6 +2,10 @@
 slow answers. Configured from a dataclass or a string such as
 ``"429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"`` (delay: share, then seconds).
 
+``drop`` breaks the connection before the request is handled; ``drop_after`` (POST only) lets the
+service carry the request out and then breaks the connection instead of answering: the ambiguous
+case a client must not resolve by sending a creating POST again.
+
 Only API paths (/v2, /sync/v2) are affected: upload forms and download links stay reliable, so a
 test measures the client's handling of API faults.
 """
@@ -15,7 +19,7 @@ import random
 import threading
 from dataclasses import dataclass, field
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["FaultInjector", "Faults", "parse_faults"]
 
@@ -29,12 +33,14 @@ class Faults:
     delay_share: float = 0.0
     delay_seconds: float = 0.0
     seed: int = 0
+    drop_after: float = 0.0  # POST answers lost after the request was carried out
 
 
 def parse_faults(spec: str) -> Faults:
-    """Parse ``"429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"``; ValueError names a bad part."""
+    """Parse ``"429=0.1,503=0.05,drop=0.02,drop_after=0.1,delay=0.2:0.5,seed=7"``; ValueError names a
+    bad part."""
     statuses: dict[int, float] = {}
-    drop = delay_share = delay_seconds = 0.0
+    drop = drop_after = delay_share = delay_seconds = 0.0
     seed = 0
     for part in filter(None, (p.strip() for p in spec.split(","))):
         name, _, value = part.partition("=")
@@ -43,6 +49,8 @@ def parse_faults(spec: str) -> Faults:
                 statuses[int(name)] = float(value)
             elif name == "drop":
                 drop = float(value)
+            elif name == "drop_after":
+                drop_after = float(value)
             elif name == "delay":
                 share, _, seconds = value.partition(":")
                 delay_share, delay_seconds = float(share), float(seconds or 1.0)
@@ -52,11 +60,12 @@ def parse_faults(spec: str) -> Faults:
                 raise ValueError(name)
         except ValueError:
             raise ValueError(
-                f"bad fault {part!r}: use 429|500|502|503|504=share, drop=share, delay=share:seconds, seed=N"
+                f"bad fault {part!r}: use 429|500|502|503|504=share, drop=share, drop_after=share, "
+                "delay=share:seconds, seed=N"
             ) from None
-    if sum(statuses.values()) + drop > 1:
+    if sum(statuses.values()) + drop + drop_after > 1:
         raise ValueError("the fault shares add up to more than 1")
-    return Faults(statuses, drop, delay_share, delay_seconds, seed)
+    return Faults(statuses, drop, delay_share, delay_seconds, seed, drop_after)
 
 
 class InjectedDrop(ConnectionAbortedError):
@@ -96,20 +105,32 @@ class FaultInjector:
                 await _answer(send, status)
                 return
         if roll < threshold + self.faults.drop:
-            # Start an answer and break it off: the client sees the connection drop mid-response.
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [(b"content-length", b"1000"), (b"content-type", b"application/json")],
-                }
-            )
-            await send({"type": "http.response.body", "body": b'{"data":', "more_body": True})
-            raise InjectedDrop("injected connection drop")
+            await _break_off(send)
+        threshold += self.faults.drop
+        if roll < threshold + self.faults.drop_after and scope.get("method") == "POST":
+            await self.app(scope, receive, _discard)  # carried out; its answer never leaves
+            await _break_off(send)
         await self.app(scope, receive, send)
 
 
 _QUIET = _QuietDrops()
+
+
+async def _discard(message: Message) -> None:
+    del message
+
+
+async def _break_off(send: Send) -> None:
+    """Start an answer and break it off: the client sees the connection drop mid-response."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-length", b"1000"), (b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": b'{"data":', "more_body": True})
+    raise InjectedDrop("injected connection drop")
 
 
 async def _answer(send: Send, status: int) -> None:

@@ -20,6 +20,7 @@ import httpx
 from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines import find_conversion
 from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest, InputFile
+from mcv_pipelines.local_service.engines.lookup import normalize_listing_format
 from mcv_pipelines.local_service.imports import (
     STORAGE_OPERATIONS,
     file_entry,
@@ -101,8 +102,9 @@ def formats_of(task: Doc, inputs: Sequence[InputFile]) -> tuple[str, str]:
     elif operation == "command":
         output_format = "any"
     else:
-        output_format = str(payload.get("output_format") or "").lower()
-    return input_format.lower(), output_format
+        output_format = str(payload.get("output_format") or "")
+    # Engines get the listing's spelling ("JPEG" -> "jpg"), the same one the lookup matched.
+    return normalize_listing_format(input_format), normalize_listing_format(output_format)
 
 
 def _process(
@@ -154,6 +156,8 @@ def _process(
         raise TaskFailed(exc.code, exc.message) from exc
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
+    if cancelled.is_set():  # timed out or cancelled as it finished: its directory may be gone already
+        raise TaskFailed("CANCELLED", "The task was stopped.")
     # Engines apply ``filename`` themselves (the protocol says so), printf counters included.
     files = _gathered(result.files, out_dir)
     entries = [{"filename": p.name, "size": p.stat().st_size} for p in files]

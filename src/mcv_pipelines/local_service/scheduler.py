@@ -188,7 +188,8 @@ class Scheduler:
             except TaskFailed as failure:
                 outcome = failure
             except Exception as exc:  # an engine bug must not take the service down
-                log.exception("task %s failed unexpectedly", task_id)
+                if not cancelled.is_set():  # a stopped task's files vanish under it: no bug
+                    log.exception("task %s failed unexpectedly", task_id)
                 outcome = TaskFailed(
                     "INTERNAL_ERROR", f"Internal error while running the task ({type(exc).__name__})."
                 )

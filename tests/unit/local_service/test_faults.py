@@ -15,3 +15,9 @@ def test_parse_full_spec() -> None:
 def test_bad_specs_are_refused_with_a_hint(spec: str) -> None:
     with pytest.raises(ValueError, match=r"bad fault|more than 1"):
         parse_faults(spec)
+
+
+def test_drop_after_is_its_own_share() -> None:
+    assert parse_faults("drop_after=0.5,seed=2") == Faults(drop_after=0.5, seed=2)
+    with pytest.raises(ValueError, match="more than 1"):
+        parse_faults("drop=0.6,drop_after=0.6")

@@ -47,4 +47,3 @@ def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORI
     """Instantiate every registered engine and keep those whose program or library is present."""
     engines = [factory() for factory in factories]
     return [engine for engine in engines if engine.version() is not None]
-

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -134,6 +135,10 @@ def _environment(family: CommandFamily, root: Path) -> dict[str, str]:
     return env
 
 
+# ffmpeg's start-up banner (version, build, library versions): noise in a failure message.
+_BANNER = re.compile(r"\s*(lib\w+\s+\d+\.\s*\d+\.\s*\d+ /|ffmpeg version |built with |configuration: )")
+
+
 def _user_paths(text: str, task: TaskDirectory) -> str:
     """Show paths in console output as the user wrote them (/input/..., /output/...)."""
     return text.replace(str(task.inputs), "/input").replace(str(task.outputs), "/output")
@@ -178,7 +183,8 @@ def run_command(family: CommandFamily, request: EngineRequest) -> EngineResult:
     if outcome.cancelled:
         raise EngineError("CANCELLED", f"{written} was cancelled")
     if outcome.returncode != 0:
-        tail = " | ".join(line for line in console.strip().splitlines()[-5:] if line.strip())
+        lines = [line for line in console.strip().splitlines() if line.strip() and not _BANNER.match(line)]
+        tail = " | ".join(line.strip() for line in lines[-5:])
         raise EngineError("COMMAND_FAILED", f"{program} exited with code {outcome.returncode}: {tail}")
     extra: dict[str, object] = {"command": written}
     if capture:

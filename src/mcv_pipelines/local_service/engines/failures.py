@@ -8,6 +8,7 @@ should see a code and a sentence, never one of those, so every engine runs its w
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ __all__ = [
     "INVALID_OPTION",
     "MISSING_INPUT",
     "UNSUPPORTED_CONVERSION",
+    "hide_paths",
     "library_errors",
 ]
 
@@ -52,6 +54,16 @@ _LIBRARY_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+# An absolute path of two or more parts (not the command sandbox's /input/ and /output/): the
+# service's own directories, which mean nothing to a user and are not theirs to see.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])(?!/(?:input|output)/)(?:/[^\s/:'\"|,;()\[\]]+){2,}")
+
+
+def hide_paths(text: str) -> str:
+    """``text`` with every absolute path cut to its file name."""
+    return _ABSOLUTE_PATH.sub(lambda match: match.group(0).rsplit("/", 1)[1], text)
+
+
 @contextmanager
 def library_errors(action: str, code: str = CONVERSION_FAILED) -> Iterator[None]:
     """Turn a library exception raised inside the block into ``EngineError(code, ...)``.
@@ -65,5 +77,5 @@ def library_errors(action: str, code: str = CONVERSION_FAILED) -> Iterator[None]
     except Image.DecompressionBombError as exc:
         raise EngineError(INVALID_INPUT_FILE, f"could not {action}: the image has too many pixels") from exc
     except _LIBRARY_ERRORS as exc:
-        detail = str(exc).strip() or type(exc).__name__
+        detail = hide_paths(str(exc).strip()) or type(exc).__name__
         raise EngineError(code, f"could not {action}: {detail}") from exc

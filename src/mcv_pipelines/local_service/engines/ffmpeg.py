@@ -101,7 +101,8 @@ class FfmpegEngine:
             source_is_video = INPUT_FORMATS[source][1]
             for target in writable:
                 media = FORMATS[target]
-                if source == target or (media.video and not source_is_video):
+                # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
+                if media.video and not source_is_video:
                     continue
                 types.append(
                     ConversionType(
@@ -182,12 +183,20 @@ class FfmpegEngine:
 
     def _probe(self, request: EngineRequest, source: Path) -> dict[str, Any]:
         assert self.ffprobe is not None
-        outcome = run_checked(
-            [self.ffprobe, "-v", "error", "-of", "json", "-show_format", "-show_streams", str(source)],
-            what=f"reading {source.name}",
-            timeout=request.timeout,
-            cancelled=request.cancelled,
-        )
+        try:
+            outcome = run_checked(
+                [self.ffprobe, "-v", "error", "-of", "json", "-show_format", "-show_streams", str(source)],
+                what=f"reading {source.name}",
+                timeout=request.timeout,
+                cancelled=request.cancelled,
+            )
+        except EngineError as exc:
+            if exc.code != "CONVERSION_FAILED":
+                raise
+            # ffprobe refusing the file means the input is broken, not that the conversion went wrong.
+            reason = exc.message.split(" failed: ", 1)[-1]
+            problem = f"{source.name} is not a media file ffmpeg can read (corrupt or truncated?)"
+            raise EngineError("INVALID_INPUT", f"{problem}: {reason}") from None
         try:
             data = json.loads(outcome.output)
         except json.JSONDecodeError:
@@ -256,10 +265,11 @@ class FfmpegEngine:
         return EngineResult(files=[target])
 
     def _metadata(self, request: EngineRequest) -> EngineResult:
-        info = self._probe(request, single_input(request))
-        return EngineResult(
-            extra={"metadata": {"format": info.get("format", {}), "streams": info["streams"]}}
-        )
+        source = single_input(request)
+        info = self._probe(request, source)
+        # ffprobe names the file by its path in the service's data directory: show the name only.
+        file_format = {**info.get("format", {}), "filename": source.name}
+        return EngineResult(extra={"metadata": {"format": file_format, "streams": info["streams"]}})
 
     def _write_metadata(self, request: EngineRequest) -> EngineResult:
         values = request.options.get("metadata")

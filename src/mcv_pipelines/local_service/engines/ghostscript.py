@@ -25,6 +25,9 @@ __all__ = ["PROFILES", "GhostscriptEngine"]
 PROFILES = {"web": "/ebook", "print": "/printer", "archive": "/prepress", "max": "/screen"}
 
 
+_UNREADABLE = ("Couldn't initialise file", "No pages will be processed")
+
+
 class GhostscriptEngine:
     name = "ghostscript"
 
@@ -77,13 +80,18 @@ class GhostscriptEngine:
             "-f",
             str(source),
         ]
-        run_checked(
+        outcome = run_checked(
             argv,
             what=f"optimizing {source.name}",
             cwd=request.work_dir,
             timeout=request.timeout,
             cancelled=request.cancelled,
         )
+        # Ghostscript exits 0 on a PDF it cannot open at all, writing one blank page: not a success.
+        if any(sign in outcome.output for sign in _UNREADABLE):
+            raise EngineError(
+                "INVALID_INPUT", f"{source.name} is a damaged PDF: Ghostscript found no page in it"
+            )
         if not target.is_file() or target.stat().st_size == 0:
             raise EngineError("CONVERSION_FAILED", f"ghostscript wrote no PDF for {source.name}")
         return EngineResult(files=[target])

@@ -69,7 +69,9 @@ def decoders() -> tuple[str, ...]:
     """Pillow format names ``Image.open`` may try: ours only (plus MPO, how some cameras' JPEGs
     identify), so a file in another format (EPS, which would start Ghostscript) is never decoded."""
     Image.init()
-    return (*(fmt.pil for fmt in IMAGE_FORMATS if fmt.pil in Image.OPEN), "MPO")
+    # MPO only when registered as an opener: naming an unknown format makes Image.open raise KeyError.
+    extra = ("MPO",) if "MPO" in Image.OPEN else ()
+    return (*(fmt.pil for fmt in IMAGE_FORMATS if fmt.pil in Image.OPEN), *extra)
 
 
 @cache

@@ -61,7 +61,11 @@ def str_option(options: Mapping[str, Any], name: str, choices: tuple[str, ...] |
     if not isinstance(value, str):
         raise EngineError("INVALID_OPTION", f"{name} must be a string, got {value!r}")
     if choices is not None and value not in choices:
-        raise EngineError("INVALID_OPTION", f"{name} must be one of {', '.join(choices)}; got {value!r}")
+        # Case is not meaningful in these names ("A4" is the paper a4, "H264" the codec h264).
+        matching = [choice for choice in choices if choice.lower() == value.lower()]
+        if len(matching) != 1:
+            raise EngineError("INVALID_OPTION", f"{name} must be one of {', '.join(choices)}; got {value!r}")
+        value = matching[0]
     return value
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.local_service.engines.base import EngineError
+from mcv_pipelines.local_service.engines.failures import hide_paths
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -139,7 +140,12 @@ def run_program(
 
 
 def _last_lines(text: str, count: int = 5) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    """The program's last meaningful lines, absolute paths cut to their file names."""
+    lines = [
+        hide_paths(line.strip())
+        for line in text.strip().splitlines()
+        if any(ch.isalnum() for ch in line)  # drop lone braces and rules (JSON, banners)
+    ]
     return " | ".join(lines[-count:])
 
 

@@ -1,0 +1,140 @@
+"""The operations listing says what this machine can do: what it lists runs, what is missing vanishes."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from engine_job_helpers import ASSETS, b64_import, run_job
+from PIL import Image
+from pypdf import PdfReader
+
+from mcv_pipelines.local_service.engines import available_engines
+from mcv_pipelines.local_service.server import LocalService
+
+CORE = ("pillow", "pypdf", "archive")
+PIL_NAMES = {"jpg": "JPEG", "tiff": "TIFF", "ico": "ICO", "avif": "AVIF"}
+# What an operation needs besides its input to do anything at all.
+REQUIRED = {
+    "watermark": {"text": "mark", "font_size": 8},
+    "metadata/write": {"metadata": {"Artist": "listing test"}},
+    "thumbnail": {"width": 16},
+}
+
+
+def listing(client: httpx.Client) -> list[dict[str, Any]]:
+    answer = client.get("/v2/operations", params={"alternatives": "true"})
+    assert answer.status_code == 200, answer.text
+    data: list[dict[str, Any]] = answer.json()["data"]
+    return data
+
+
+def sample_file(fmt: str, folder: Path) -> Path:
+    if fmt == "pdf":
+        return ASSETS / "pages.pdf"
+    path = folder / f"sample.{fmt}"
+    image = Image.new("RGB", (48, 32), (200, 60, 30))
+    image.paste((20, 90, 200), (0, 0, 24, 16))
+    image.save(path, PIL_NAMES.get(fmt, fmt.upper()))
+    return path
+
+
+def check_output(operation: str, output_format: str, content: bytes, task: dict[str, Any]) -> None:
+    if output_format == "json":
+        assert task["result"].get("metadata"), task
+    elif output_format == "pdf":
+        assert PdfReader(io.BytesIO(content)).pages
+    elif output_format in ("zip", "7z", "tar", "tar.gz", "tar.bz2"):
+        assert len(content) > 100
+    else:
+        with Image.open(io.BytesIO(content)) as image:
+            assert image.format == PIL_NAMES.get(output_format, output_format.upper()), (
+                operation,
+                image.format,
+            )
+
+
+def test_every_core_conversion_type_listed_runs(client: httpx.Client, tmp_path: Path) -> None:
+    by_input: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for entry in listing(client):
+        if entry["engine"] in CORE:
+            by_input[entry["input_format"]].append(entry)
+    assert {"png", "jpg", "pdf", "any"} <= set(by_input)
+    ran = 0
+    for input_format, entries in sorted(by_input.items()):
+        source = sample_file("png" if input_format == "any" else input_format, tmp_path)
+        tasks: dict[str, Any] = {"src": b64_import(source)}
+        expected: dict[str, tuple[str, str]] = {}
+        for index, entry in enumerate(entries):
+            name = f"t{index}"
+            tasks[name] = {
+                "operation": entry["operation"], "input": "src", "engine": entry["engine"],
+                "output_format": entry["output_format"], **REQUIRED.get(entry["operation"], {}),
+            }  # fmt: skip
+            if entry["operation"] == "metadata/write" and input_format == "pdf":
+                tasks[name]["metadata"] = {"Title": "listing test"}
+            if entry["operation"] == "merge":
+                tasks[name]["input"] = ["src", "src"]
+            if entry["operation"] in ("optimize", "watermark", "metadata", "metadata/write"):
+                del tasks[name]["output_format"]  # these keep the input's format
+            expected[name] = (entry["operation"], entry["output_format"])
+        tasks["export"] = {"operation": "export/url", "input": list(expected)}
+        job = run_job(client, tasks)
+        by_name = {task["name"]: task for task in job["tasks"]}
+        failed = {
+            n: (expected[n], by_name[n]["code"], by_name[n]["message"])
+            for n in expected
+            if by_name[n]["status"] != "finished"
+        }
+        assert not failed, f"{input_format}: {json.dumps(failed, indent=1)}"
+        for name, (operation, output_format) in expected.items():
+            files = by_name[name]["result"].get("files") or []
+            if output_format == "json":
+                check_output(operation, output_format, b"", by_name[name])
+                continue
+            [item] = files
+            assert item["filename"].endswith("." + output_format), (operation, item["filename"])
+            links = {f["filename"]: f["url"] for f in by_name["export"]["result"]["files"]}
+            content = (
+                httpx.get(links[item["filename"]], timeout=30).content if item["filename"] in links else b""
+            )
+            check_output(operation, output_format, content, by_name[name])
+            ran += 1
+    assert ran > 100  # every format pair of the three core engines, not a handful
+
+
+@pytest.fixture
+def without_ffmpeg() -> list[Any]:
+    return [engine for engine in available_engines() if engine.name != "ffmpeg"]
+
+
+def test_a_missing_program_takes_its_conversions_out_of_the_listing(
+    client: httpx.Client, without_ffmpeg: list[Any], tmp_path: Path
+) -> None:
+    full = {(e["operation"], e["input_format"], e["output_format"], e["engine"]) for e in listing(client)}
+    if not any(engine == "ffmpeg" for *_, engine in full):
+        pytest.skip("ffmpeg is not installed here, so there is nothing to take away")
+    with LocalService(data_dir=tmp_path, engines=without_ffmpeg) as svc:
+        headers = {"Authorization": f"Bearer {svc.api_key}"}
+        with httpx.Client(base_url=svc.base_url, headers=headers, timeout=60) as other:
+            reduced = {
+                (e["operation"], e["input_format"], e["output_format"], e["engine"]) for e in listing(other)
+            }
+            assert reduced == {entry for entry in full if entry[3] != "ffmpeg"}
+            assert not [e for e in reduced if "wav" in e or "mp4" in e]
+            job = run_job(
+                other,
+                {
+                    "tone": b64_import(ASSETS / "tone.wav"),
+                    "mp3": {"operation": "convert", "input": "tone", "output_format": "mp3"},
+                },
+            )
+    mp3 = next(task for task in job["tasks"] if task["name"] == "mp3")
+    assert mp3["code"] == "UNSUPPORTED_CONVERSION"
+    assert "wav" in mp3["message"]
+    assert "mp3" in mp3["message"]

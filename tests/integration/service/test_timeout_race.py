@@ -1,0 +1,56 @@
+"""A task stopped (timeout) just as its engine finishes: the task ends once, as TIMEOUT, nothing crashes."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import httpx
+import pytest
+from service_helpers import task_named, wait_job
+
+from mcv_pipelines.local_service.engines.base import ConversionType, EngineRequest, EngineResult
+from mcv_pipelines.local_service.server import LocalService
+
+
+class LateEngine:
+    """Writes its output, then finishes only after the service has stopped it (ignoring the stop)."""
+
+    name = "late"
+
+    def version(self) -> str | None:
+        return "1"
+
+    def conversion_types(self) -> Iterable[ConversionType]:
+        yield ConversionType("convert", "txt", "md", "late", 1)
+
+    def run(self, request: EngineRequest) -> EngineResult:
+        target = request.output_dir / "out.md"
+        target.write_text("late")
+        request.cancelled.wait(10)
+        time.sleep(0.2)  # the timeout has removed the task's files by now
+        return EngineResult([target])
+
+
+def test_engine_finishing_after_its_timeout(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with (
+        caplog.at_level(logging.ERROR),
+        LocalService(data_dir=tmp_path, engines=[LateEngine()]) as svc,
+        httpx.Client(base_url=svc.base_url, headers={"Authorization": f"Bearer {svc.api_key}"}) as client,
+    ):
+        tasks = {
+            "in": {"operation": "import/raw", "file": "hello", "filename": "a.txt"},
+            "md": {"operation": "convert", "input": "in", "output_format": "md", "timeout": 0.5},
+        }
+        created = client.post("/v2/jobs", json={"tasks": tasks})
+        assert created.status_code == 201, created.text
+        job = wait_job(client, created.json()["data"]["id"])
+        time.sleep(0.5)  # let the engine return into the stopped task
+        md = task_named(job, "md")
+        assert md["status"] == "error"
+        assert md["code"] == "TIMEOUT"
+        again = client.get(f"/v2/tasks/{md['id']}").json()["data"]
+        assert (again["status"], again["code"]) == ("error", "TIMEOUT")
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -1,0 +1,50 @@
+"""Engine errors name the user's file, never the service's directories or a library's internals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest
+from mcv_pipelines.local_service.engines.failures import hide_paths
+from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
+from mcv_pipelines.local_service.engines.image_io import load_image
+from mcv_pipelines.local_service.engines.option_values import str_option
+
+
+def test_hide_paths_keeps_file_names_and_sandbox_paths() -> None:
+    text = "/tmp/mcv-service-x/tasks/d44/broken.mp4: Invalid data; see /input/clip/a.mp4 and http://h/x/y"
+    assert hide_paths(text) == "broken.mp4: Invalid data; see /input/clip/a.mp4 and http://h/x/y"
+
+
+def test_an_unreadable_image_says_so_without_its_directory(tmp_path: Path) -> None:
+    bad = tmp_path / "deep" / "bad.png"
+    bad.parent.mkdir()
+    bad.write_bytes(b"\x89PNG not really" * 10)
+    with pytest.raises(EngineError) as caught:
+        load_image(bad, all_frames=False, auto_orient=True)
+    assert caught.value.code == "INVALID_INPUT_FILE"
+    assert "'bad.png'" in caught.value.message
+    assert str(tmp_path) not in caught.value.message
+    assert "MPO" not in caught.value.message  # was a KeyError for a decoder Pillow does not register
+
+
+def test_a_truncated_video_is_an_invalid_input(
+    require_program: Callable[..., str], make_request: Callable[..., EngineRequest], tmp_path: Path
+) -> None:
+    require_program("ffmpeg", "ffprobe")
+    broken = tmp_path / "broken.mp4"
+    broken.write_bytes(b"\x00\x00\x00\x20ftypisom" + b"\x00" * 200)
+    with pytest.raises(EngineError) as caught:
+        FfmpegEngine().run(make_request("convert", "mp4", "webm", [broken]))
+    assert caught.value.code == "INVALID_INPUT"
+    assert caught.value.message.startswith("broken.mp4 is not a media file ffmpeg can read")
+    assert str(tmp_path) not in caught.value.message
+
+
+def test_enum_options_match_without_case() -> None:
+    assert str_option({"page_format": "A4"}, "page_format", ("letter", "a4")) == "a4"
+    with pytest.raises(EngineError, match="page_format must be one of letter, a4; got 'A9'"):
+        str_option({"page_format": "A9"}, "page_format", ("letter", "a4"))
