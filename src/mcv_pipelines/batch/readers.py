@@ -258,7 +258,7 @@ def _yaml_items(loader: _Loader, file: str) -> Iterator[RawRecord]:
         return
     _skip_event(loader)  # document start
     if not loader.check_event(yaml.SequenceStartEvent):
-        node = loader.compose_node(None, None)  # type: ignore[arg-type]
+        node = loader.compose_node(None, None)  # type: ignore[arg-type]  # PyYAML accepts None parents
         if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null":
             return
         raise ManifestError(
@@ -271,7 +271,7 @@ def _yaml_items(loader: _Loader, file: str) -> Iterator[RawRecord]:
         )
     _skip_event(loader)
     while not loader.check_event(yaml.SequenceEndEvent):
-        node = loader.compose_node(None, None)  # type: ignore[arg-type]
+        node = loader.compose_node(None, None)  # type: ignore[arg-type]  # PyYAML accepts None parents
         assert node is not None
         line = node.start_mark.line + 1
         if not isinstance(node, yaml.MappingNode):

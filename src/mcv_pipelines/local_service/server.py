@@ -116,7 +116,7 @@ class LocalService:
             data_dir = self._data_dir
         config = ServiceConfig(data_dir=data_dir, sandbox=self._sandbox, **self._settings)
         if "public_url" not in self._settings:  # links must name an address clients can reach
-            host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104
+            host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104 - maps away from 0.0.0.0
             host = f"[{host}]" if ":" in host and not host.startswith("[") else host
             config.public_url = f"http://{host}:{port}"
         store = Store(config.db_path)

@@ -98,7 +98,7 @@ async def _first(racers: list[Coroutine[Any, Any, Job]], limit: float | None) ->
                 if task.exception() is None:
                     return task.result()
             if not pending:  # every racer failed: the first failure says why
-                raise next(iter(done)).exception()  # type: ignore[misc]
+                raise next(iter(done)).exception()  # type: ignore[misc]  # never None: every racer failed
         return None
     finally:
         for task in tasks:

@@ -142,7 +142,7 @@ def image_overlay_page(page: PageObject, mark: PageObject, style: WatermarkStyle
     matrix = _matrix(page, (0.0, 0.0, width, mark_height * scale), style.rotation, style)
     a, b, c, d, e, f = matrix
     scaled = [a * scale, b * scale, c * scale, d * scale, e, f]
-    content = b" ".join(_number(v) for v in scaled) + b" cm\n" + mark.get_contents().get_data()  # type: ignore[union-attr]
+    content = b" ".join(_number(v) for v in scaled) + b" cm\n" + mark.get_contents().get_data()  # type: ignore[union-attr]  # built with content above
     resources = DictionaryObject()
     mark_resources = mark["/Resources"].get_object()
     if isinstance(mark_resources, DictionaryObject):

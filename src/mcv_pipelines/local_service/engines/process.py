@@ -63,7 +63,7 @@ class _TailBuffer:
 
 
 def _drain(stream: object, buffer: _TailBuffer) -> None:
-    read = getattr(stream, "read1", None) or getattr(stream, "read")  # noqa: B009
+    read = getattr(stream, "read1", None) or getattr(stream, "read")  # noqa: B009 - typed as object
     while True:
         try:
             chunk = read(65536)
