@@ -250,7 +250,7 @@ class Journal:
         extra = f", {assignments}" if assignments else ""
         with self._lock, _transaction(self._db):
             cursor = self._db.execute(
-                f"UPDATE rows SET state=?, updated=?{extra} WHERE key=? AND state IN ({marks})",  # noqa: S608
+                f"UPDATE rows SET state=?, updated=?{extra} WHERE key=? AND state IN ({marks})",  # noqa: S608 - only ? marks
                 (target.value, time.time(), *values, key, *sources),
             )
             if cursor.rowcount == 1:
