@@ -39,10 +39,10 @@ class WatermarkStyle:
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.text = str_option(options, "text", None)
         self.image_task = str_option(options, "image", None)
-        self.font_size = int_option(options, "font_size", 40, minimum=1, maximum=2000) or 40
+        self.font_size = int_option(options, "font_size", 40, minimum=1, maximum=2000)
         self.color = color_option(options, "font_color", "#000000")
-        self.opacity = int_option(options, "opacity", 50, minimum=1, maximum=100) or 50
-        self.rotation = int_option(options, "rotation", 0, minimum=-360, maximum=360) or 0
+        self.opacity = int_option(options, "opacity", 50, minimum=1, maximum=100)
+        self.rotation = int_option(options, "rotation", 0, minimum=-360, maximum=360)
         self.image_width = int_option(options, "image_width", None, minimum=1, maximum=20000)
         self.image_width_percent = int_option(options, "image_width_percent", None, minimum=1, maximum=100)
         self.placement = Placement(options)

@@ -14,7 +14,7 @@ from mcv_pipelines.local_service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.local_service.engines.naming import output_path, single_input
-from mcv_pipelines.local_service.engines.option_values import bool_option
+from mcv_pipelines.local_service.engines.options import bool_option
 from mcv_pipelines.local_service.engines.pdf_input import check_pdf
 from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
 
