@@ -29,8 +29,9 @@ from mcv_pipelines.local_service.engines.base import (
 )
 from mcv_pipelines.local_service.engines.devtools_pipe import DevToolsSession
 from mcv_pipelines.local_service.engines.naming import output_path
-from mcv_pipelines.local_service.engines.option_values import (
+from mcv_pipelines.local_service.engines.options import (
     bool_option,
+    enum_option,
     float_option,
     int_option,
     str_option,
@@ -101,13 +102,11 @@ def check_url(value: object) -> str:
 
 
 def _pdf_parameters(options: Mapping[str, Any]) -> dict[str, Any]:
-    page = str_option(options, "page_format", tuple(PAGE_FORMATS)) or "letter"
+    page = enum_option(options, "page_format", "letter", tuple(PAGE_FORMATS))
     width, height = PAGE_FORMATS[page]
     header = str_option(options, "header_template")
     footer = str_option(options, "footer_template")
-    margin = float_option(options, "margin", 0, 10)
-    if margin is None:
-        margin = 0.4
+    margin = float_option(options, "margin", 0.4, minimum=0, maximum=10)
     parameters: dict[str, Any] = {
         "paperWidth": width,
         "paperHeight": height,
@@ -163,10 +162,10 @@ class ChromiumEngine:
             )
         options = request.options
         url = check_url(options.get("url"))
-        width = int_option(options, "screen_width", 100, 10000) or 1920
-        height = int_option(options, "screen_height", 100, 10000) or 1080
-        scale = float_option(options, "device_scale_factor", 0.1, 5) or 1.0
-        wait = (int_option(options, "wait_time", 0, 60000) or 0) / 1000
+        width = int_option(options, "screen_width", 1920, minimum=100, maximum=10000)
+        height = int_option(options, "screen_height", 1080, minimum=100, maximum=10000)
+        scale = float_option(options, "device_scale_factor", 1.0, minimum=0.1, maximum=5)
+        wait = int_option(options, "wait_time", 0, minimum=0, maximum=60000) / 1000
         if request.output_format == "pdf":
             method, parameters = "Page.printToPDF", _pdf_parameters(options)
         else:
@@ -199,7 +198,7 @@ class ChromiumEngine:
     def _screenshot_parameters(request: EngineRequest) -> dict[str, Any]:
         parameters: dict[str, Any] = {"format": "png" if request.output_format == "png" else "jpeg"}
         if request.output_format == "jpg":
-            parameters["quality"] = int_option(request.options, "quality", 1, 100) or 90
+            parameters["quality"] = int_option(request.options, "quality", 90, minimum=1, maximum=100)
         parameters["full_page"] = bool_option(request.options, "full_page", False)
         return parameters
 

@@ -30,7 +30,7 @@ from mcv_pipelines.local_service.engines.magick_policy import (
     refuse_drawing_scripts,
     write_policy,
 )
-from mcv_pipelines.local_service.engines.option_values import bool_option
+from mcv_pipelines.local_service.engines.options import bool_option
 from mcv_pipelines.local_service.engines.process import run_program
 from mcv_pipelines.local_service.engines.sandbox import (
     TaskDirectory,

@@ -19,7 +19,7 @@ from mcv_pipelines.local_service.engines.ffmpeg_formats import (
     FfmpegCapabilities,
     MediaFormat,
 )
-from mcv_pipelines.local_service.engines.option_values import float_option, int_option, str_option
+from mcv_pipelines.local_service.engines.options import enum_option, float_option, int_option
 
 __all__ = [
     "PRESETS",
@@ -105,18 +105,18 @@ def trim_arguments(options: Mapping[str, Any]) -> tuple[list[str], list[str]]:
 
 def scale_filter(options: Mapping[str, Any]) -> str | None:
     """A scale filter for ``width``/``height``; the missing side keeps the aspect ratio (and stays even)."""
-    width = int_option(options, "width", 2, 16384)
-    height = int_option(options, "height", 2, 16384)
+    width = int_option(options, "width", minimum=2, maximum=16384)
+    height = int_option(options, "height", minimum=2, maximum=16384)
     if width is None and height is None:
         return None
     return f"scale={width if width else -2}:{height if height else -2}"
 
 
 def _video_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapping[str, Any]) -> list[str]:
-    codec = str_option(options, "video_codec", (*caps.video_codecs(media), "copy"))
-    crf = int_option(options, "crf", 0, 63)
-    preset = str_option(options, "preset", PRESETS)
-    fps = float_option(options, "fps", 0.1, 240)
+    codec = enum_option(options, "video_codec", None, (*caps.video_codecs(media), "copy"))
+    crf = int_option(options, "crf", minimum=0, maximum=63)
+    preset = enum_option(options, "preset", None, PRESETS)
+    fps = float_option(options, "fps", minimum=0.1, maximum=240)
     scale = scale_filter(options)
     if codec == "copy":
         if scale or fps or crf is not None:
@@ -152,12 +152,12 @@ def _video_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapp
 
 def _audio_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapping[str, Any]) -> list[str]:
     choices = (*caps.audio_codecs(media), "copy") + (("none",) if media.video else ())
-    codec = str_option(options, "audio_codec", choices)
+    codec = enum_option(options, "audio_codec", None, choices)
     if codec == "none":
         return ["-an"]
-    bitrate = int_option(options, "audio_bitrate", 8, 1024)
-    channels = int_option(options, "channels", 1, 8)
-    rate = int_option(options, "sample_rate", 8000, 192000)
+    bitrate = int_option(options, "audio_bitrate", minimum=8, maximum=1024)
+    channels = int_option(options, "channels", minimum=1, maximum=8)
+    rate = int_option(options, "sample_rate", minimum=8000, maximum=192000)
     if codec == "copy":
         return ["-c:a", "copy"]
     args = ["-c:a", AUDIO_CODECS[codec] if codec else media.audio_encoder]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.local_service.engines.base import EngineError, OptionSpec
-from mcv_pipelines.local_service.engines.option_values import int_option, str_option
+from mcv_pipelines.local_service.engines.options import enum_option, int_option, str_option
 from mcv_pipelines.local_service.engines.process import find_program, run_program
 
 __all__ = ["WATERMARK_OPTIONS", "find_font", "watermark_filter"]
@@ -62,17 +62,17 @@ def watermark_filter(options: Mapping[str, Any], font: Path, work_dir: Path) -> 
         raise EngineError(
             "INVALID_OPTION", "watermark needs a text (images as watermarks are not supported on video)"
         )
-    size = int_option(options, "font_size", 4, 1000) or 40
-    color = str_option(options, "font_color") or "#ffffff"
+    size = int_option(options, "font_size", 40, minimum=4, maximum=1000)
+    color = str_option(options, "font_color", "#ffffff")
     if not _COLOR.match(color):
-        raise EngineError("INVALID_OPTION", f"font_color must be a colour name or #rrggbb, got {color!r}")
-    vertical = str_option(options, "position_vertical", _VERTICAL) or "center"
-    horizontal = str_option(options, "position_horizontal", _HORIZONTAL) or "center"
-    margin_y = int_option(options, "margin_vertical", 0, 10000)
-    margin_x = int_option(options, "margin_horizontal", 0, 10000)
-    opacity = int_option(options, "opacity", 1, 100) or 100
-    my = 25 if margin_y is None else margin_y
-    mx = 25 if margin_x is None else margin_x
+        raise EngineError(
+            "INVALID_OPTION", f"option 'font_color' must be a colour name or #rrggbb, got {color!r}"
+        )
+    vertical = enum_option(options, "position_vertical", "center", _VERTICAL)
+    horizontal = enum_option(options, "position_horizontal", "center", _HORIZONTAL)
+    my = int_option(options, "margin_vertical", 25, minimum=0, maximum=10000)
+    mx = int_option(options, "margin_horizontal", 25, minimum=0, maximum=10000)
+    opacity = int_option(options, "opacity", 100, minimum=1, maximum=100)
     x = {"left": str(mx), "center": "(w-text_w)/2", "right": f"w-text_w-{mx}"}[horizontal]
     y = {"top": str(my), "center": "(h-text_h)/2", "bottom": f"h-text_h-{my}"}[vertical]
     work_dir.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-__all__ = ["OutputNames", "apply_counter", "safe_filename", "split_extension"]
+__all__ = ["OutputNames", "apply_counter", "output_name", "safe_filename", "split_extension"]
 
 _RESERVED = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]')
 _COUNTER = re.compile(r"%(0?\d*)d")
@@ -56,6 +56,25 @@ def apply_counter(pattern: str, number: int) -> str:
     return "%".join(filled)
 
 
+def output_name(filename: str | None, number: int, several: bool, default_stem: str, extension: str) -> str:
+    """The safe name of output file ``number`` (1-based), before it is made unique in its directory.
+
+    With a ``filename`` its ``%d`` takes the number, or, lacking one, ``-<number>`` goes before the
+    extension when the task makes ``several`` files; without one ``default_stem`` gets ``extension``.
+    """
+    ext = "." + extension if extension else ""
+    if filename and filename.strip():
+        if _COUNTER.search(filename):
+            name = apply_counter(filename, number)
+        elif several:
+            stem, suffix = split_extension(filename)
+            name = f"{stem}-{number}{suffix}"
+        else:
+            name = filename
+        return safe_filename(name, fallback=f"output{ext}")
+    return safe_filename(default_stem, fallback="output") + ext
+
+
 class OutputNames:
     """Hands out unique, safe paths in ``output_dir`` for the files of one task.
 
@@ -73,19 +92,7 @@ class OutputNames:
     def next(self, default_stem: str, extension: str) -> Path:
         """The path of the next file; ``default_stem`` (usually the input's stem) when no ``filename``."""
         self._number += 1
-        ext = "." + extension if extension else ""
-        if self._filename:
-            pattern = self._filename
-            if _COUNTER.search(pattern):
-                name = apply_counter(pattern, self._number)
-            elif self._count > 1:
-                stem, suffix = split_extension(pattern)
-                name = f"{stem}-{self._number}{suffix}"
-            else:
-                name = pattern
-            name = safe_filename(name, fallback=f"output{ext}")
-        else:
-            name = safe_filename(default_stem, fallback="output") + ext
+        name = output_name(self._filename, self._number, self._count > 1, default_stem, extension)
         return self._dir / self._unique(name)
 
     def _unique(self, name: str) -> str:

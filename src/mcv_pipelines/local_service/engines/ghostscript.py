@@ -13,9 +13,9 @@ from mcv_pipelines.local_service.engines.base import (
     EngineVersion,
     OptionSpec,
 )
-from mcv_pipelines.local_service.engines.naming import output_path, single_input
-from mcv_pipelines.local_service.engines.option_values import str_option
-from mcv_pipelines.local_service.engines.pdf_input import check_pdf
+from mcv_pipelines.local_service.engines.naming import output_path
+from mcv_pipelines.local_service.engines.options import enum_option
+from mcv_pipelines.local_service.engines.pdf_input import single_pdf
 from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
 
 __all__ = ["PROFILES", "GhostscriptEngine"]
@@ -62,9 +62,8 @@ class GhostscriptEngine:
     def run(self, request: EngineRequest) -> EngineResult:
         if request.operation != "optimize" or self.program is None:
             raise EngineError("UNSUPPORTED_OPERATION", f"ghostscript does not run {request.operation} here")
-        profile = str_option(request.options, "profile", tuple(PROFILES)) or "web"
-        source = single_input(request)
-        check_pdf(source)
+        profile = enum_option(request.options, "profile", "web", tuple(PROFILES))
+        source = single_pdf(request)
         target = output_path(request, "pdf")
         argv = [
             self.program,

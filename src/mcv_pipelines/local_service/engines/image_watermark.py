@@ -9,16 +9,24 @@ inside the margins when it would not.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from mcv_pipelines.local_service.engines.base import OptionSpec
+from mcv_pipelines.local_service.engines.base import EngineError, InputFile, OptionSpec
+from mcv_pipelines.local_service.engines.failures import INVALID_OPTION, MISSING_INPUT
 from mcv_pipelines.local_service.engines.options import color_option, int_option, str_option
 from mcv_pipelines.local_service.engines.placement import PLACEMENT_OPTIONS, Placement, place
 
-__all__ = ["WATERMARK_OPTIONS", "WatermarkStyle", "apply_overlay", "image_overlay", "text_overlay"]
+__all__ = [
+    "WATERMARK_OPTIONS",
+    "WatermarkStyle",
+    "apply_overlay",
+    "image_overlay",
+    "split_mark",
+    "text_overlay",
+]
 
 WATERMARK_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("text", "string", None, None, "Text of a text watermark."),
@@ -39,13 +47,38 @@ class WatermarkStyle:
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.text = str_option(options, "text", None)
         self.image_task = str_option(options, "image", None)
-        self.font_size = int_option(options, "font_size", 40, minimum=1, maximum=2000) or 40
+        self.font_size = int_option(options, "font_size", 40, minimum=1, maximum=2000)
         self.color = color_option(options, "font_color", "#000000")
-        self.opacity = int_option(options, "opacity", 50, minimum=1, maximum=100) or 50
-        self.rotation = int_option(options, "rotation", 0, minimum=-360, maximum=360) or 0
+        self.opacity = int_option(options, "opacity", 50, minimum=1, maximum=100)
+        self.rotation = int_option(options, "rotation", 0, minimum=-360, maximum=360)
         self.image_width = int_option(options, "image_width", None, minimum=1, maximum=20000)
         self.image_width_percent = int_option(options, "image_width_percent", None, minimum=1, maximum=100)
         self.placement = Placement(options)
+
+
+def split_mark(
+    inputs: Sequence[InputFile], style: WatermarkStyle, marked: str
+) -> tuple[list[InputFile], InputFile | None]:
+    """The files to mark, and the file of the task the option ``image`` names (None for a text mark).
+
+    ``marked`` says what gets marked ("file", "PDF") when nothing is left besides the watermark image.
+    """
+    if not style.text and not style.image_task:
+        raise EngineError(INVALID_OPTION, "a watermark needs the option 'text' or 'image'")
+    mark = None
+    rest = list(inputs)
+    if style.image_task:
+        marks = [item for item in rest if item.task_name == style.image_task]
+        if not marks:
+            raise EngineError(
+                INVALID_OPTION,
+                f"option 'image' names the task {style.image_task!r}, whose file did not reach this task",
+            )
+        mark = marks[0]
+        rest = [item for item in rest if item.task_name != style.image_task]
+    if not rest:
+        raise EngineError(MISSING_INPUT, f"watermark needs a {marked} to mark besides the watermark image")
+    return rest, mark
 
 
 def text_overlay(style: WatermarkStyle) -> Image.Image:

@@ -26,7 +26,7 @@ from mcv_pipelines.local_service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.local_service.engines.naming import output_path, single_input
-from mcv_pipelines.local_service.engines.option_values import bool_option, str_option
+from mcv_pipelines.local_service.engines.options import bool_option, str_option
 from mcv_pipelines.local_service.engines.process import find_program, program_version, run_program
 
 __all__ = ["FORMAT_FAMILIES", "LibreOfficeEngine"]

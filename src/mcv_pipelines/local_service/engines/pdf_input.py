@@ -11,18 +11,25 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError
 
-from mcv_pipelines.local_service.engines.base import EngineError
+from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest
+from mcv_pipelines.local_service.engines.naming import single_input
+from mcv_pipelines.local_service.engines.pdf_io import is_pdf
 
-__all__ = ["check_pdf", "page_count", "selected_pages"]
+__all__ = ["check_pdf", "page_count", "selected_pages", "single_pdf"]
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$")
 
 
+def single_pdf(request: EngineRequest) -> Path:
+    """The one input of a PDF program, refused before the program sees it when it is not a PDF."""
+    source = single_input(request)
+    check_pdf(source)
+    return source
+
+
 def check_pdf(path: Path) -> None:
     """Refuse a file that is not a PDF: Ghostscript would otherwise run it as PostScript."""
-    with path.open("rb") as handle:
-        head = handle.read(1024)
-    if b"%PDF-" not in head:
+    if not is_pdf(path):
         raise EngineError("INVALID_INPUT", f"{path.name} is not a PDF file (no %PDF header)")
 
 

@@ -20,9 +20,9 @@ from mcv_pipelines.local_service.engines.base import (
     EngineVersion,
     OptionSpec,
 )
-from mcv_pipelines.local_service.engines.naming import output_path, single_input
-from mcv_pipelines.local_service.engines.option_values import int_option
-from mcv_pipelines.local_service.engines.pdf_input import page_count, selected_pages
+from mcv_pipelines.local_service.engines.naming import output_path
+from mcv_pipelines.local_service.engines.options import int_option
+from mcv_pipelines.local_service.engines.pdf_input import page_count, selected_pages, single_pdf
 from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
 
 __all__ = ["PdftoppmEngine"]
@@ -92,12 +92,12 @@ class PdftoppmEngine:
             raise EngineError(
                 "UNSUPPORTED_CONVERSION", f"pdftoppm writes png or jpg, not {request.output_format}"
             )
-        source = single_input(request)
+        source = single_pdf(request)
         count = page_count(source)
         pages = [1] if request.operation == "thumbnail" else selected_pages(request.options, count)
-        density = int_option(request.options, "pixel_density", 10, 1200) or 150
-        width = int_option(request.options, "width", 1, 20000)
-        height = int_option(request.options, "height", 1, 20000)
+        density = int_option(request.options, "pixel_density", 150, minimum=10, maximum=1200)
+        width = int_option(request.options, "width", minimum=1, maximum=20000)
+        height = int_option(request.options, "height", minimum=1, maximum=20000)
         size = ["-scale-to-x", str(width or -1), "-scale-to-y", str(height or -1)] if width or height else []
         render_dir = request.work_dir / "pdftoppm"
         render_dir.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,6 @@ from mcv_pipelines.local_service.engines.base import (
 )
 from mcv_pipelines.local_service.engines.failures import (
     CANCELLED,
-    INVALID_OPTION,
     MISSING_INPUT,
     UNSUPPORTED_CONVERSION,
 )
@@ -34,6 +33,7 @@ from mcv_pipelines.local_service.engines.image_watermark import (
     WatermarkStyle,
     apply_overlay,
     image_overlay,
+    split_mark,
     text_overlay,
 )
 from mcv_pipelines.local_service.engines.jpeg_exif import replace_jpeg_exif
@@ -161,21 +161,10 @@ class PillowEngine:
     def _watermark(self, request: EngineRequest, target: str) -> EngineResult:
         options = request.options
         style = WatermarkStyle(options)
-        if not style.text and not style.image_task:
-            raise EngineError(INVALID_OPTION, "a watermark needs the option 'text' or 'image'")
-        inputs = list(request.inputs)
+        inputs, mark_file = split_mark(request.inputs, style, "file")
         mark = None
-        if style.image_task:
-            marks = [item for item in inputs if item.task_name == style.image_task]
-            if not marks:
-                raise EngineError(
-                    INVALID_OPTION,
-                    f"option 'image' names the task {style.image_task!r}, whose file did not reach this task",
-                )
-            inputs = [item for item in inputs if item.task_name != style.image_task]
-            mark = load_image(marks[0].path, all_frames=False, auto_orient=True).frames[0]
-        if not inputs:
-            raise EngineError(MISSING_INPUT, "watermark needs a file to mark besides the watermark image")
+        if mark_file is not None:
+            mark = load_image(mark_file.path, all_frames=False, auto_orient=True).frames[0]
         quality = int_option(options, "quality", None, minimum=1, maximum=100)
         background = color_option(options, "background", "#ffffff")
         fmt = _format(target)

@@ -30,8 +30,8 @@ class Placement:
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.vertical = enum_option(options, "position_vertical", "center", VERTICAL)
         self.horizontal = enum_option(options, "position_horizontal", "center", HORIZONTAL)
-        self.margin_vertical = int_option(options, "margin_vertical", 25, minimum=0) or 0
-        self.margin_horizontal = int_option(options, "margin_horizontal", 25, minimum=0) or 0
+        self.margin_vertical = int_option(options, "margin_vertical", 25, minimum=0)
+        self.margin_horizontal = int_option(options, "margin_horizontal", 25, minimum=0)
 
 
 def place(container: tuple[float, float], item: tuple[float, float], where: Placement) -> tuple[float, float]:

@@ -28,14 +28,13 @@ from mcv_pipelines.local_service.engines.base import (
 )
 from mcv_pipelines.local_service.engines.failures import (
     CANCELLED,
-    INVALID_OPTION,
     MISSING_INPUT,
     UNSUPPORTED_CONVERSION,
     library_errors,
 )
 from mcv_pipelines.local_service.engines.files import OutputNames
 from mcv_pipelines.local_service.engines.image_formats import normalize_format, readable_formats
-from mcv_pipelines.local_service.engines.image_watermark import WATERMARK_OPTIONS, WatermarkStyle
+from mcv_pipelines.local_service.engines.image_watermark import WATERMARK_OPTIONS, WatermarkStyle, split_mark
 from mcv_pipelines.local_service.engines.options import FILENAME, dict_option, enum_option, str_option
 from mcv_pipelines.local_service.engines.page_ranges import parse_pages
 from mcv_pipelines.local_service.engines.pdf_io import PASSWORD, image_as_pdf, is_pdf, open_pdf
@@ -159,21 +158,8 @@ def _checked(request: EngineRequest, inputs: Iterable[InputFile]) -> Iterator[In
 def _split_watermark_image(
     inputs: list[InputFile], style: WatermarkStyle
 ) -> tuple[list[InputFile], pypdf.PageObject | None]:
-    if not style.text and not style.image_task:
-        raise EngineError(INVALID_OPTION, "a watermark needs the option 'text' or 'image'")
-    mark_page = None
-    if style.image_task:
-        marks = [item for item in inputs if item.task_name == style.image_task]
-        if not marks:
-            raise EngineError(
-                INVALID_OPTION,
-                f"option 'image' names the task {style.image_task!r}, whose file did not reach this task",
-            )
-        inputs = [item for item in inputs if item.task_name != style.image_task]
-        mark_page = image_as_pdf(marks[0].path).pages[0]
-    if not inputs:
-        raise EngineError(MISSING_INPUT, "watermark needs a PDF to mark besides the watermark image")
-    return inputs, mark_page
+    inputs, mark = split_mark(inputs, style, "PDF")
+    return inputs, None if mark is None else image_as_pdf(mark.path).pages[0]
 
 
 def _watermark(

@@ -13,9 +13,9 @@ from mcv_pipelines.local_service.engines.base import (
     EngineVersion,
     OptionSpec,
 )
-from mcv_pipelines.local_service.engines.naming import output_path, single_input
-from mcv_pipelines.local_service.engines.option_values import bool_option
-from mcv_pipelines.local_service.engines.pdf_input import check_pdf
+from mcv_pipelines.local_service.engines.naming import output_path
+from mcv_pipelines.local_service.engines.options import bool_option
+from mcv_pipelines.local_service.engines.pdf_input import single_pdf
 from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
 
 __all__ = ["QpdfEngine"]
@@ -58,8 +58,7 @@ class QpdfEngine:
         if request.operation != "optimize" or self.program is None:
             raise EngineError("UNSUPPORTED_OPERATION", f"qpdf does not run {request.operation} here")
         linearize = bool_option(request.options, "linearize", True)
-        source = single_input(request)
-        check_pdf(source)
+        source = single_pdf(request)
         target = output_path(request, "pdf")
         argv = [
             self.program,
