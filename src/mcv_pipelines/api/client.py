@@ -326,7 +326,9 @@ class ApiClient(TaskShortcuts):
 
     # --- file transfer (no Authorization header) ------------------------------------------------
 
-    async def upload_file(self, task_or_form: Task | UploadForm, path: str | Path) -> int:
+    async def upload_file(
+        self, task_or_form: Task | UploadForm, path: str | Path, *, progress: transfer.Progress | None = None
+    ) -> int:
         """Send ``path`` to an import/upload task's form, streamed; returns the final 2xx status."""
         form = task_or_form
         if isinstance(form, Task):
@@ -341,9 +343,17 @@ class ApiClient(TaskShortcuts):
             Path(path),
             http_timeout=self.timeouts.transfer(),
             retry=self.retry,
+            progress=progress,
         )
 
-    async def download(self, url: str, dest_path: str | Path, *, max_resumes: int = 5) -> Path:
+    async def download(
+        self,
+        url: str,
+        dest_path: str | Path,
+        *,
+        max_resumes: int = 5,
+        progress: transfer.Progress | None = None,
+    ) -> Path:
         """Stream ``url`` to ``dest_path`` atomically, resuming a dropped stream with Range."""
         return await transfer.download(
             self.http,
@@ -352,6 +362,7 @@ class ApiClient(TaskShortcuts):
             http_timeout=self.timeouts.transfer(),
             retry=self.retry,
             max_resumes=max_resumes,
+            progress=progress,
         )
 
     async def download_file(self, file: File, dest_dir: str | Path) -> Path:

@@ -14,7 +14,7 @@ import os
 import re
 import secrets
 import unicodedata
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -25,9 +25,12 @@ import httpx
 from mcv_pipelines.api.errors import TransferError
 from mcv_pipelines.api.retry import RetryPolicy
 
-__all__ = ["CHUNK_SIZE", "MultipartBody", "download", "safe_filename", "upload"]
+__all__ = ["CHUNK_SIZE", "MultipartBody", "Progress", "download", "safe_filename", "upload"]
 
-CHUNK_SIZE = 64 * 1024
+Progress = Callable[[int, int | None], None]  # (bytes so far, total or None), called as bytes move
+
+WRITE_SIZE = 512 * 1024  # received bytes gathered before one write to disk
+CHUNK_SIZE = 512 * 1024  # per read of the file being uploaded: big enough to keep thread hops rare
 _MAX_REDIRECTS = 5
 _UNSAFE = re.compile(r'[<>:"|?*/\\]')
 
@@ -99,7 +102,7 @@ class MultipartBody:
     def content_length(self) -> int:
         return len(self._head()) + self.size + len(self._tail())
 
-    async def stream(self) -> AsyncIterator[bytes]:
+    async def stream(self, progress: Progress | None = None) -> AsyncIterator[bytes]:
         """Yield the body in chunks of at most CHUNK_SIZE bytes, reading the file as it goes."""
         yield self._head()
         try:
@@ -121,6 +124,8 @@ class MultipartBody:
                     break
                 sent += len(chunk)
                 yield chunk
+                if progress is not None:
+                    progress(sent, self.size)
         finally:
             await asyncio.to_thread(handle.close)
         if sent != self.size:
@@ -140,6 +145,7 @@ async def upload(
     *,
     http_timeout: httpx.Timeout,
     retry: RetryPolicy,
+    progress: Progress | None = None,
 ) -> int:
     """POST ``path`` to an upload form; follow redirects; return the final 2xx status."""
     body = MultipartBody.build(fields, path)
@@ -150,7 +156,7 @@ async def upload(
         content: AsyncIterator[bytes] | None = None
         if method == "POST":
             headers |= {"Content-Type": body.content_type, "Content-Length": str(body.content_length)}
-            content = body.stream()
+            content = body.stream(progress)
         request = http.build_request(method, url, headers=headers, content=content, timeout=http_timeout)
         response = await _send_once(http, request, what, retry, not_sent_only=True)
         location = response.headers.get("location")
@@ -194,6 +200,7 @@ async def download(
     http_timeout: httpx.Timeout,
     retry: RetryPolicy,
     max_resumes: int = 5,
+    progress: Progress | None = None,
 ) -> Path:
     """Stream ``url`` into ``dest`` (temp file + rename); resume with Range when the stream drops."""
     what = f"download of {dest.name} from {_host(url)}"
@@ -203,7 +210,7 @@ async def download(
         raise TransferError(what, f"cannot create {dest.parent}: {exc.strerror or exc}") from exc
     part = dest.with_name(f".{dest.name}.{secrets.token_hex(4)}.part")
     try:
-        await _fetch(http, url, part, what, http_timeout, retry, max_resumes)
+        await _fetch(http, url, part, what, http_timeout, retry, max_resumes, progress)
         os.replace(part, dest)
     except OSError as exc:
         raise TransferError(what, f"cannot write {dest}: {exc.strerror or exc}") from exc
@@ -222,6 +229,7 @@ async def _fetch(
     http_timeout: httpx.Timeout,
     retry: RetryPolicy,
     max_resumes: int,
+    progress: Progress | None,
 ) -> None:
     written = 0
     drops = 0
@@ -251,9 +259,18 @@ async def _fetch(
                         total = int(length) if length and length.isdigit() else None
                     else:
                         raise TransferError(what, f"HTTP {response.status_code}", status=response.status_code)
-                    async for chunk in response.aiter_bytes():  # as received: a drop loses nothing
-                        await asyncio.to_thread(handle.write, chunk)
-                        written += len(chunk)
+                    pending = bytearray()  # gathered to WRITE_SIZE: one thread hop per write
+                    try:
+                        async for chunk in response.aiter_bytes():
+                            pending += chunk
+                            if len(pending) >= WRITE_SIZE:
+                                written += await _write(handle, pending)
+                                if progress is not None:
+                                    progress(written, total)
+                    finally:  # a drop loses nothing already received
+                        written += await _write(handle, pending)
+                    if progress is not None:
+                        progress(written, total)
                 finally:
                     await response.aclose()
                 if total is None or written >= total:
@@ -267,6 +284,15 @@ async def _fetch(
             await retry.sleep(retry.backoff(drops))
     finally:
         await asyncio.to_thread(handle.close)
+
+
+async def _write(handle: BinaryIO, pending: bytearray) -> int:
+    if not pending:
+        return 0
+    data = bytes(pending)
+    pending.clear()
+    await asyncio.to_thread(handle.write, data)
+    return len(data)
 
 
 def _range_total(content_range: str | None) -> int | None:

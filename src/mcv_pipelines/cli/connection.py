@@ -1,6 +1,9 @@
 """Shared wiring of the commands that talk to a service: settings options, the client, output.
 
-``CLIENT_FACTORY`` builds the client from settings; tests (and later the embedded local service) swap it.
+``CLIENT_FACTORY`` builds the client from settings; tests swap it. With no service configured (no key,
+no base URL) a command runs against the embedded local service on its persistent data directory
+(``--data-dir``, ``MCV_DATA_DIR``, else the user data directory), started for the command's duration,
+so ``mcv jobs show ID`` sees the jobs an earlier ``mcv run`` made.
 """
 
 from __future__ import annotations
@@ -10,18 +13,21 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.settings import Settings, config_path
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact
+from mcv_pipelines.run.embedded import embedded_service
 
 __all__ = [
     "CLIENT_FACTORY",
     "add_connection_options",
     "emit",
     "emit_json",
+    "resolve_settings",
     "run_with_client",
     "settings_from_args",
 ]
@@ -47,16 +53,23 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         metavar="KEY",
         help="API key; prefer MCV_API_KEY: a flag shows in the process list and shell history",
     )
+    group.add_argument(
+        "--data-dir",
+        type=Path,
+        metavar="DIR",
+        help="data of the embedded local service, used when no service is configured (MCV_DATA_DIR)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
+def resolve_settings(args: argparse.Namespace) -> Settings:
+    """The settings of the flags, environment and profile; may be unconfigured (embedded default)."""
     if getattr(args, "api_key", None):
         print(
             "mcv: warning: --api-key is visible to other users of this machine; prefer MCV_API_KEY",
             file=sys.stderr,
         )
-    settings = Settings.resolve(
+    return Settings.resolve(
         api_key=args.api_key,
         base_url=args.base_url,
         sync_url=args.sync_url,
@@ -64,6 +77,11 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         sandbox=args.sandbox,
         profile=args.profile,
     )
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Configured settings, or a UsageError saying how to configure them."""
+    settings = resolve_settings(args)
     if not settings.is_configured:
         raise UsageError(
             "no service configured: set MCV_API_KEY for the public service, or MCV_BASE_URL for another "
@@ -74,14 +92,23 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def run_with_client(args: argparse.Namespace, action: Callable[[ApiClient], Awaitable[int]]) -> int:
-    """Resolve settings, open a client, run ``action`` to completion, close the client."""
-    settings = settings_from_args(args)
+    """Resolve settings, open a client, run ``action`` to completion, close the client.
 
-    async def runner() -> int:
-        async with CLIENT_FACTORY(settings) as client:
-            return await action(client)
+    Unconfigured, the embedded local service serves the command (on ``--data-dir`` or the default).
+    """
+    settings = resolve_settings(args)
 
-    return asyncio.run(runner())
+    def run(chosen: Settings) -> int:
+        async def runner() -> int:
+            async with CLIENT_FACTORY(chosen) as client:
+                return await action(client)
+
+        return asyncio.run(runner())
+
+    if settings.is_configured:
+        return run(settings)
+    with embedded_service(getattr(args, "data_dir", None)) as embedded:
+        return run(embedded.settings)
 
 
 def emit(text: str) -> None:

@@ -24,6 +24,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 # The command table: module path of each command group, in the order `mcv --help` lists them.
 COMMANDS: tuple[str, ...] = (
     "mcv_pipelines.cli.validate",
+    "mcv_pipelines.cli.run",
     "mcv_pipelines.cli.render",
     "mcv_pipelines.cli.graph",
     "mcv_pipelines.cli.catalog",

@@ -8,12 +8,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.local_service.config import ALL_SCOPES
-from mcv_pipelines.local_service.faults import parse_faults
+from mcv_pipelines.local_service.faults import Faults, parse_faults
+from mcv_pipelines.local_service.lock import DataDirBusy, DataDirLock
 from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.run.embedded import default_data_dir
 
 __all__ = ["register", "serve"]
 
@@ -33,7 +33,8 @@ def register(subparsers: Any) -> None:
         "--data-dir",
         type=Path,
         default=None,
-        help="state and files (default: the user data directory of mcv)",
+        help="state and files (default: MCV_DATA_DIR, else the user data directory of mcv, shared "
+        "with `mcv run` on the embedded service)",
     )
     parser.add_argument("--api-key", default=None, help="accept this key (default: generate one, shown once)")
     parser.add_argument(
@@ -68,7 +69,24 @@ def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     unknown = sorted(set(scopes) - set(ALL_SCOPES))
     if unknown:
         raise UsageError(f"--scopes: unknown scope(s) {', '.join(unknown)}; known: {', '.join(ALL_SCOPES)}")
-    data_dir = args.data_dir or Path(platformdirs.user_data_dir("mcv-pipelines")) / "service"
+    data_dir = args.data_dir or default_data_dir()
+    try:
+        lock = DataDirLock(data_dir).acquire()
+    except DataDirBusy as exc:
+        raise UsageError(f"{exc}; stop it first, or serve another --data-dir") from None
+    try:
+        return _serve(args, data_dir, faults, scopes, stop)
+    finally:
+        lock.release()
+
+
+def _serve(
+    args: argparse.Namespace,
+    data_dir: Path,
+    faults: Faults | None,
+    scopes: list[str],
+    stop: threading.Event | None,
+) -> int:
     service = LocalService(
         data_dir=data_dir,
         api_key=args.api_key,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from mcv_pipelines.local_service.store import Doc
 
@@ -50,6 +50,31 @@ _TASK_FIELDS = (
 )
 
 
+def _rebased(url: Any, base: str) -> Any:
+    """The service's own link on its current address: a restart on another port (the embedded
+    service picks a free one each time) must not break the links of earlier tasks."""
+    if not isinstance(url, str):
+        return url
+    parts = urlsplit(url)
+    if not parts.path.startswith(("/files/", "/upload/")):
+        return url
+    return f"{base}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+
+
+def _own_links(result: Any, base: str) -> Any:
+    if not isinstance(result, dict):
+        return result
+    out = dict(result)
+    if isinstance(out.get("form"), dict):
+        out["form"] = {**out["form"], "url": _rebased(out["form"].get("url"), base)}
+    if isinstance(out.get("files"), list):
+        out["files"] = [
+            {**f, "url": _rebased(f["url"], base)} if isinstance(f, dict) and "url" in f else f
+            for f in out["files"]
+        ]
+    return out
+
+
 def public_payload(payload: Doc) -> Doc:
     return {key: value for key, value in payload.items() if key not in SECRET_FIELDS}
 
@@ -64,6 +89,8 @@ def task_json(
 ) -> Doc:
     """A task as the API shows it; ``include`` adds payload, depends_on_tasks, retries, job."""
     out: Doc = {key: task.get(key) for key in _TASK_FIELDS}
+    if task.get("operation") in ("export/url", "import/upload"):
+        out["result"] = _own_links(out["result"], base)
     out["depends_on_task_ids"] = list(task.get("depends_on", {}).values())
     if task.get("job_id") is None and task.get("name") is None:
         del out["name"]  # a name is shown only for a task that is part of a job

@@ -67,7 +67,7 @@ async def test_upload_streams_fields_in_order_with_file_last(make_client, tmp_pa
     assert int(request.headers["Content-Length"]) == sum(transport.chunk_sizes)
     assert "transfer-encoding" not in request.headers
     assert max(transport.chunk_sizes[1:-1]) <= CHUNK_SIZE  # never the whole file in one piece
-    assert len(transport.chunk_sizes) > 10
+    assert len(transport.chunk_sizes) >= len(data) // CHUNK_SIZE + 2  # head, file pieces, tail
 
 
 async def test_upload_body_is_a_valid_multipart_form(make_client, tmp_path: Path) -> None:

@@ -82,15 +82,16 @@ def _job(status: str = "finished") -> dict[str, Any]:
     }
 
 
-def test_no_service_configured_is_a_usage_error(monkeypatch, tmp_path, capsys) -> None:
+def test_no_service_configured_uses_the_embedded_service(monkeypatch, tmp_path, capsys) -> None:
     monkeypatch.setattr(main, "COMMANDS", API_COMMANDS)
     for var in ("MCV_API_KEY", "MCV_BASE_URL", "MCV_SYNC_URL", "MCV_PROFILE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MCV_CONFIG", str(tmp_path / "none.toml"))
-    assert main.main(["jobs", "list"]) == 2
-    err = capsys.readouterr().err
-    assert "no service configured" in err
-    assert "MCV_API_KEY" in err and "--profile" in err  # noqa: PT018
+    monkeypatch.setenv("MCV_DATA_DIR", str(tmp_path / "data"))
+    assert main.main(["jobs", "list", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    key_file = tmp_path / "data" / "api-key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
 
 
 def test_jobs_show_text_and_json(service, capsys) -> None:
