@@ -12,11 +12,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import httpx
 from PIL import Image
 
 __all__ = [
     "REMOTE_KEY",
     "WEBP_PIPELINE",
+    "LoseCreateAnswers",
     "assert_images",
     "jobs_by_row",
     "make_images",
@@ -101,10 +103,36 @@ def jobs_by_row(data_dir: Path) -> Counter[str]:
     without the attempt."""
     found: Counter[str] = Counter()
     for _, tag, _ in service_jobs(data_dir):
-        assert tag and tag.startswith("webp~mcv-"), tag
+        assert tag
+        assert tag.startswith("webp~mcv-"), tag
         found[tag.rsplit("-", 1)[0]] += 1
     return found
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+class LoseCreateAnswers(httpx.AsyncBaseTransport):
+    """The real transport, losing the answer of every ``every``-th job creation after the service
+    handled it (the job exists; the client sees a dropped connection)."""
+
+    def __init__(self, every: int) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.every = every
+        self.creates = 0
+        self.lost = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        creating = request.method == "POST" and request.url.path.endswith("/v2/jobs")
+        response = await self.inner.handle_async_request(request)
+        if creating:
+            self.creates += 1
+            if self.creates % self.every == 0:
+                await response.aread()
+                self.lost += 1
+                raise httpx.ReadError("answer lost by the test")
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from batch_helpers import (
     REMOTE_KEY,
+    LoseCreateAnswers,
     assert_images,
     jobs_by_row,
     make_images,
@@ -17,6 +18,9 @@ from batch_helpers import (
     write_pipeline,
 )
 
+from mcv_pipelines.api.client import ApiClient
+from mcv_pipelines.api.settings import Settings
+from mcv_pipelines.cli import connection
 from mcv_pipelines.cli.main import main
 from mcv_pipelines.local_service.server import LocalService
 
@@ -57,7 +61,8 @@ def test_faults_every_row_ends_with_exactly_one_job(isolated: Path, remote: Loca
     for row in rows:
         assert row["status"] in ("finished", "failed"), row
         if row["status"] == "failed":
-            assert row["error"]["code"] and row["error"]["message"], row
+            assert row["error"]["code"], row
+            assert row["error"]["message"], row
     finished = [r for r in rows if r["status"] == "finished"]
     assert code == (0 if len(finished) == 60 else 1)
     assert_images(isolated / "out", 0)
@@ -66,6 +71,26 @@ def test_faults_every_row_ends_with_exactly_one_job(isolated: Path, remote: Loca
     per_row = jobs_by_row(remote.data_dir)
     assert set(per_row.values()) == {1}, per_row
     assert len(per_row) >= len(finished)
+
+
+def test_lost_creation_answers_are_reconciled_not_resent(
+    isolated: Path, remote: LocalService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_pipeline(isolated)
+    make_images(isolated, 12)
+    transport = LoseCreateAnswers(every=3)
+
+    def client(settings: Settings) -> ApiClient:
+        return ApiClient(settings, transport=transport)
+
+    monkeypatch.setattr(connection, "CLIENT_FACTORY", client)
+    assert batch("--manifest", "rows.csv", "--report", "r.jsonl", "--events", "events.jsonl") == 0
+    assert transport.lost == 4
+    assert (isolated / "events.jsonl").read_text().count('"event": "reconciled"') == 4
+    assert_images(isolated / "out", 12)
+    per_row = jobs_by_row(remote.data_dir)
+    assert len(per_row) == 12
+    assert set(per_row.values()) == {1}
 
 
 def test_invalid_cell_exits_2_naming_row_and_column_and_submits_nothing(
@@ -103,7 +128,8 @@ def test_retry_failed_sends_only_failed_rows_again(isolated: Path, remote: Local
     args = ("--manifest", "rows.csv", "--report", "r.jsonl")
     assert batch(*args) == 1
     rows = {r["index"]: r for r in read_jsonl(isolated / "r.jsonl")}
-    assert rows[3]["status"] == "failed" and rows[3]["job_id"]
+    assert rows[3]["status"] == "failed"
+    assert rows[3]["job_id"]
     assert rows[3]["error"]["message"]
     assert len(service_jobs(remote.data_dir)) == 4
     # Without --retry-failed a failed row stays failed and nothing is sent.
@@ -125,7 +151,9 @@ def test_two_shards_cover_every_row_once(isolated: Path, remote: LocalService) -
     assert batch("--manifest", "rows.csv", "--shard", "2/2", "--report", "s2.jsonl") == 0
     first = {r["index"] for r in read_jsonl(isolated / "s1.jsonl")}
     second = {r["index"] for r in read_jsonl(isolated / "s2.jsonl")}
-    assert first and second and not first & second
+    assert first
+    assert second
+    assert not first & second
     assert first | second == set(range(1, 31))
     assert_images(isolated / "out", 30)
     assert len(service_jobs(remote.data_dir)) == 30
@@ -138,7 +166,7 @@ def test_reports_junit_csv_and_masked_secrets(isolated: Path, remote: LocalServi
     assert batch("--manifest", "rows.csv", "--skip-invalid", "--report", "r.xml") == 1
     assert batch("--manifest", "rows.csv", "--skip-invalid", "--report", "r.jsonl", "--journal",
                  "r.journal.sqlite") == 1
-    suite = ET.parse(isolated / "r.xml").getroot()
+    suite = ET.parse(isolated / "r.xml").getroot()  # noqa: S314 - our own report
     cases = suite.findall(".//testcase")
     assert len(cases) == 3
     assert len(suite.findall(".//testcase/failure")) == 1
