@@ -79,3 +79,31 @@ def test_killed_at_several_points_resumes_with_one_job_per_row(isolated: Path, r
     for row in rows:  # the job recorded for each row is the one job the service has for it
         assert row["job_id"]
     assert os.path.getsize(isolated / "report.jsonl") > 0
+
+
+@pytest.mark.parametrize("remote", ["delay=0.5:0.15,seed=6"], indirect=True)
+def test_ctrl_c_exits_130_with_a_resume_hint_and_the_rerun_completes(
+    isolated: Path, remote: LocalService
+) -> None:
+    write_pipeline(isolated)
+    make_images(isolated, 20)
+    process = subprocess.Popen(COMMAND, cwd=isolated, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    limit = time.monotonic() + 60
+    while _events(isolated, "row-finished") < 4:
+        assert process.poll() is None
+        assert time.monotonic() < limit
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "run the same command again" in err.lower()
+    assert "Traceback" not in err
+    interrupted = read_jsonl(isolated / "report.jsonl")  # written on the way out
+    assert len(interrupted) == 20
+    assert any(r["status"] != "finished" for r in interrupted)
+    done = subprocess.run(COMMAND, cwd=isolated, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert_images(isolated / "out", 20)
+    assert set(jobs_by_row(remote.data_dir).values()) == {1}
+    assert len(jobs_by_row(remote.data_dir)) == 20
