@@ -176,3 +176,19 @@ def test_reports_junit_csv_and_masked_secrets(isolated: Path, remote: LocalServi
     rows = {r["index"]: r for r in read_jsonl(isolated / "r.jsonl")}
     assert rows[1]["params"]["token"] == "***"
     assert rows[1]["status"] == "finished"
+
+
+def test_fail_fast_starts_no_row_after_a_failure(isolated: Path, remote: LocalService) -> None:
+    write_pipeline(isolated)
+    make_images(isolated, 6)
+    (isolated / "img" / "p0000.png").write_bytes(b"broken")
+    args = ("--manifest", "rows.csv", "--concurrency", "1", "--report", "r.jsonl")
+    assert batch(*args, "--fail-fast") == 1
+    statuses = [r["status"] for r in read_jsonl(isolated / "r.jsonl")]
+    assert statuses == ["failed"] + ["pending"] * 5
+    assert len(service_jobs(remote.data_dir)) == 1
+    # Without --fail-fast the same command goes on with the rest; the failed row stays failed.
+    assert batch(*args) == 1
+    statuses = [r["status"] for r in read_jsonl(isolated / "r.jsonl")]
+    assert statuses == ["failed"] + ["finished"] * 5
+    assert len(service_jobs(remote.data_dir)) == 6
