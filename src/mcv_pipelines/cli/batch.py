@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from contextlib import ExitStack
 from dataclasses import replace
@@ -203,8 +204,14 @@ def _write_report(args: argparse.Namespace, journal: Journal, data: Any) -> None
 
 def _conclude(outcome: BatchOutcome, journal_path: Path, args: argparse.Namespace) -> int:
     counts = outcome.counts
-    print(f"{counts.finished} finished, {counts.failed} failed, {counts.total - counts.done} not done "
-          f"of {counts.total} rows" + (f"; report: {args.report}" if args.report else ""))
+    if args.format == "json":
+        print(json.dumps({"total": counts.total, "finished": counts.finished, "failed": counts.failed,
+                          "not_done": counts.total - counts.done, "troubled": outcome.troubled,
+                          "journal": str(journal_path),
+                          "report": str(args.report) if args.report else None}))
+    else:
+        print(f"{counts.finished} finished, {counts.failed} failed, {counts.total - counts.done} not done "
+              f"of {counts.total} rows" + (f"; report: {args.report}" if args.report else ""))
     if outcome.troubled:
         print(f"mcv: {outcome.troubled} row(s) were left unfinished by service trouble "
               f"({outcome.last_trouble}); run the same command again to resume them "

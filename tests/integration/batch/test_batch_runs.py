@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -144,13 +145,19 @@ def test_retry_failed_sends_only_failed_rows_again(isolated: Path, remote: Local
     assert sorted(per_row.values()) == [1, 1, 1, 2]
 
 
-def test_two_shards_cover_every_row_once(isolated: Path, remote: LocalService) -> None:
+def test_two_shards_cover_every_row_once(
+    isolated: Path, remote: LocalService, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_pipeline(isolated)
     make_images(isolated, 30)
     assert batch("--manifest", "rows.csv", "--shard", "1/2", "--report", "s1.jsonl") == 0
-    assert batch("--manifest", "rows.csv", "--shard", "2/2", "--report", "s2.jsonl") == 0
+    capsys.readouterr()
+    assert batch("--manifest", "rows.csv", "--shard", "2/2", "--report", "s2.jsonl", "--format", "json") == 0
+    summary = json.loads(capsys.readouterr().out)
     first = {r["index"] for r in read_jsonl(isolated / "s1.jsonl")}
     second = {r["index"] for r in read_jsonl(isolated / "s2.jsonl")}
+    assert summary["finished"] == summary["total"] == len(second)
+    assert summary["journal"] == "s2.2-of-2.journal.sqlite"
     assert first
     assert second
     assert not first & second
