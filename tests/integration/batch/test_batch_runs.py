@@ -166,7 +166,7 @@ def test_two_shards_cover_every_row_once(
     assert len(service_jobs(remote.data_dir)) == 30
 
 
-def test_reports_junit_csv_and_masked_secrets(isolated: Path, remote: LocalService) -> None:
+def test_reports_junit_and_jsonl_with_masked_secrets(isolated: Path, remote: LocalService) -> None:
     write_pipeline(isolated)
     secret = "tok-5f3e9a1b7c2d"
     make_images(isolated, 3, extra={1: {"token": secret}, 2: {"image": "img/missing.png"}})
