@@ -25,6 +25,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS: tuple[str, ...] = (
     "mcv_pipelines.cli.validate",
     "mcv_pipelines.cli.run",
+    "mcv_pipelines.cli.batch",
     "mcv_pipelines.cli.render",
     "mcv_pipelines.cli.graph",
     "mcv_pipelines.cli.catalog",

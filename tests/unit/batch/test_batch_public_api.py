@@ -6,7 +6,10 @@ import importlib
 
 import mcv_pipelines.batch as batch
 
-MODULES = ["errors", "journal", "keys", "manifest", "meta", "naming", "progress", "report", "shard", "states"]
+MODULES = [
+    "errors", "execute", "journal", "keys", "manifest", "meta", "naming", "prepare", "progress", "report",
+    "shard", "states", "view",
+]
 
 
 def test_package_exports_exactly_the_public_names_of_its_modules() -> None:

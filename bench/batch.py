@@ -1,0 +1,194 @@
+"""`mcv batch` over many small images, next to a plain loop doing one job at a time with httpx.
+
+    .venv/bin/python bench/batch.py [ROWS] [CONCURRENCY] [RATE_LIMIT]   # default 1000, 8, the service's
+
+The local service allows 500 job creations per key per minute by default, like the real one: past 500
+rows the batch runs at that limit (about 8.3 rows/s), its pacer waiting instead of collecting 429s.
+Give RATE_LIMIT (e.g. 100000) to measure the tool itself.
+
+A local service runs in this process (loopback). Each row is a 16x16 PNG converted to webp (import/upload
+-> convert -> export/url). Three runs, each on its own rows' outputs:
+1. the batch in this process through the library (``prepare_rows`` + ``execute_batch``), its requests
+   counted with an httpx event hook on the one shared client: rows/s and requests per row;
+2. `python -m mcv_pipelines batch` in a subprocess (remote mode: MCV_BASE_URL + MCV_API_KEY): rows/s
+   and its peak RSS (VmHWM of /proc/<pid>/status, sampled while it runs);
+3. a plain loop with httpx: create the job, upload, wait on the sync host, download, one row at a time.
+Prints a table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from PIL import Image
+
+from mcv_pipelines.api.client import ApiClient
+from mcv_pipelines.api.settings import Settings
+from mcv_pipelines.batch import BatchMeta, BatchOptions, Journal, RowRenderer, execute_batch, open_manifest
+from mcv_pipelines.batch.prepare import prepare_rows
+from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.pipeline.document import load_document
+from mcv_pipelines.run.model import RunOptions
+
+KEY = "sk-bench-batch-0c9d2e"
+PIPELINE = """\
+version: 1
+name: bench-webp
+params:
+  image: {type: string}
+  out: {type: string, default: out}
+job:
+  tag: bench-webp
+tasks:
+  source:
+    operation: import/upload
+    upload_from: "{{ params.image }}"
+  convert:
+    operation: convert
+    input: source
+    output_format: webp
+    filename: "{{ params.image | stem }}.webp"
+  publish:
+    operation: export/url
+    input: convert
+    download_to: "{{ params.out }}/"
+"""
+
+
+def make_rows(work: Path, rows: int) -> None:
+    (work / "img").mkdir()
+    lines = ["image,out"]
+    for i in range(rows):
+        name = f"img/p{i:05d}.png"
+        Image.new("RGB", (16, 16), (i % 256, (i * 3) % 256, 40)).save(work / name)
+        lines.append(f"{name},OUT")
+    (work / "pipeline.yaml").write_text(PIPELINE)
+    for label in ("lib", "cli"):
+        (work / f"{label}.csv").write_text("\n".join(lines).replace(",OUT", f",out-{label}") + "\n")
+
+
+async def batch_in_process(work: Path, service: LocalService, concurrency: int) -> tuple[float, int]:
+    """Seconds and requests of the library batch."""
+    requests = 0
+
+    async def count(_: httpx.Request) -> None:
+        nonlocal requests
+        requests += 1
+
+    manifest = open_manifest(work / "lib.csv", params={"image", "out"})
+    renderer = RowRenderer(load_document(work / "pipeline.yaml"), base_dir=work)
+    meta = BatchMeta.describe(work / "pipeline.yaml", manifest)
+    started = time.perf_counter()
+    with Journal.open(work / "lib.journal.sqlite", meta) as journal:
+        prepared = prepare_rows(manifest, renderer, journal, options=RunOptions(base_dir=work))
+        assert prepared.ok, prepared.diagnostics
+        settings = Settings.build(api_key=KEY, base_url=service.base_url, sync_url=service.sync_url)
+        async with ApiClient(settings) as client:
+            client.http.event_hooks["request"].append(count)
+            options = BatchOptions(concurrency=concurrency,
+                                   run=RunOptions(base_dir=work, status_interval=0.0, poll_interval=0.5))
+            outcome = await execute_batch(client, journal, manifest, renderer, options)
+        assert outcome.ok, outcome
+    return time.perf_counter() - started, requests
+
+
+def batch_subprocess(work: Path, service: LocalService, concurrency: int) -> tuple[float, int]:
+    """Seconds and peak RSS (bytes) of `mcv batch` in a child process."""
+    env = {**os.environ, "MCV_BASE_URL": service.base_url, "MCV_API_KEY": KEY,
+           "MCV_CONFIG": str(work / "none.toml")}
+    command = [sys.executable, "-m", "mcv_pipelines", "batch", "pipeline.yaml", "--manifest", "cli.csv",
+               "--concurrency", str(concurrency), "--progress", "none", "--report", "cli.jsonl"]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.DEVNULL)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, _vm_hwm(process.pid))
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - started
+    if process.returncode != 0:
+        raise SystemExit(f"mcv batch exited {process.returncode}")
+    return elapsed, peak
+
+
+def _vm_hwm(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def plain_loop(work: Path, service: LocalService, rows: int) -> tuple[float, int]:
+    """Seconds and requests of create, upload, wait, download, one row at a time."""
+    out = work / "out-loop"
+    out.mkdir()
+    headers = {"Authorization": f"Bearer {KEY}"}
+    requests = 0
+
+    def count(_: httpx.Request) -> None:
+        nonlocal requests
+        requests += 1
+
+    started = time.perf_counter()
+    with httpx.Client(event_hooks={"request": [count]}, timeout=60) as http:
+        for i in range(rows):
+            image = work / "img" / f"p{i:05d}.png"
+            body: dict[str, Any] = {"tag": "bench-loop", "tasks": {
+                "source": {"operation": "import/upload"},
+                "convert": {"operation": "convert", "input": "source", "output_format": "webp",
+                            "filename": f"{image.stem}.webp"},
+                "publish": {"operation": "export/url", "input": "convert"},
+            }}
+            job = http.post(f"{service.base_url}/v2/jobs", json=body, headers=headers).raise_for_status()
+            data = job.json()["data"]
+            form = next(t for t in data["tasks"] if t["name"] == "source")["result"]["form"]
+            with image.open("rb") as stream:
+                http.post(form["url"], data=form["parameters"], files={"file": stream}).raise_for_status()
+            done = http.get(f"{service.sync_url}/v2/jobs/{data['id']}", headers=headers).raise_for_status()
+            export = next(t for t in done.json()["data"]["tasks"] if t["name"] == "publish")
+            for file in export["result"]["files"]:
+                (out / file["filename"]).write_bytes(http.get(file["url"]).raise_for_status().content)
+    return time.perf_counter() - started, requests
+
+
+def main() -> None:
+    rows = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    concurrency = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+    limit = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    settings = {"rate_limit": limit} if limit else None
+    with tempfile.TemporaryDirectory(prefix="mcv-bench-batch-") as tmp:
+        work = Path(tmp)
+        make_rows(work, rows)
+        with LocalService(data_dir=work / "service", api_key=KEY, settings=settings) as service:
+            lib_seconds, lib_requests = asyncio.run(batch_in_process(work, service, concurrency))
+            cli_seconds, cli_peak = batch_subprocess(work, service, concurrency)
+            loop_seconds, loop_requests = plain_loop(work, service, rows)
+        for label in ("out-lib", "out-cli", "out-loop"):
+            made = len(list((work / label).glob("*.webp")))
+            if made != rows:
+                raise SystemExit(f"{label}: {made} of {rows} files")
+    print(f"{rows} rows of 16x16 PNG -> webp, local service on loopback, concurrency {concurrency}, "
+          f"rate limit {limit or 500} job creations/min\n")
+    print(f"{'run':<34} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'peak RSS':>10}")
+    print(f"{'mcv batch (library, in process)':<34} {lib_seconds:8.1f} {rows / lib_seconds:8.1f} "
+          f"{lib_requests / rows:13.2f} {'-':>10}")
+    print(f"{'mcv batch (subprocess)':<34} {cli_seconds:8.1f} {rows / cli_seconds:8.1f} {'-':>13} "
+          f"{cli_peak / 2**20:8.1f} MB")
+    print(f"{'plain httpx loop, one at a time':<34} {loop_seconds:8.1f} {rows / loop_seconds:8.1f} "
+          f"{loop_requests / rows:13.2f} {'-':>10}")
+    print(f"\nbatch/loop speed ratio: {loop_seconds / lib_seconds:.2f}x (library), "
+          f"{loop_seconds / cli_seconds:.2f}x (subprocess, including start-up and validation)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""A batch killed with SIGKILL at several points and run again: exactly one job per row, every output
+present and whole. The batch runs as a subprocess (`python -m mcv_pipelines batch`) against a
+LocalService the test started, reached as a remote service through MCV_BASE_URL and MCV_API_KEY.
+API answers are slowed down (delay faults) so that rows are caught in every state."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from batch_helpers import assert_images, jobs_by_row, make_images, read_jsonl, write_pipeline
+
+from mcv_pipelines.local_service.server import LocalService
+
+ROWS = 40
+COMMAND = [sys.executable, "-m", "mcv_pipelines", "batch", "webp.yaml", "--manifest", "rows.csv",
+           "--concurrency", "5", "--report", "report.jsonl", "--events", "events.jsonl", "--progress", "none"]
+
+
+def _events(work: Path, kind: str) -> int:
+    path = work / "events.jsonl"
+    if not path.exists():
+        return 0
+    return path.read_text().count(f'"event": "{kind}"')
+
+
+def _kill_when(work: Path, kind: str, count: int, *, after: float = 0.0) -> Counter[str]:
+    """Start the batch, SIGKILL it once ``count`` more events of ``kind`` were written (then ``after``
+    seconds more); returns the journal's row states at that moment."""
+    count += _events(work, kind)
+    process = subprocess.Popen(COMMAND, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        limit = time.monotonic() + 60
+        while _events(work, kind) < count and process.poll() is None:
+            assert time.monotonic() < limit, "the batch made no progress"
+            time.sleep(0.02)
+        time.sleep(after)
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        if process.stderr:
+            process.stderr.close()
+    db = sqlite3.connect(work / "report.journal.sqlite")
+    try:
+        return Counter(dict(db.execute("SELECT state, count(*) FROM rows GROUP BY state").fetchall()))
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("remote", ["delay=0.5:0.15,seed=5"], indirect=True)
+def test_killed_at_several_points_resumes_with_one_job_per_row(isolated: Path, remote: LocalService) -> None:
+    write_pipeline(isolated)
+    make_images(isolated, ROWS)
+    seen: Counter[str] = Counter()
+    # Right after the first job is created (others submitting), mid-way, then late.
+    for kind, count, after in (("submitted", 1, 0.0), ("row-finished", 8, 0.05), ("row-finished", 12, 0.0)):
+        states = _kill_when(isolated, kind, count, after=after)
+        seen.update(states)
+    assert seen["submitting"] > 0, seen  # kills caught rows in flight
+    assert seen["submitted"] > 0, seen
+    done = subprocess.run(COMMAND, cwd=isolated, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert_images(isolated / "out", ROWS)
+    rows = read_jsonl(isolated / "report.jsonl")
+    assert [r["status"] for r in rows] == ["finished"] * ROWS
+    per_row = jobs_by_row(remote.data_dir)
+    assert len(per_row) == ROWS
+    assert set(per_row.values()) == {1}, per_row
+    for row in rows:  # the job recorded for each row is the one job the service has for it
+        assert row["job_id"]
+    assert os.path.getsize(isolated / "report.jsonl") > 0
+
+
+@pytest.mark.parametrize("remote", ["delay=0.5:0.15,seed=6"], indirect=True)
+def test_ctrl_c_exits_130_with_a_resume_hint_and_the_rerun_completes(
+    isolated: Path, remote: LocalService
+) -> None:
+    write_pipeline(isolated)
+    make_images(isolated, 20)
+    process = subprocess.Popen(COMMAND, cwd=isolated, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    limit = time.monotonic() + 60
+    while _events(isolated, "row-finished") < 4:
+        assert process.poll() is None
+        assert time.monotonic() < limit
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "run the same command again" in err.lower()
+    assert "Traceback" not in err
+    interrupted = read_jsonl(isolated / "report.jsonl")  # written on the way out
+    assert len(interrupted) == 20
+    assert any(r["status"] != "finished" for r in interrupted)
+    done = subprocess.run(COMMAND, cwd=isolated, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert_images(isolated / "out", 20)
+    assert set(jobs_by_row(remote.data_dir).values()) == {1}
+    assert len(jobs_by_row(remote.data_dir)) == 20
