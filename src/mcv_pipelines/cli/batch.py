@@ -23,7 +23,7 @@ from mcv_pipelines.batch.view import PlainBatchView, RichBatchView
 from mcv_pipelines.cli import connection
 from mcv_pipelines.cli.catalog_options import add_catalog_options, catalog_from_args
 from mcv_pipelines.cli.options import add_param_options, add_schema_option, operation_schemas, param_values
-from mcv_pipelines.cli.run import _service
+from mcv_pipelines.cli.run import service_for
 from mcv_pipelines.errors import ExitCode, InvalidInput, UsageError
 from mcv_pipelines.pipeline.document import load_document
 from mcv_pipelines.redact import redact
@@ -154,7 +154,7 @@ def batch(args: argparse.Namespace) -> int:
                 raise UsageError(f"--events {args.events}: {exc.strerror or exc}") from exc
             stack.callback(writer.close)
             events = writer
-        settings, embedded = stack.enter_context(_service(args))
+        settings, embedded = stack.enter_context(service_for(args))
         if embedded:
             run_options = replace(run_options, poll_interval=0.5)
         options = BatchOptions(concurrency=args.concurrency, fail_fast=args.fail_fast, run=run_options,

@@ -152,7 +152,7 @@ def _sinks(args: argparse.Namespace, stack: ExitStack) -> EventSink:
 
 
 @contextmanager
-def _service(args: argparse.Namespace) -> Iterator[tuple[Settings, bool]]:
+def service_for(args: argparse.Namespace) -> Iterator[tuple[Settings, bool]]:
     """The settings to use and whether they are the embedded service's."""
     settings = connection.resolve_settings(args)
     if args.service == "remote" and not settings.is_configured:
@@ -194,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
     )
     preflight(pipeline, options)  # before a service starts: a refusal costs nothing
     with ExitStack() as stack:
-        settings, embedded = stack.enter_context(_service(args))
+        settings, embedded = stack.enter_context(service_for(args))
         if embedded:
             # The local service signs a job's webhooks with the secret the job names; quicker polls.
             secret = secrets.token_hex(24) if args.wait == "webhook" else None

@@ -47,7 +47,7 @@ def test_200_rows_complete_with_one_job_each(isolated: Path, remote: LocalServic
     assert len(service_jobs(remote.data_dir)) == 200
 
 
-@pytest.mark.parametrize("remote", ["429=0.1,503=0.1,drop=0.05,seed=11"], indirect=True)
+@pytest.mark.parametrize("remote", ["429=0.1,503=0.1,drop=0.05,drop_after=0.05,seed=11"], indirect=True)
 def test_faults_every_row_ends_with_exactly_one_job(isolated: Path, remote: LocalService) -> None:
     write_pipeline(isolated)
     make_images(isolated, 60)
