@@ -10,7 +10,6 @@ and a clear error when the page does not answer (instead of a capture of Chromiu
 from __future__ import annotations
 
 import base64
-import functools
 import shutil
 import tempfile
 import time
@@ -36,7 +35,7 @@ from mcv_pipelines.local_service.engines.options import (
     int_option,
     str_option,
 )
-from mcv_pipelines.local_service.engines.process import find_program, program_version
+from mcv_pipelines.local_service.engines.program_engine import ProgramEngine
 
 __all__ = ["ChromiumEngine", "check_url"]
 
@@ -125,20 +124,10 @@ def _pdf_parameters(options: Mapping[str, Any]) -> dict[str, Any]:
     return parameters
 
 
-class ChromiumEngine:
+class ChromiumEngine(ProgramEngine):
     name = "chromium"
-
-    def __init__(self) -> None:
-        self.program = find_program("chromium", "chromium-browser", "google-chrome")
-
-    def version(self) -> str | None:
-        return self._version
-
-    @functools.cached_property
-    def _version(self) -> str | None:
-        if self.program is None:
-            return None
-        return program_version([self.program, "--version"], r"(?:Chromium|Chrome) (\d+(?:\.\d+)+)")
+    programs = ("chromium", "chromium-browser", "google-chrome")
+    version_pattern = r"(?:Chromium|Chrome) (\d+(?:\.\d+)+)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()

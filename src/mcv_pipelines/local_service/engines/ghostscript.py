@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 from mcv_pipelines.local_service.engines.base import (
@@ -16,7 +15,8 @@ from mcv_pipelines.local_service.engines.base import (
 from mcv_pipelines.local_service.engines.naming import output_path
 from mcv_pipelines.local_service.engines.options import enum_option
 from mcv_pipelines.local_service.engines.pdf_input import single_pdf
-from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
+from mcv_pipelines.local_service.engines.process import run_checked
+from mcv_pipelines.local_service.engines.program_engine import ProgramEngine
 
 __all__ = ["PROFILES", "GhostscriptEngine"]
 
@@ -28,18 +28,10 @@ PROFILES = {"web": "/ebook", "print": "/printer", "archive": "/prepress", "max":
 _UNREADABLE = ("Couldn't initialise file", "No pages will be processed")
 
 
-class GhostscriptEngine:
+class GhostscriptEngine(ProgramEngine):
     name = "ghostscript"
-
-    def __init__(self) -> None:
-        self.program = find_program("gs")
-
-    def version(self) -> str | None:
-        return self._version
-
-    @functools.cached_property
-    def _version(self) -> str | None:
-        return program_version([self.program, "--version"], r"^(\d[\w.]*)") if self.program else None
+    programs = ("gs",)
+    version_pattern = r"^(\d[\w.]*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()

@@ -27,7 +27,8 @@ from mcv_pipelines.local_service.engines.base import (
 )
 from mcv_pipelines.local_service.engines.naming import output_path, single_input
 from mcv_pipelines.local_service.engines.options import bool_option, str_option
-from mcv_pipelines.local_service.engines.process import find_program, program_version, run_program
+from mcv_pipelines.local_service.engines.process import run_program
+from mcv_pipelines.local_service.engines.program_engine import ProgramEngine
 
 __all__ = ["FORMAT_FAMILIES", "LibreOfficeEngine"]
 
@@ -66,23 +67,16 @@ class _Profile:
         return self.path.as_uri()
 
 
-class LibreOfficeEngine:
+class LibreOfficeEngine(ProgramEngine):
     name = "libreoffice"
+    programs = ("soffice", "libreoffice")
+    version_args = ("--headless", "--version")
+    version_pattern = r"LibreOffice (\d[\w.]*)"
+    version_timeout = 60  # the first start of a profile is slow
 
     def __init__(self, workers: int = 2) -> None:
-        self.program = find_program("soffice", "libreoffice")
+        super().__init__()
         self._profiles = [_Profile(n) for n in range(1, max(1, workers) + 1)]
-
-    def version(self) -> str | None:
-        return self._version
-
-    @functools.cached_property
-    def _version(self) -> str | None:
-        if self.program is None:
-            return None
-        return program_version(
-            [self.program, "--headless", "--version"], r"LibreOffice (\d[\w.]*)", timeout=60
-        )
 
     @functools.cached_property
     def _formats(self) -> list[str]:

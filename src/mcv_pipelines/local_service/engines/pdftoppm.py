@@ -6,7 +6,6 @@ order; contiguous pages are rendered by one pdftoppm call.
 
 from __future__ import annotations
 
-import functools
 import re
 import shutil
 from collections.abc import Iterable
@@ -23,7 +22,8 @@ from mcv_pipelines.local_service.engines.base import (
 from mcv_pipelines.local_service.engines.naming import output_path
 from mcv_pipelines.local_service.engines.options import int_option
 from mcv_pipelines.local_service.engines.pdf_input import page_count, selected_pages, single_pdf
-from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
+from mcv_pipelines.local_service.engines.process import run_checked
+from mcv_pipelines.local_service.engines.program_engine import ProgramEngine
 
 __all__ = ["PdftoppmEngine"]
 
@@ -52,18 +52,11 @@ def _runs(pages: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
-class PdftoppmEngine:
+class PdftoppmEngine(ProgramEngine):
     name = "poppler"
-
-    def __init__(self) -> None:
-        self.program = find_program("pdftoppm")
-
-    def version(self) -> str | None:
-        return self._version
-
-    @functools.cached_property
-    def _version(self) -> str | None:
-        return program_version([self.program, "-v"], r"pdftoppm version (\d[\w.]*)") if self.program else None
+    programs = ("pdftoppm",)
+    version_args = ("-v",)
+    version_pattern = r"pdftoppm version (\d[\w.]*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 from mcv_pipelines.local_service.engines.base import (
@@ -16,27 +15,18 @@ from mcv_pipelines.local_service.engines.base import (
 from mcv_pipelines.local_service.engines.naming import output_path
 from mcv_pipelines.local_service.engines.options import bool_option
 from mcv_pipelines.local_service.engines.pdf_input import single_pdf
-from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
+from mcv_pipelines.local_service.engines.process import run_checked
+from mcv_pipelines.local_service.engines.program_engine import ProgramEngine
 
 __all__ = ["QpdfEngine"]
 
 _WARNINGS_ONLY = 3  # qpdf's exit code when it wrote the file but warned
 
 
-class QpdfEngine:
+class QpdfEngine(ProgramEngine):
     name = "qpdf"
-
-    def __init__(self) -> None:
-        self.program = find_program("qpdf")
-
-    def version(self) -> str | None:
-        return self._version
-
-    @functools.cached_property
-    def _version(self) -> str | None:
-        return (
-            program_version([self.program, "--version"], r"qpdf version (\d[\w.]*)") if self.program else None
-        )
+    programs = ("qpdf",)
+    version_pattern = r"qpdf version (\d[\w.]*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()
