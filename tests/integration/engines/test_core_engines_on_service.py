@@ -61,7 +61,7 @@ def test_image_watermark_and_metadata_round_trip(client: httpx.Client, tmp_path:
     with Image.open(ASSETS / "photo.jpg") as original, Image.open(files["photo.jpg"]) as marked:
         assert marked.size == original.size
         center = (400, 300)
-        red, green, _ = marked.convert("RGB").getpixel(center)  # type: ignore[misc]
+        red, green, _ = marked.convert("RGB").getpixel(center)  # type: ignore[misc]  # Pillow types a pixel as a union
         assert red > 150, (red, green)
         assert green < 100, (red, green)
     with Image.open(files["tagged.jpg"]) as tagged:
@@ -131,7 +131,7 @@ def test_archives_zip_7z_targz_and_archive_multiple_files(client: httpx.Client, 
     with py7zr.SevenZipFile(files["bundle.7z"]) as seven:
         assert sorted(seven.getnames()) == sorted(expected)
     with tarfile.open(files["bundle.tar.gz"], "r:gz") as tar:
-        contents = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
+        contents = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]  # files only
         assert contents == expected
     together = download_all(job, tmp_path / "b", export="together")
     assert len(together) == 1

@@ -48,7 +48,7 @@ def faulty(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Faulty]:
         monkeypatch.setattr(connection, "CLIENT_FACTORY", lambda s: ApiClient(s, transport=transport))
         return transport
 
-    return install  # type: ignore[return-value]
+    return install  # type: ignore[return-value]  # the fixture hands out a function
 
 
 def test_failed_task_exit_1_with_code_and_location(isolated: Path, remote: LocalService, capsys) -> None:

@@ -64,7 +64,9 @@ async def test_retry_after_as_http_date_is_understood(make_client, fake_time) ->
 
 
 def test_retry_after_values() -> None:
-    now = lambda: datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)  # noqa: E731
+    def now() -> datetime:
+        return datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+
     assert parse_retry_after("Thu, 01 Jan 2026 12:00:30 GMT", now) == 30.0
     assert parse_retry_after("2.5") == 2.5
     assert parse_retry_after("-4") == 0.0

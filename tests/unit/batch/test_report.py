@@ -116,7 +116,7 @@ def test_a_failed_write_leaves_the_previous_report(tmp_path: Path) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        write_report(path, broken())  # type: ignore[arg-type]
+        write_report(path, broken())  # type: ignore[arg-type]  # rows that raise, on purpose
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["r.xml"]
 

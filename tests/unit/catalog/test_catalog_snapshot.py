@@ -63,8 +63,12 @@ def test_default_engine_is_the_first_listed_non_deprecated_and_survives_sorting(
 
 
 def test_options_absent_and_options_empty_are_kept_apart(catalog: Catalog) -> None:
-    assert catalog.get(ConversionKey("merge", "pdf", "pdf", "pypdf")).options is None  # type: ignore[union-attr]
-    assert catalog.get(ConversionKey("command", "any", "any", "ffmpeg")).options == ()  # type: ignore[union-attr]
+    merge = catalog.get(ConversionKey("merge", "pdf", "pdf", "pypdf"))
+    command = catalog.get(ConversionKey("command", "any", "any", "ffmpeg"))
+    assert merge is not None
+    assert command is not None
+    assert merge.options is None
+    assert command.options == ()
 
 
 @pytest.mark.parametrize(
@@ -119,7 +123,7 @@ def test_a_listing_that_fails_half_way_writes_nothing(data_dir: Path, tmp_path: 
         yield {"data": [{"operation": "convert"}]}
 
     with pytest.raises(InvalidInput, match="page 2, descriptor 1"):
-        write_catalog(parse_pages(pages()), path)  # type: ignore[arg-type]
+        write_catalog(parse_pages(pages()), path)  # type: ignore[arg-type]  # a bad page on purpose
     assert path.read_text() == "old"
 
 

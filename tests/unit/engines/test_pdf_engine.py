@@ -138,7 +138,7 @@ def test_text_watermark_is_real_text_on_selected_pages(tmp_path: Path, make_requ
         heights = [y for text, y in _text_positions(page) if "CONFIDENTIAL" in text]
         assert heights
         assert heights[0] > 792 - 25 - 20  # top margin 25, under the top edge
-        states: Any = page["/Resources"].get_object()["/ExtGState"]  # type: ignore[index]
+        states: Any = page["/Resources"].get_object()["/ExtGState"]  # type: ignore[index]  # pypdf objects are loosely typed
         assert any(abs(float(state["/ca"]) - 0.3) < 1e-6 for state in states.values())
 
 

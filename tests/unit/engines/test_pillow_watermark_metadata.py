@@ -61,7 +61,7 @@ def test_image_watermark_comes_from_the_named_task(tmp_path: Path, make_request:
     result = ENGINE.run(make_request("watermark", "jpg", "jpg", inputs, options))
     assert [path.name for path in result.files] == ["photo.jpg"]
     with Image.open(result.files[0]) as image:
-        red, green, _ = image.convert("RGB").getpixel((190, 90))  # type: ignore[misc]
+        red, green, _ = image.convert("RGB").getpixel((190, 90))  # type: ignore[misc]  # Pillow types a pixel as a union
         assert red > 230
         assert 100 < green < 160  # half-transparent red over white
         assert image.convert("RGB").getpixel((10, 10)) == pytest.approx((255, 255, 255), abs=3)
