@@ -9,7 +9,7 @@ from typing import Any
 from mcv_pipelines.pipeline.opcheck import OperationSchemas
 from mcv_pipelines.pipeline.params import parse_assignments, read_params_file
 
-__all__ = ["add_param_options", "add_schema_option", "operation_schemas", "param_values"]
+__all__ = ["add_param_options", "add_schema_option", "operation_schemas", "param_values", "port_number"]
 
 
 def add_param_options(parser: argparse.ArgumentParser) -> None:
@@ -47,3 +47,10 @@ def add_schema_option(parser: argparse.ArgumentParser) -> None:
 def operation_schemas(args: argparse.Namespace) -> OperationSchemas | None:
     directory = args.operation_schemas
     return OperationSchemas(Path(directory)) if directory else None
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)")
+    return int(text)

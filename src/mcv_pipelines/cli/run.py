@@ -109,8 +109,10 @@ _EMBEDDED_PAUSE = (
 
 def _listen(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        raise UsageError(f"--listen {value!r}: expected HOST:PORT, e.g. 127.0.0.1:8765")
+    if not sep or not port.isdigit() or int(port) > 65535 or not host:
+        raise UsageError(
+            f"--listen {value!r}: expected HOST:PORT with a port up to 65535, e.g. 127.0.0.1:8765"
+        )
     return host.strip("[]"), int(port)
 
 
@@ -170,6 +172,7 @@ def service_for(args: argparse.Namespace) -> Iterator[tuple[Settings, bool]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    listen = _listen(args.listen)  # a bad flag is said first, even with --dry-run
     try:
         pipeline = _checked(args)
     except _Invalid:
@@ -179,7 +182,6 @@ def run(args: argparse.Namespace) -> int:
         body["tag"] = job_tag(pipeline, "RUN-ID")
         print(redact(json.dumps(body, indent=2)))
         return int(ExitCode.OK)
-    listen = _listen(args.listen)
     options = RunOptions(
         wait=args.wait,
         timeout=args.timeout,

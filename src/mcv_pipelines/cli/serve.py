@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from mcv_pipelines.cli.options import port_number
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.local_service.config import ALL_SCOPES
 from mcv_pipelines.local_service.faults import Faults, parse_faults
@@ -28,7 +29,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
     )
-    parser.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
+    parser.add_argument(
+        "--port", type=port_number, default=8080, help="port (default: 8080; 0 picks a free one)"
+    )
     parser.add_argument(
         "--data-dir",
         type=Path,
