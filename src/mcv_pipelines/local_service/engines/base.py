@@ -21,7 +21,7 @@ Conventions for the listing (one ``ConversionType`` per operation, input format,
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -85,6 +85,10 @@ class InputFile:
     path: Path
 
 
+def _no_progress(percent: float) -> None:
+    del percent
+
+
 @dataclass(slots=True)
 class EngineRequest:
     """One task for an engine to run.
@@ -92,6 +96,8 @@ class EngineRequest:
     ``options`` is the task's payload as submitted (``input`` removed), so engine options such as
     ``width`` or ``quality`` are read from it directly. ``cancelled`` is set when the task is cancelled
     or times out; long-running engines check it (or kill their child process when it is set).
+    ``progress`` takes the task's percent done (0-100) as the engine learns it (ffmpeg's -progress,
+    pages rendered, stages passed); the caller throttles and stores it, so calling it often is cheap.
     """
 
     operation: str
@@ -103,6 +109,7 @@ class EngineRequest:
     work_dir: Path
     timeout: float | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
+    progress: Callable[[float], None] = field(default=_no_progress)
 
 
 @dataclass(slots=True)
