@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -26,17 +27,28 @@ from typing import Literal
 __all__ = ["Change", "ChangeFeed", "Subscription"]
 
 Kind = Literal["job", "task"]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One state change: a job or a task now has ``status`` (``deleted`` when it is gone)."""
+    """One state change: a job or a task now has ``status`` (``deleted`` when it is gone).
+
+    Task changes also say what ran (``operation``, ``engine``), the error ``code`` of a failed one,
+    ``percent`` while it runs and ``seconds`` from start to end once it ended, so that logs and
+    metrics can be made from the feed alone.
+    """
 
     kind: Kind
     id: str
     status: str
     user_id: int | None = None
     job_id: str | None = None
+    operation: str | None = None
+    engine: str | None = None
+    code: str | None = None
+    percent: float | None = None
+    seconds: float | None = None
 
 
 Predicate = Callable[[Change], bool]
@@ -86,12 +98,25 @@ class ChangeFeed:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subscriptions: set[Subscription] = set()
+        self._listeners: list[Callable[[Change], None]] = []
         self._condition = threading.Condition()
         self._generation = 0
+
+    def listen(self, callback: Callable[[Change], None]) -> None:
+        """Call ``callback`` with every change, in the publisher's thread (keep it quick: a log line,
+        a metric). An exception in it is logged, never passed to the publisher."""
+        with self._lock:
+            self._listeners.append(callback)
 
     def publish(self, change: Change) -> None:
         with self._lock:
             subscriptions = list(self._subscriptions)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(change)
+            except Exception:  # a listener's bug must not fail the state change that was published
+                log.exception("change listener failed on %s %s", change.kind, change.id)
         for subscription in subscriptions:
             with contextlib.suppress(RuntimeError):  # its loop has closed: it is going away
                 subscription._offer(change)

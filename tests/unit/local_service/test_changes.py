@@ -6,6 +6,8 @@ import asyncio
 import threading
 import time
 
+import pytest
+
 from mcv_pipelines.local_service.changes import Change, ChangeFeed
 
 
@@ -61,3 +63,20 @@ def test_thread_wait_returns_at_once_when_a_change_came_in_between() -> None:
     started = time.monotonic()
     assert feed.wait_after(seen, timeout=10) == seen + 1
     assert time.monotonic() - started < 1
+
+
+def test_listeners_hear_every_change_and_a_failing_one_does_not_stop_the_publisher(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    feed = ChangeFeed()
+    heard: list[Change] = []
+
+    def broken(change: Change) -> None:
+        raise RuntimeError("listener bug")
+
+    feed.listen(broken)
+    feed.listen(heard.append)
+    change = Change("task", "t1", "error", operation="convert", engine="pillow", code="X", seconds=1.5)
+    feed.publish(change)
+    assert heard == [change]
+    assert "change listener failed on task t1" in caplog.text
