@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
-# qpdf, poppler, LibreOffice, Chromium, a font). Non-interactive and idempotent: packages already
-# installed are skipped, and apt-get update runs only when something is missing.
+# qpdf, poppler, LibreOffice, Chromium, a font) and the servers and runtimes the tests start (PostgreSQL
+# for the team service, node and npm for the official Node SDK). Non-interactive and idempotent: packages
+# already installed are skipped, and apt-get update runs only when something is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -17,7 +18,12 @@ PACKAGES=(
     chromium
     fonts-dejavu-core
     fontconfig
+    postgresql
 )
+# node and npm only when no node is on PATH (a machine may have a newer one of its own).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    PACKAGES+=(nodejs npm)
+fi
 
 if [ "$(id -u)" != "0" ]; then
     echo "install-engines: needs root (apt-get)" >&2
