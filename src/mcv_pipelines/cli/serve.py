@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import ipaddress
+import os
+import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,9 +24,12 @@ from mcv_pipelines.local_service.logs import configure as configure_logging
 from mcv_pipelines.local_service.logs import reset as reset_logging
 from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.local_service.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.redact import register_secret
 from mcv_pipelines.run.embedded import default_data_dir
 
-__all__ = ["register", "serve"]
+__all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
+
+SIGNING_KEY_VARIABLE = "MCV_SIGNING_KEY"  # else the data directory's `secret` file
 
 
 def register(subparsers: Any) -> None:
@@ -97,7 +104,7 @@ def register(subparsers: Any) -> None:
 
 
 def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
-    """Start the service, print how to reach it, serve until Ctrl-C (or ``stop`` is set)."""
+    """Start the service, print how to reach it, serve until Ctrl-C or SIGTERM (or ``stop`` is set)."""
     try:
         faults = parse_faults(args.faults) if args.faults else None
     except ValueError as exc:
@@ -167,7 +174,10 @@ def _run_service(
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)
-        (stop or threading.Event()).wait()
+        stop = stop or threading.Event()
+        with _stop_on_sigterm(stop):
+            stop.wait()
+        print("stopping", flush=True)
     except KeyboardInterrupt:
         print("stopping", flush=True)
     finally:
@@ -175,12 +185,35 @@ def _run_service(
     return 0
 
 
+@contextlib.contextmanager
+def _stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
+    """A container runtime stops a process with SIGTERM: stop as cleanly as on Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals (tests serve from other threads)
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
-    """ServiceConfig fields from the options; UsageError names a bad one."""
+    """ServiceConfig fields from the options and the environment; UsageError names a bad one."""
     settings: dict[str, Any] = {
         "sandbox_whitelist": frozenset(_md5(path) for path in args.sandbox_allow),
         "url_guard": None,
     }
+    signing_key = os.environ.get(SIGNING_KEY_VARIABLE)
+    if signing_key is not None:
+        # Every API and worker process of one deployment must sign and check links alike.
+        if len(signing_key.strip()) < 32:
+            raise UsageError(
+                f"{SIGNING_KEY_VARIABLE} is too short: use at least 32 characters, "
+                "e.g. `openssl rand -hex 32`"
+            )
+        register_secret(signing_key.strip())
+        settings["signing_key"] = signing_key.strip().encode()
     if not args.allow_private_urls:
         try:
             allowed = parse_networks(args.allow_private_network)

@@ -4,6 +4,7 @@ request/task log on stderr as JSON or text, /metrics answered."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -22,20 +23,13 @@ SCRIPT = "from mcv_pipelines.cli.main import main; raise SystemExit(main())"
 
 
 def start(
-    tmp_path: Path, *options: str, port: int = 0
+    tmp_path: Path, *options: str, port: int = 0, env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[str], dict[str, str], list[str]]:
-    command = [
-        sys.executable,
-        "-c",
-        SCRIPT,
-        "serve",
-        "--port",
-        str(port),
-        "--data-dir",
-        str(tmp_path),
-        *options,
-    ]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-c", SCRIPT, "serve", "--port", str(port), "--data-dir", str(tmp_path)]
+    environment = {**os.environ, **(env or {})}
+    child = subprocess.Popen(
+        [*command, *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
+    )
     assert child.stdout is not None
     banner: list[str] = []
     while not banner or not banner[-1].startswith("serving"):
@@ -46,8 +40,8 @@ def start(
     return child, {k: v.strip() for k, v in values.items()}, banner
 
 
-def stop(child: subprocess.Popen[str]) -> str:
-    child.send_signal(signal.SIGINT)
+def stop(child: subprocess.Popen[str], how: signal.Signals = signal.SIGINT) -> str:
+    child.send_signal(how)
     _, err = child.communicate(timeout=20)
     assert child.returncode == 0, err
     return err
@@ -72,7 +66,7 @@ def test_serve_refuses_private_imports_by_default_and_logs_json(tmp_path: Path) 
         metrics = httpx.get(f"{values['base URL']}/metrics").text
         assert 'mcv_tasks_ended_total{engine="",operation="import/url",status="error"} 1.0' in metrics
     finally:
-        err = stop(child)
+        err = stop(child, signal.SIGTERM)  # how a container runtime stops it: cleanly, exit 0
     records = [json.loads(line) for line in err.splitlines()]  # every line is one JSON object
     events = {(r["event"], r.get("route") or r.get("operation")) for r in records}
     assert {("request", "/v2/jobs"), ("task", "import/url"), ("request", "/metrics")} <= events
@@ -87,7 +81,9 @@ def test_serve_with_allow_private_urls_imports_from_loopback_and_logs_text(tmp_p
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     public = f"http://localhost:{port}"
-    child, values, banner = start(tmp_path, "--allow-private-urls", "--public-url", public + "/", port=port)
+    signing_key = "shared-by-api-and-workers-" + "k" * 16
+    options = ("--allow-private-urls", "--public-url", public + "/")
+    child, values, banner = start(tmp_path, *options, port=port, env={"MCV_SIGNING_KEY": signing_key})
     try:
         assert not any("--allow-private-urls" in line for line in banner)
         assert values["base URL"] == public  # links and forms name the public URL
@@ -101,6 +97,8 @@ def test_serve_with_allow_private_urls_imports_from_loopback_and_logs_text(tmp_p
     assert " INFO task " in err
     assert " import/url finished" in err
     assert "k=v" not in err
+    assert not (tmp_path / "secret").exists()  # the key from the environment signs the links
+    assert signing_key not in err
 
 
 @pytest.mark.parametrize(
@@ -120,6 +118,14 @@ def test_serve_names_a_bad_option(
     err = capsys.readouterr().err
     assert message in err
     assert "internal error" not in err
+
+
+def test_serve_refuses_a_short_signing_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCV_SIGNING_KEY", "too-short")
+    assert main(["serve", "--port", "0", "--data-dir", str(tmp_path)]) == 2
+    assert "MCV_SIGNING_KEY is too short: use at least 32 characters" in capsys.readouterr().err
 
 
 def test_serve_refuses_an_unknown_log_format(capsys: pytest.CaptureFixture[str]) -> None:
