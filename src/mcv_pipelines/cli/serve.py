@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import ipaddress
+import os
+import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcv_pipelines.cli.options import port_number
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.local_service.config import ALL_SCOPES
 from mcv_pipelines.local_service.faults import Faults, parse_faults
 from mcv_pipelines.local_service.lock import DataDirBusy, DataDirLock
+from mcv_pipelines.local_service.logs import LOG_FORMATS
+from mcv_pipelines.local_service.logs import configure as configure_logging
+from mcv_pipelines.local_service.logs import reset as reset_logging
 from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.local_service.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.redact import register_secret
 from mcv_pipelines.run.embedded import default_data_dir
 
-__all__ = ["register", "serve"]
+__all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
+
+SIGNING_KEY_VARIABLE = "MCV_SIGNING_KEY"  # else the data directory's `secret` file
 
 
 def register(subparsers: Any) -> None:
@@ -60,15 +73,43 @@ def register(subparsers: Any) -> None:
         help='fault injection for tests, e.g. "429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"; '
         "drop_after=share loses POST answers after the request was carried out",
     )
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        metavar="URL",
+        help="the address clients reach this service at, used in upload forms and download links "
+        "(default: http://HOST:PORT as bound; set it behind a proxy or in a container)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="text",
+        help="stderr log: one line per request and per task state change (default: text)",
+    )
+    parser.add_argument(
+        "--allow-private-urls",
+        action="store_true",
+        help="let import/url fetch from private, loopback and link-local addresses (refused by "
+        "default on a served instance; the embedded service of `mcv run` allows them)",
+    )
+    parser.add_argument(
+        "--allow-private-network",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="let import/url fetch from this network although it is private, e.g. an internal file "
+        "server at 10.1.2.0/24; repeatable",
+    )
     parser.set_defaults(handler=serve)
 
 
 def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
-    """Start the service, print how to reach it, serve until Ctrl-C (or ``stop`` is set)."""
+    """Start the service, print how to reach it, serve until Ctrl-C or SIGTERM (or ``stop`` is set)."""
     try:
         faults = parse_faults(args.faults) if args.faults else None
     except ValueError as exc:
         raise UsageError(f"--faults: {exc}") from exc
+    settings = _settings(args)
     scopes = [s.strip() for s in str(args.scopes).split(",") if s.strip()]
     unknown = sorted(set(scopes) - set(ALL_SCOPES))
     if unknown:
@@ -79,7 +120,7 @@ def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     except DataDirBusy as exc:
         raise UsageError(f"{exc}; stop it first, or serve another --data-dir") from None
     try:
-        return _serve(args, data_dir, faults, scopes, stop)
+        return _serve(args, data_dir, faults, scopes, settings, stop)
     finally:
         lock.release()
 
@@ -89,6 +130,22 @@ def _serve(
     data_dir: Path,
     faults: Faults | None,
     scopes: list[str],
+    settings: dict[str, Any],
+    stop: threading.Event | None,
+) -> int:
+    configure_logging(args.log_format)
+    try:
+        return _run_service(args, data_dir, faults, scopes, settings, stop)
+    finally:
+        reset_logging()
+
+
+def _run_service(
+    args: argparse.Namespace,
+    data_dir: Path,
+    faults: Faults | None,
+    scopes: list[str],
+    settings: dict[str, Any],
     stop: threading.Event | None,
 ) -> int:
     service = LocalService(
@@ -99,7 +156,8 @@ def _serve(
         faults=faults,
         host=args.host,
         port=args.port,
-        settings={"sandbox_whitelist": frozenset(_md5(path) for path in args.sandbox_allow)},
+        settings=settings,
+        logging_configured=True,
     )
     try:
         service.start()
@@ -113,13 +171,71 @@ def _serve(
         # Printed once, on purpose: this is how the user learns a generated key.
         print(f"API key:  {service.api_key}" if args.api_key is None else "API key:  (the one given)")
         print(f"data dir: {service.data_dir}")
+        if settings["url_guard"] is not None and _loopback(args.host):
+            print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)
-        (stop or threading.Event()).wait()
+        stop = stop or threading.Event()
+        with _stop_on_sigterm(stop):
+            stop.wait()
+        print("stopping", flush=True)
     except KeyboardInterrupt:
         print("stopping", flush=True)
     finally:
         service.stop()
     return 0
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
+    """A container runtime stops a process with SIGTERM: stop as cleanly as on Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals (tests serve from other threads)
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """ServiceConfig fields from the options and the environment; UsageError names a bad one."""
+    settings: dict[str, Any] = {
+        "sandbox_whitelist": frozenset(_md5(path) for path in args.sandbox_allow),
+        "url_guard": None,
+    }
+    signing_key = os.environ.get(SIGNING_KEY_VARIABLE)
+    if signing_key is not None:
+        # Every API and worker process of one deployment must sign and check links alike.
+        if len(signing_key.strip()) < 32:
+            raise UsageError(
+                f"{SIGNING_KEY_VARIABLE} is too short: use at least 32 characters, "
+                "e.g. `openssl rand -hex 32`"
+            )
+        register_secret(signing_key.strip())
+        settings["signing_key"] = signing_key.strip().encode()
+    if not args.allow_private_urls:
+        try:
+            allowed = parse_networks(args.allow_private_network)
+        except ValueError as exc:
+            raise UsageError(f"--allow-private-network: {exc}") from None
+        settings["url_guard"] = UrlGuard(allowed_networks=allowed)
+    if args.public_url is not None:
+        parts = urlsplit(args.public_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+            raise UsageError(
+                f"--public-url {args.public_url!r}: expected http(s)://HOST[:PORT][/PATH], "
+                "e.g. https://mcv.example.com"
+            )
+        settings["public_url"] = args.public_url.rstrip("/")
+    return settings
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _md5(path: Path) -> str:

@@ -13,9 +13,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mcv_pipelines.local_service import files, listing, routes_account, routes_jobs, routes_tasks, uploads
+from mcv_pipelines.local_service.access import AccessLog, request_id_of
 from mcv_pipelines.local_service.context import ServiceContext
 from mcv_pipelines.local_service.errors import ApiError
 from mcv_pipelines.local_service.faults import FaultInjector, Faults
+from mcv_pipelines.local_service.metrics import metrics_page
 from mcv_pipelines.local_service.ratelimit import RateLimitHeaders
 
 __all__ = ["build_app", "routes"]
@@ -47,6 +49,7 @@ def routes() -> list[Route]:
         Route("/v2/webhooks/{webhook_id}", account.delete_webhook, methods=["DELETE"]),
         Route("/upload/{task_id}", uploads.receive_upload, methods=["POST"]),
         Route("/files/{task_id}/{filename}", files.download, methods=["GET", "HEAD"]),
+        Route("/metrics", metrics_page, methods=["GET"]),
     ]
     table += [Route(f"/v2/{op}", tasks.create_task, methods=["POST"]) for op in routes_tasks.STANDALONE]
     return table
@@ -65,16 +68,26 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
-    log.exception("internal error on %s %s", request.method, request.url.path, exc_info=exc)
-    return JSONResponse({"message": "Internal server error.", "code": "INTERNAL_ERROR"}, status_code=500)
+    request_id = request_id_of(request) or ""
+    log.exception(
+        "internal error on %s %s (request %s)", request.method, request.url.path, request_id, exc_info=exc
+    )
+    # Outside the access middleware (Starlette answers 500 from its outermost layer): add the id here.
+    return JSONResponse(
+        {"message": "Internal server error.", "code": "INTERNAL_ERROR"},
+        status_code=500,
+        headers={"X-Request-Id": request_id} if request_id else None,
+    )
 
 
 def build_app(ctx: ServiceContext, faults: Faults | None = None) -> Starlette:
+    table = routes()
     middleware = [Middleware(RateLimitHeaders, limiter=ctx.limiter)]
     if faults is not None:
         middleware.insert(0, Middleware(FaultInjector, faults=faults))
+    middleware.insert(0, Middleware(AccessLog, metrics=ctx.metrics, routes=table))
     app = Starlette(
-        routes=routes(),
+        routes=table,
         middleware=middleware,
         exception_handlers={ApiError: _api_error, HTTPException: _http_error, Exception: _internal_error},
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from starlette.requests import Request
 
+from mcv_pipelines.local_service.access import USER_ID_KEY
 from mcv_pipelines.local_service.context import context
 from mcv_pipelines.local_service.errors import ApiError
 from mcv_pipelines.local_service.ratelimit import RATE_KEY
@@ -28,6 +29,7 @@ def authorize(request: Request, scope: str) -> Caller:
     if found is None:
         raise ApiError(401, "UNAUTHENTICATED", "Unauthenticated: send Authorization: Bearer <API key>.")
     user_id, scopes = found
+    setattr(request.state, USER_ID_KEY, user_id)
     setattr(request.state, RATE_KEY, key.strip())
     if scope not in scopes:
         raise ApiError(403, "FORBIDDEN", f"Invalid scope(s) provided: this request needs {scope}.")

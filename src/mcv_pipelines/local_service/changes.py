@@ -36,7 +36,8 @@ class Change:
 
     Task changes also say what ran (``operation``, ``engine``), the error ``code`` of a failed one,
     ``percent`` while it runs and ``seconds`` from start to end once it ended, so that logs and
-    metrics can be made from the feed alone.
+    metrics can be made from the feed alone. ``remote`` marks a change heard from another process
+    (PostgreSQL NOTIFY): waits react to it, but logs and metrics leave it to the process that made it.
     """
 
     kind: Kind
@@ -49,6 +50,7 @@ class Change:
     code: str | None = None
     percent: float | None = None
     seconds: float | None = None
+    remote: bool = False
 
 
 Predicate = Callable[[Change], bool]

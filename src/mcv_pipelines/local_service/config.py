@@ -14,6 +14,8 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcv_pipelines.local_service.url_guard import UrlGuard
+
 __all__ = ["DAY", "ServiceConfig"]
 
 DAY = 24 * 3600.0
@@ -41,6 +43,7 @@ class ServiceConfig:
     webhook_backoff: tuple[float, ...] = (1.0, 4.0, 16.0)  # waits before the 3 retries
     janitor_interval: float = 60.0
     region: str = "local"
+    url_guard: UrlGuard | None = None  # import/url refuses private addresses; None allows any (embedded)
     signing_key: bytes = field(default=b"", repr=False)
 
     def __post_init__(self) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
+from mcv_pipelines.local_service.changes import ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.metrics import Metrics
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.scheduler import Scheduler
 from mcv_pipelines.local_service.store import Store
@@ -25,6 +27,8 @@ class ServiceContext:
     webhooks: WebhookDispatcher
     limiter: RateLimiter
     engines: Sequence[Engine]
+    changes: ChangeFeed = field(default_factory=ChangeFeed)
+    metrics: Metrics = field(default_factory=Metrics)
 
     @property
     def base(self) -> str:

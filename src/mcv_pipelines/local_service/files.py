@@ -35,6 +35,6 @@ async def download(request: Request) -> Response:
     path = ctx.config.task_dir(task_id) / safe_filename(filename)
     if safe_filename(filename) != filename or not path.is_file():
         raise not_found("File")
-    return FileResponse(
-        path, filename=filename, content_disposition_type="inline" if inline else "attachment"
+    return ctx.metrics.counted(
+        FileResponse(path, filename=filename, content_disposition_type="inline" if inline else "attachment")
     )

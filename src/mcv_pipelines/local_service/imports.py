@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import logging
 import re
 from email.message import Message
 from pathlib import Path
@@ -15,9 +16,12 @@ import httpx
 
 from mcv_pipelines.local_service.paths import safe_filename
 from mcv_pipelines.local_service.tasks import TaskFailed
+from mcv_pipelines.local_service.url_fetch import BadRedirect, Redirected, open_url
+from mcv_pipelines.local_service.url_guard import ForbiddenAddress, UnresolvedHost, UrlGuard
 
 __all__ = ["STORAGE_OPERATIONS", "file_entry", "run_import", "storage_unreachable"]
 
+log = logging.getLogger(__name__)
 _CHUNK = 1024 * 1024
 STORAGE_OPERATIONS = frozenset(
     {
@@ -40,10 +44,13 @@ def file_entry(path: Path) -> dict[str, Any]:
     return {"filename": path.name, "md5": digest.hexdigest(), "size": path.stat().st_size}
 
 
-def run_import(operation: str, payload: dict[str, Any], out_dir: Path) -> list[Path]:
-    """Bring the task's file(s) into ``out_dir``; returns their paths."""
+def run_import(
+    operation: str, payload: dict[str, Any], out_dir: Path, guard: UrlGuard | None = None
+) -> list[Path]:
+    """Bring the task's file(s) into ``out_dir``; returns their paths. ``guard`` checks the
+    addresses import/url fetches from (None: any address, the embedded default)."""
     if operation == "import/url":
-        return [_download(payload, out_dir)]
+        return [_download(payload, out_dir, guard)]
     if operation in ("import/base64", "import/raw"):
         name = safe_filename(str(payload["filename"]))
         if operation == "import/base64":
@@ -73,11 +80,11 @@ def storage_unreachable(operation: str, payload: dict[str, Any]) -> TaskFailed:
     )
 
 
-def _download(payload: dict[str, Any], out_dir: Path) -> Path:
+def _download(payload: dict[str, Any], out_dir: Path, guard: UrlGuard | None) -> Path:
     url = str(payload["url"])
     headers = {str(k): str(v) for k, v in (payload.get("headers") or {}).items()}
     try:
-        with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60.0) as response:
+        with open_url(url, headers, guard) as response:
             if response.status_code >= 400:
                 raise TaskFailed(
                     "IMPORT_FAILED", f"Downloading {_shown(url)} answered HTTP {response.status_code}."
@@ -87,9 +94,30 @@ def _download(payload: dict[str, Any], out_dir: Path) -> Path:
             with target.open("wb") as handle:
                 for chunk in response.iter_bytes(_CHUNK):
                     handle.write(chunk)
+    except (ForbiddenAddress, UnresolvedHost, Redirected, BadRedirect) as exc:
+        raise _refused(url, exc) from exc
     except httpx.HTTPError as exc:
         raise TaskFailed("IMPORT_FAILED", f"Could not download {_shown(url)}: {exc}") from exc
     return target
+
+
+def _refused(url: str, exc: Exception) -> TaskFailed:
+    """The task's failure when the guard refused a hop or a redirect could not be followed."""
+    via = ""
+    if isinstance(exc, Redirected):
+        via, exc = f" (redirected from {exc.origin})", exc.refusal
+    if isinstance(exc, ForbiddenAddress):
+        log.warning(
+            "import/url refused: %s resolves to %s, a %s address%s", exc.host, exc.address, exc.kind, via
+        )
+        return TaskFailed(
+            "IMPORT_FORBIDDEN_ADDRESS",
+            f"The host {exc.host}{via} resolves to a {exc.kind} address, and this service does not "
+            "import from private networks (its operator can allow them with --allow-private-urls).",
+        )
+    if isinstance(exc, UnresolvedHost):
+        return TaskFailed("IMPORT_FAILED", f"Could not resolve the host {exc.host}{via}: {exc.reason}.")
+    return TaskFailed("IMPORT_FAILED", f"Could not download {_shown(url)}: {exc}{via}.")
 
 
 def _shown(url: str) -> str:

@@ -59,7 +59,7 @@ def execute(
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     if operation.startswith("import/"):
-        paths = run_import(operation, payload, out_dir)
+        paths = run_import(operation, payload, out_dir, config.url_guard)
         check_sandbox(config, paths)
         return Outcome({"files": [file_entry(p) for p in paths]}, files=paths)
     if operation in STORAGE_OPERATIONS:

@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
+from mcv_pipelines.local_service.changes import Change, ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
 from mcv_pipelines.local_service.operations import Outcome, check_sandbox, execute
-from mcv_pipelines.local_service.store import Doc, Store, now_iso
+from mcv_pipelines.local_service.store import Doc, Store, now_iso, parse_iso
 from mcv_pipelines.local_service.tasks import ENDED, TaskFailed, new_id
 from mcv_pipelines.local_service.validate import input_names
 
@@ -30,8 +31,14 @@ JobEvents = Callable[[str, str], None]  # (event, job_id): job.created, job.fini
 
 class Scheduler:
     def __init__(
-        self, config: ServiceConfig, store: Store, engines: Sequence[Engine], on_job_event: JobEvents
+        self,
+        config: ServiceConfig,
+        store: Store,
+        engines: Sequence[Engine],
+        on_job_event: JobEvents,
+        changes: ChangeFeed | None = None,
     ) -> None:
+        self.changes = changes or ChangeFeed()
         self.config = config
         self.store = store
         self.engines = list(engines)
@@ -39,6 +46,7 @@ class Scheduler:
         self._pool = ThreadPoolExecutor(max(1, config.workers), thread_name_prefix="mcv-task")
         self._lock = threading.RLock()
         self._running: dict[str, threading.Event] = {}
+        self._queued = 0  # submitted to the pool, waiting for a free worker thread
         self._timers: dict[str, threading.Timer] = {}
         self._stopping = threading.Event()
         self._janitor = threading.Thread(target=self._janitor_loop, name="mcv-janitor", daemon=True)
@@ -133,6 +141,18 @@ class Scheduler:
             self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
         self.kick()
 
+    def queue_depth(self) -> int:
+        """Tasks that could run now but wait for a worker: handed to the pool and not yet started,
+        plus waiting ones (not uploads) whose inputs have all ended."""
+        with self._lock:
+            count = self._queued
+        for task in self.store.tasks_with_status("waiting"):
+            if task["operation"] == "import/upload" or task["id"] in self._running:
+                continue
+            deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
+            count += all(d is None or d["status"] in ENDED for d in deps)
+        return count
+
     # scheduling
     def kick(self) -> None:
         """Start every waiting task whose inputs have ended; fail those whose inputs failed."""
@@ -173,10 +193,13 @@ class Scheduler:
         timer.start()
         if job and not job.get("started_at"):
             self.store.update_job(job["id"], lambda j: j.update(started_at=now_iso()) is None)
+        self._queued += 1
         self._pool.submit(self._run, task["id"], cancelled)
         return True
 
     def _run(self, task_id: str, cancelled: threading.Event) -> None:
+        with self._lock:
+            self._queued -= 1
         try:
             task = self.store.get_task(task_id)
             if task is None:
@@ -258,6 +281,7 @@ class Scheduler:
         if not ended:
             return
         task = ended[0]
+        self.changes.publish(_ended_change(task))
         if isinstance(outcome, TaskFailed):
             shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
         elif outcome.credits:
@@ -311,6 +335,22 @@ class Scheduler:
             job = self.store.get_job(job_id)
             if job and job.get("ended_at"):
                 self.store.delete_job(job_id)
+
+
+def _ended_change(task: Doc) -> Change:
+    """The feed's word that ``task`` ended (what logs and metrics count)."""
+    seconds = (parse_iso(task["ended_at"]) - parse_iso(task["started_at"])).total_seconds()
+    return Change(
+        "task",
+        task["id"],
+        task["status"],
+        user_id=task.get("user_id"),
+        job_id=task.get("job_id"),
+        operation=task.get("operation"),
+        engine=task.get("engine"),
+        code=task.get("code"),
+        seconds=seconds,
+    )
 
 
 def _ago(seconds: float) -> str:

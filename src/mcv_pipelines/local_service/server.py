@@ -24,11 +24,14 @@ from typing import Any
 import uvicorn
 
 from mcv_pipelines.local_service.app import build_app
+from mcv_pipelines.local_service.changes import ChangeFeed
 from mcv_pipelines.local_service.config import ALL_SCOPES, ServiceConfig
 from mcv_pipelines.local_service.context import ServiceContext
 from mcv_pipelines.local_service.engines import available_engines
 from mcv_pipelines.local_service.engines.base import Engine
 from mcv_pipelines.local_service.faults import Faults, parse_faults
+from mcv_pipelines.local_service.logs import TaskLog
+from mcv_pipelines.local_service.metrics import Metrics
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.scheduler import Scheduler
 from mcv_pipelines.local_service.store import Store
@@ -43,7 +46,9 @@ class LocalService:
 
     ``data_dir`` None means a temporary directory removed on stop; with a directory, a restart keeps
     every job, task and file. ``api_key`` None generates one (``.api_key``). ``settings`` overrides
-    ServiceConfig fields (task_retention, link_ttl, rate_limit, sync_max_wait, webhook_backoff, ...).
+    ServiceConfig fields (task_retention, link_ttl, rate_limit, sync_max_wait, webhook_backoff,
+    url_guard, ...). ``logging_configured``: the caller set up logging (logs.configure), so uvicorn
+    must not install its own handlers.
     """
 
     def __init__(
@@ -57,6 +62,7 @@ class LocalService:
         host: str = "127.0.0.1",
         port: int = 0,
         settings: Mapping[str, Any] | None = None,
+        logging_configured: bool = False,
     ) -> None:
         self._data_dir = Path(data_dir) if data_dir is not None else None
         self._api_key = api_key
@@ -67,6 +73,7 @@ class LocalService:
         self._host = host
         self._port = port
         self._settings = dict(settings or {})
+        self._logging_configured = logging_configured
         known = {f.name for f in fields(ServiceConfig)}
         unknown = set(self._settings) - known
         if unknown:
@@ -122,15 +129,22 @@ class LocalService:
         store = Store(config.db_path)
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
-        scheduler = Scheduler(config, store, engines, webhooks.job_event)
-        self.ctx = ServiceContext(
-            config, store, scheduler, webhooks, RateLimiter(config.rate_limit, config.rate_period), engines
-        )
+        changes = ChangeFeed()
+        scheduler = Scheduler(config, store, engines, webhooks.job_event, changes)
+        metrics = Metrics(queue_depth=scheduler.queue_depth)
+        changes.listen(metrics.task_changed)
+        changes.listen(TaskLog())
+        limiter = RateLimiter(config.rate_limit, config.rate_period)
+        self.ctx = ServiceContext(config, store, scheduler, webhooks, limiter, engines, changes, metrics)
         self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
         scheduler.start()
         app = build_app(self.ctx, self._faults)
+        # Logging set up by the caller (mcv serve --log-format): uvicorn adds no handlers of its own.
+        log_config = None if self._logging_configured else uvicorn.config.LOGGING_CONFIG
         self._server = uvicorn.Server(
-            uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
+            uvicorn.Config(
+                app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2, log_config=log_config
+            )
         )
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [sock]}, name="mcv-local-service", daemon=True

@@ -196,6 +196,7 @@ async def receive_upload(request: Request) -> Response:
         raise reader.error
     if not reader.files:
         raise InvalidData({"file": ["The file field is required."]})
+    ctx.metrics.bytes_in(int(reader.files[0]["size"]))
     await run_in_threadpool(ctx.scheduler.complete_upload, task_id, reader.files[0])
     redirect = reader.fields.get("redirect")
     if redirect:
