@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -31,3 +31,12 @@ def _require_program(*names: str) -> str:
 @pytest.fixture
 def require_program() -> Callable[..., str]:
     return _require_program
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Catalog indexes go to a directory of this test session, never the user's cache (subprocesses
+    inherit it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCV_CACHE_DIR", str(tmp_path_factory.mktemp("mcv-cache")))
+        yield

@@ -10,8 +10,7 @@ Every index is built once, when the catalog is made; a check never scans the who
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from mcv_pipelines.catalog.model import ConversionKey, Descriptor
@@ -21,41 +20,96 @@ __all__ = ["Catalog", "nearest"]
 
 def nearest(word: str, choices: Iterable[str], limit: int = 3) -> list[str]:
     """Choices closest to ``word`` (did-you-mean), best first."""
+    import difflib  # only a finding needs it; a clean check's start-up does not
+
     return difflib.get_close_matches(word, sorted(set(choices)), n=limit, cutoff=0.6)
 
 
 class Catalog:
-    """Conversion types by key. ``source`` says where they came from (a path, a URL) for messages."""
+    """Conversion types by key. ``source`` says where they came from (a path, a URL) for messages.
+
+    A catalog built with ``Catalog.lazily`` knows only each type's key and default flag up front and
+    makes a ``Descriptor`` (options, engine versions, ...) the first time one is asked for: a check
+    touches a handful of a catalog's thousands of types (issue 15, the compact index in
+    ``catalog.compact``).
+    """
 
     def __init__(self, descriptors: Iterable[Descriptor], *, source: str = "<catalog>") -> None:
+        made = tuple(descriptors)
+        self._setup([d.key for d in made], [d.default for d in made], list(made), None, source)
+
+    @classmethod
+    def lazily(
+        cls,
+        keys: Sequence[ConversionKey],
+        defaults: Sequence[bool],
+        load: Callable[[int], Descriptor],
+        *,
+        source: str = "<catalog>",
+    ) -> Catalog:
+        """A catalog of ``keys`` (sorted, unique) whose descriptor ``i`` is ``load(i)``, made on first use."""
+        catalog = cls.__new__(cls)
+        catalog._setup(keys, defaults, [None] * len(keys), load, source)
+        return catalog
+
+    def _setup(
+        self,
+        keys: Sequence[ConversionKey],
+        defaults: Sequence[bool],
+        items: list[Descriptor | None],
+        load: Callable[[int], Descriptor] | None,
+        source: str,
+    ) -> None:
         self.source = source
-        self.descriptors: tuple[Descriptor, ...] = tuple(descriptors)
-        self._by_key: dict[ConversionKey, Descriptor] = {}
-        self._engines: dict[tuple[str, str, str], list[Descriptor]] = {}
+        self._keys = keys
+        self._items = items
+        self._load = load
+        self._by_key: dict[ConversionKey, int] = {}
+        self._engines: dict[tuple[str, str, str], list[int]] = {}
         self._outputs: dict[tuple[str, str], set[str]] = {}
         self._inputs: dict[str, set[str]] = {}
         self._outputs_of_op: dict[str, set[str]] = {}
         self._engines_of_op: dict[str, set[str]] = {}
-        for desc in self.descriptors:
-            self._by_key[desc.key] = desc
-            op, fin, fout = desc.operation, desc.input_format, desc.output_format
-            self._engines.setdefault((op, fin, fout), []).append(desc)
+        for i, key in enumerate(keys):
+            self._by_key[key] = i
+            op, fin, fout, engine = key
+            self._engines.setdefault((op, fin, fout), []).append(i)
             self._outputs.setdefault((op, fin), set()).add(fout)
             self._inputs.setdefault(op, set()).add(fin)
             self._outputs_of_op.setdefault(op, set()).add(fout)
-            self._engines_of_op.setdefault(op, set()).add(desc.engine)
+            self._engines_of_op.setdefault(op, set()).add(engine)
+        for members in self._engines.values():
+            if len(members) > 1 and not defaults[members[0]]:
+                members.sort(key=lambda i: not defaults[i])  # stable: listing order among the rest
         # Derived option validators, filled lazily by catalog.derive (one per key, compiled once).
         self.validators: dict[ConversionKey, Any] = {}
         self.derivations = 0
 
+    def _at(self, i: int) -> Descriptor:
+        desc = self._items[i]
+        if desc is None:
+            assert self._load is not None  # only a lazy catalog has unmade descriptors
+            desc = self._items[i] = self._load(i)
+        return desc
+
+    @property
+    def descriptors(self) -> tuple[Descriptor, ...]:
+        """Every conversion type (all of them made, for a lazy catalog)."""
+        return tuple(self._at(i) for i in range(len(self._items)))
+
     def __len__(self) -> int:
-        return len(self.descriptors)
+        return len(self._items)
 
     def __iter__(self) -> Iterator[Descriptor]:
         return iter(self.descriptors)
 
+    def keys(self) -> Sequence[ConversionKey]:
+        """Every conversion type's key, in the catalog's order, without making any descriptor."""
+        return self._keys
+
     def get(self, key: ConversionKey) -> Descriptor | None:
-        return self._by_key.get(key)
+        i = self._by_key.get(key)
+        return None if i is None else self._at(i)
 
     @property
     def operations(self) -> list[str]:
@@ -88,14 +142,11 @@ class Catalog:
 
     def engines(self, operation: str, input_format: str, output_format: str) -> list[Descriptor]:
         """The conversion types (one per engine) for these formats, default engine first."""
-        found = self._engines.get((operation, input_format, output_format), [])
-        if len(found) > 1 and not found[0].default:
-            found.sort(key=lambda d: not d.default)  # stable: listing order among the rest
-        return list(found)
+        return [self._at(i) for i in self._engines.get((operation, input_format, output_format), ())]
 
     def default_engine(self, operation: str, input_format: str, output_format: str) -> str | None:
-        found = self.engines(operation, input_format, output_format)
-        return found[0].engine if found else None
+        found = self._engines.get((operation, input_format, output_format))
+        return self._keys[found[0]].engine if found else None
 
     def nearest_outputs(
         self, operation: str, input_format: str, wanted: str | None = None, limit: int = 5

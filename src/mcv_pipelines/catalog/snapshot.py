@@ -8,6 +8,7 @@ hand-edited snapshot gets the same clear errors as a live listing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -16,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mcv_pipelines.catalog import compact
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.listing import gc_paused, parse_listing
 from mcv_pipelines.catalog.model import Descriptor, OptionDef
@@ -95,7 +97,11 @@ def write_catalog(catalog: Catalog, path: Path) -> None:
 
 
 def load_catalog(path: Path) -> Catalog:
-    """Load a snapshot; the same unchanged file is parsed only once per process."""
+    """Load a snapshot; the same unchanged file is parsed only once per process.
+
+    The parsed snapshot's compact index is kept in the user cache (``catalog.compact``): later
+    processes read that instead, and make each descriptor only when a check asks for it.
+    """
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -105,17 +111,39 @@ def load_catalog(path: Path) -> Catalog:
     if cached is not None:
         return cached
     try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the catalog snapshot: {exc}") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    catalog = _indexed(path, raw, digest)
+    if catalog is None:
+        catalog = _parse(path, raw)
+        compact.store_index(catalog, digest)
+    _cache[key] = catalog
+    return catalog
+
+
+def _indexed(path: Path, raw: bytes, digest: str) -> Catalog | None:
+    """The catalog from the cached index of this snapshot, or None when there is no usable one."""
+    try:
+        data = compact.index_path(digest).read_bytes()
+    except OSError:
+        return None
+    return compact.loads_index(data, digest, source=str(path), fallback=lambda: _parse(path, raw))
+
+
+def _parse(path: Path, raw: bytes) -> Catalog:
+    """Parse and check the snapshot itself."""
+    try:
         with gc_paused():
-            data = json.loads(path.read_bytes())
+            data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"{path}:{exc.lineno}:{exc.colno}: not an operations listing: not JSON ({exc.msg})"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: cannot read the catalog snapshot: {exc}") from None
-    catalog = parse_listing(data, source=str(path))
-    _cache[key] = catalog
-    return catalog
+    return parse_listing(data, source=str(path))
 
 
 def default_catalog_path() -> Path:

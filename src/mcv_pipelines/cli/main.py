@@ -1,8 +1,11 @@
-"""Entry point of `mcv`: builds the parser from the command table and runs one command.
+"""Entry point of `mcv`: lists commands from a static table and imports only the one that runs.
 
 Each command module exposes ``register(subparsers)``, which adds its parser(s) and sets
-``handler=<function(args) -> int>`` as a default. Expected errors (``McvError``) print as one line
-and exit with their code; anything else is a bug, written with its traceback to a log file.
+``handler=<function(args) -> int>`` as a default. ``mcv --help`` and ``mcv --version`` import no
+command module; ``mcv validate ...`` imports only ``mcv_pipelines.cli.validate`` (issue 15: building
+every command's parser imported httpx, starlette, rich and the service even for ``validate``).
+Expected errors (``McvError``) print as one line and exit with their code; anything else is a bug,
+written with its traceback to a log file.
 """
 
 from __future__ import annotations
@@ -11,49 +14,93 @@ import argparse
 import importlib
 import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from mcv_pipelines import __version__
 from mcv_pipelines.errors import ExitCode, McvError
 from mcv_pipelines.redact import redact
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "Command", "build_parser", "chosen_command", "main"]
 
-# The command table: module path of each command group, in the order `mcv --help` lists them.
-COMMANDS: tuple[str, ...] = (
-    "mcv_pipelines.cli.validate",
-    "mcv_pipelines.cli.run",
-    "mcv_pipelines.cli.batch",
-    "mcv_pipelines.cli.render",
-    "mcv_pipelines.cli.graph",
-    "mcv_pipelines.cli.catalog",
-    "mcv_pipelines.cli.plan",
-    "mcv_pipelines.cli.jobs",
-    "mcv_pipelines.cli.tasks",
-    "mcv_pipelines.cli.webhooks",
-    "mcv_pipelines.cli.me",
-    "mcv_pipelines.cli.operations",
-    "mcv_pipelines.cli.serve",
+
+class Command(NamedTuple):
+    """One row of the command table: what `mcv --help` lists, and where the command lives."""
+
+    name: str
+    module: str
+    help: str
+
+
+# The command table, in the order `mcv --help` lists them. A new command is one row here; its module's
+# `register(subparsers)` adds a parser named `name` (tests/unit/cli/test_command_table.py checks that the
+# name and help here match what the module registers).
+COMMANDS: tuple[Command, ...] = (
+    Command("validate", "mcv_pipelines.cli.validate", "check pipelines offline (files or directories)"),
+    Command("run", "mcv_pipelines.cli.run", "run a pipeline: submit, upload, follow, download"),
+    Command(
+        "batch",
+        "mcv_pipelines.cli.batch",
+        "run a pipeline over every row of a manifest: resumable, sharded, reported",
+    ),
+    Command("render", "mcv_pipelines.cli.render", "print the job body a pipeline sends"),
+    Command("graph", "mcv_pipelines.cli.graph", "draw a pipeline's task graph (mermaid or dot)"),
+    Command("catalog", "mcv_pipelines.cli.catalog", "show the operations catalog or what changed in it"),
+    Command(
+        "plan",
+        "mcv_pipelines.cli.plan",
+        "tasks, conversion types and estimated credits of a run or a batch",
+    ),
+    Command("jobs", "mcv_pipelines.cli.jobs", "show, list, wait for and delete jobs"),
+    Command("tasks", "mcv_pipelines.cli.tasks", "show, list, cancel, retry and delete tasks"),
+    Command("webhooks", "mcv_pipelines.cli.webhooks", "create, list and delete webhooks"),
+    Command("me", "mcv_pipelines.cli.me", "show the account of the configured API key"),
+    Command("operations", "mcv_pipelines.cli.operations", "list operations, formats, engines and options"),
+    Command("serve", "mcv_pipelines.cli.serve", "run the embedded local conversion service"),
 )
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named on the command line: the first argument that is not an option.
+
+    `mcv` itself takes no option with a value (only -h and --version), so the first positional is
+    the command, wherever it stands.
+    """
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command listed; only ``command``'s module is imported and registered.
+
+    The others get a placeholder parser carrying the table's help, so `mcv --help` lists them all and a
+    misspelt command still gets argparse's "invalid choice" message with the full list.
+    """
     parser = argparse.ArgumentParser(
         prog="mcv",
         description="Media conversion recipes as code: validate, render and run YAML pipelines.",
     )
     parser.add_argument("--version", action="version", version=f"mcv {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMANDS:
-        importlib.import_module(module_name).register(subparsers)
+    for row in COMMANDS:
+        if row.name == command:
+            importlib.import_module(row.module).register(subparsers)
+        else:
+            subparsers.add_parser(row.name, help=row.help)
     return parser
 
 
 def _report_bug(exc: BaseException) -> int:
+    # Imported here: only a bug needs them, and tempfile costs a start-up its random and shutil imports.
+    import tempfile
+    import traceback
+
     with tempfile.NamedTemporaryFile(
         "w", prefix="mcv-crash-", suffix=".log", delete=False, encoding="utf-8"
     ) as log:
@@ -67,8 +114,9 @@ def _report_bug(exc: BaseException) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(chosen_command(arguments))
+    args = parser.parse_args(arguments)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

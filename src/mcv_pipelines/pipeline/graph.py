@@ -2,6 +2,10 @@
 
 The result depends only on the graph's shape, which most rows of a batch share, so it is cached by
 that shape: checking the ten-thousandth row costs a dictionary lookup.
+
+networkx is imported only when the graph has a cycle (to find and word each one) or a caller wants
+the graph itself (``build_graph``): a sound pipeline is checked with a plain walk over its inputs,
+and `mcv validate` does not pay networkx's import, the largest part of its start-up (issue 15).
 """
 
 from __future__ import annotations
@@ -9,13 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable
 from itertools import pairwise
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from mcv_pipelines.diagnostics import Diagnostic, Severity
 from mcv_pipelines.pipeline.model import RenderedPipeline, RenderedTask
 from mcv_pipelines.pipeline.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["build_graph", "check_graph", "is_export", "is_import", "needs_input"]
 
@@ -39,6 +44,8 @@ def needs_input(operation: str) -> bool:
 
 def build_graph(pipeline: RenderedPipeline) -> nx.DiGraph[str]:
     """A directed graph with an edge from each input to the task that reads it."""
+    import networkx as nx
+
     graph: nx.DiGraph[str] = nx.DiGraph()
     for name, task in pipeline.tasks.items():
         graph.add_node(name, operation=task.operation)
@@ -141,7 +148,80 @@ def _check(pipeline: RenderedPipeline) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for task in pipeline.tasks.values():
         found.extend(_task_problems(task, names))
-    graph = build_graph(pipeline)
+    sources = _sources(pipeline)
+    if not _acyclic(sources):
+        found.extend(_cycle_problems(build_graph(pipeline)))
+    exports = [n for n, t in pipeline.tasks.items() if is_export(t.operation)]
+    if not exports:
+        found.append(
+            Diagnostic(
+                "graph-no-export",
+                Severity.WARNING,
+                "the pipeline has no export task: its results stay on the service",
+                pipeline.document.locate(("tasks",)) if pipeline.document else None,
+                hint="add an export/url task reading the results",
+            )
+        )
+    else:
+        reach: set[str] = set(exports)
+        for export in exports:
+            reach.update(_ancestors(sources, export))
+        for name, task in pipeline.tasks.items():
+            if name not in reach:
+                found.append(
+                    Diagnostic(
+                        "graph-unused-output",
+                        Severity.WARNING,
+                        f"the output of {name!r} reaches no export task",
+                        task.location,
+                        hint="read it from an export task, or remove the task",
+                    )
+                )
+    return found
+
+
+def _sources(pipeline: RenderedPipeline) -> dict[str, list[str]]:
+    """Each task's inputs that are other tasks: the graph's edges, seen from their heads."""
+    tasks = pipeline.tasks
+    return {
+        name: [source for source, _ in task.inputs if source in tasks and source != name]
+        for name, task in tasks.items()
+    }
+
+
+def _acyclic(sources: dict[str, list[str]]) -> bool:
+    """Kahn's algorithm: every task can be ordered after its inputs."""
+    waiting = {name: len(inputs) for name, inputs in sources.items()}
+    readers: dict[str, list[str]] = {}
+    for name, inputs in sources.items():
+        for source in inputs:
+            readers.setdefault(source, []).append(name)
+    ready = [name for name, count in waiting.items() if count == 0]
+    done = 0
+    while ready:
+        name = ready.pop()
+        done += 1
+        for reader in readers.get(name, ()):
+            waiting[reader] -= 1
+            if waiting[reader] == 0:
+                ready.append(reader)
+    return done == len(sources)
+
+
+def _ancestors(sources: dict[str, list[str]], name: str) -> set[str]:
+    """Every task whose output reaches ``name``."""
+    seen: set[str] = set()
+    stack = list(sources.get(name, ()))
+    while stack:
+        task = stack.pop()
+        if task not in seen:
+            seen.add(task)
+            stack.extend(sources.get(task, ()))
+    return seen
+
+
+def _cycle_problems(graph: nx.DiGraph[str]) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
     for cycle in _cycles(graph):
         ring = [*cycle, cycle[0]]
         pairs = list(pairwise(ring))
@@ -162,38 +242,12 @@ def _check(pipeline: RenderedPipeline) -> list[Diagnostic]:
                 related=tuple(edges),
             )
         )
-    exports = [n for n, t in pipeline.tasks.items() if is_export(t.operation)]
-    if not exports:
-        found.append(
-            Diagnostic(
-                "graph-no-export",
-                Severity.WARNING,
-                "the pipeline has no export task: its results stay on the service",
-                pipeline.document.locate(("tasks",)) if pipeline.document else None,
-                hint="add an export/url task reading the results",
-            )
-        )
-    else:
-        reach: set[str] = set(exports)
-        for export in exports:
-            reach.update(nx.ancestors(graph, export))
-        for name, task in pipeline.tasks.items():
-            if name not in reach:
-                found.append(
-                    Diagnostic(
-                        "graph-unused-output",
-                        Severity.WARNING,
-                        f"the output of {name!r} reaches no export task",
-                        task.location,
-                        hint="read it from an export task, or remove the task",
-                    )
-                )
     return found
 
 
 def _cycles(graph: nx.DiGraph[str]) -> list[list[str]]:
-    if nx.is_directed_acyclic_graph(graph):
-        return []
+    import networkx as nx
+
     cycles: list[list[str]] = []
     for cycle in nx.simple_cycles(graph):
         # start each cycle at its first task in file order, so the message is stable

@@ -159,6 +159,53 @@ def _run(path: PathKey, fn: Callable[[dict[str, Any]], Any], variables: dict[str
     return None
 
 
+def _jinja(text: str, match: re.Match[str] | None) -> Callable[[dict[str, Any]], Any]:
+    """Jinja's own evaluation of ``text``: the single expression's value, or the rendered string."""
+    if match is not None:
+        expression = ENV.compile_expression(match.group("expr"), undefined_to_none=False)
+
+        def evaluate(variables: dict[str, Any]) -> Any:
+            return _plain(expression(**variables))
+
+        return evaluate
+    template = ENV.from_string(text)
+
+    def render(variables: dict[str, Any]) -> Any:
+        return template.render(variables)
+
+    return render
+
+
+class _LazyJinja:
+    """``_jinja(text, match)``, compiled on the first call."""
+
+    __slots__ = ("_fn", "_match", "_text")
+
+    def __init__(self, text: str, match: re.Match[str] | None) -> None:
+        self._text = text
+        self._match = match
+        self._fn: Callable[[dict[str, Any]], Any] | None = None
+
+    def __call__(self, variables: dict[str, Any]) -> Any:
+        if self._fn is None:
+            self._fn = _jinja(self._text, self._match)
+        return self._fn(variables)
+
+
+def _with_fallback(
+    fast: Callable[[dict[str, Any]], Any], slow: Callable[[dict[str, Any]], Any], *, single: bool
+) -> Callable[[dict[str, Any]], Any]:
+    to_value = _plain if single else str
+
+    def evaluate(variables: dict[str, Any]) -> Any:
+        try:
+            return to_value(fast(variables))
+        except Miss:
+            return slow(variables)  # Jinja gives the value, or words the error
+
+    return evaluate
+
+
 class TemplateCompiler:
     """Compiles the string scalars of one document; static problems land in ``diagnostics``."""
 
@@ -193,7 +240,13 @@ class TemplateCompiler:
             return Compiled(False, renderer=render_list)
         return Compiled(True, value)
 
-    def _static_problems(self, ast: nodes.Template, loop: bool, row: bool) -> list[Problem]:
+    def _static_problems(self, ast: nodes.Template, loop: bool, row: bool, *, simple: bool) -> list[Problem]:
+        """Unsafe attributes, undeclared params, unknown filters and names, before anything runs.
+
+        ``simple``: the template is only text and lookups (what the fast evaluator takes), so its free
+        names are its Name nodes; Jinja's own analysis compiles the template, a cost paid for nothing
+        there (issue 15).
+        """
         problems: list[Problem] = []
         for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
             assert isinstance(node, (nodes.Getattr, nodes.Getitem))
@@ -237,7 +290,8 @@ class TemplateCompiler:
         allowed = (
             {"params", "env", "secret"} | (set(_LOOP_NAMES) if loop else set()) | ({"row"} if row else set())
         )
-        for name in sorted(meta.find_undeclared_variables(ast)):
+        names = {n.name for n in ast.find_all(nodes.Name)} if simple else meta.find_undeclared_variables(ast)
+        for name in sorted(names):
             if name in allowed:
                 continue
             if name in _LOOP_NAMES:
@@ -263,7 +317,8 @@ class TemplateCompiler:
                 )
             )
             return Compiled(False, renderer=lambda variables, sink: None)
-        problems = self._static_problems(ast, loop, row)
+        fast = fast_evaluator(ast, match is not None, FILTERS)
+        problems = self._static_problems(ast, loop, row, simple=fast is not None)
         if problems:
             for problem in problems:
                 self.diagnostics.append(
@@ -271,35 +326,18 @@ class TemplateCompiler:
                 )
             return Compiled(False, renderer=lambda variables, sink: None)
         fn: Callable[[dict[str, Any]], Any]
-        try:
-            if match is not None:
-                expression = ENV.compile_expression(match.group("expr"), undefined_to_none=False)
-
-                def fn(variables: dict[str, Any]) -> Any:
-                    return _plain(expression(**variables))
-
-            else:
-                template = ENV.from_string(text)
-
-                def fn(variables: dict[str, Any]) -> Any:
-                    return template.render(variables)
-
-        except jinja2.TemplateSyntaxError as exc:  # what only compiling finds
-            self.diagnostics.append(
-                Diagnostic("template-syntax", Severity.ERROR, f"template error: {exc.message}", location)
-            )
-            return Compiled(False, renderer=lambda variables, sink: None)
-
-        fast = fast_evaluator(ast, match is not None, FILTERS)
-        if fast is not None:
-            slow = fn
-            to_value = _plain if match is not None else str
-
-            def fn(variables: dict[str, Any]) -> Any:
-                try:
-                    return to_value(fast(variables))
-                except Miss:
-                    return slow(variables)  # Jinja gives the value, or words the error
+        if fast is None:
+            try:
+                fn = _jinja(text, match)
+            except jinja2.TemplateSyntaxError as exc:  # what only compiling finds
+                self.diagnostics.append(
+                    Diagnostic("template-syntax", Severity.ERROR, f"template error: {exc.message}", location)
+                )
+                return Compiled(False, renderer=lambda variables, sink: None)
+        else:
+            # Text and lookups compile without fail; Jinja compiles them only when the fast path
+            # misses (to give the value, or word the error), which most runs never do.
+            fn = _with_fallback(fast, _LazyJinja(text, match), single=match is not None)
 
         def render_scalar(variables: dict[str, Any], sink: Sink) -> Any:
             return _run(path, fn, variables, sink)

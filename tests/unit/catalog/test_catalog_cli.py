@@ -11,12 +11,6 @@ from mcv_pipelines.catalog import snapshot
 from mcv_pipelines.cli import main as cli
 
 
-@pytest.fixture(autouse=True)
-def only_catalog_commands(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Other command groups land on other branches; these tests need only this one.
-    monkeypatch.setattr(cli, "COMMANDS", ("mcv_pipelines.cli.catalog",))
-
-
 def test_show_one_conversion_with_its_options(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.main(
         [

@@ -15,13 +15,6 @@ from mcv_pipelines.api import ApiClient, RetryPolicy, Settings
 from mcv_pipelines.cli import connection, main
 
 KEY = "sk-cli-test-key-0987654321"
-API_COMMANDS = (
-    "mcv_pipelines.cli.jobs",
-    "mcv_pipelines.cli.tasks",
-    "mcv_pipelines.cli.webhooks",
-    "mcv_pipelines.cli.me",
-    "mcv_pipelines.cli.operations",
-)
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
@@ -32,8 +25,6 @@ async def _no_sleep(seconds: float) -> None:
 @pytest.fixture
 def service(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[[Handler], list[httpx.Request]]:
     """Point the commands at a mock service; returns a function that installs the handler."""
-    # Only this branch's commands: other command modules are merged later by the lead.
-    monkeypatch.setattr(main, "COMMANDS", API_COMMANDS)
     for var in ("MCV_BASE_URL", "MCV_SYNC_URL", "MCV_REGION", "MCV_SANDBOX", "MCV_PROFILE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MCV_CONFIG", str(tmp_path / "no-config.toml"))
@@ -83,7 +74,6 @@ def _job(status: str = "finished") -> dict[str, Any]:
 
 
 def test_no_service_configured_uses_the_embedded_service(monkeypatch, tmp_path, capsys) -> None:
-    monkeypatch.setattr(main, "COMMANDS", API_COMMANDS)
     for var in ("MCV_API_KEY", "MCV_BASE_URL", "MCV_SYNC_URL", "MCV_PROFILE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MCV_CONFIG", str(tmp_path / "none.toml"))
