@@ -55,7 +55,7 @@ def mcv_container(deployment: dict[str, Any]) -> dict[str, Any]:
 
 @functools.cache
 def parser() -> argparse.ArgumentParser:
-    return build_parser()
+    return build_parser("serve")
 
 
 def parse_serve(argv: list[str]) -> argparse.Namespace:
