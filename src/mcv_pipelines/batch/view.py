@@ -46,11 +46,13 @@ class PlainBatchView:
         self._snapshot = snapshot
         self.stream = stream or sys.stderr
         self.interval = interval
-        self._last = 0.0
+        self._last: float | None = None  # the first call always speaks
 
     def show(self) -> None:
         now = time.monotonic()
-        if now - self._last >= self.interval:
+        # Not `now - 0.0`: the monotonic clock starts near boot, so on a machine up for less than
+        # `interval` the first line would be swallowed.
+        if self._last is None or now - self._last >= self.interval:
             self._last = now
             self._say()
 
