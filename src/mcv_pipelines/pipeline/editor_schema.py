@@ -46,6 +46,10 @@ def _code(value: Any) -> str:
 def _markdown(schema: dict[str, Any], extra: list[str]) -> dict[str, Any]:
     """``schema`` with a markdownDescription: its description, then its default and ``extra`` lines."""
     lines = [schema["description"]] if schema.get("description") else []
+    kinds = schema.get("type")
+    if kinds and schema.get("type") != "object":
+        names = [kinds] if isinstance(kinds, str) else kinds
+        lines.append("Type: " + " or ".join(f"`{name}`" for name in names) + ".")
     if "default" in schema:
         lines.append(f"Default: {_code(schema['default'])}.")
     lines.extend(extra)
