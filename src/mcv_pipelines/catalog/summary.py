@@ -71,7 +71,10 @@ class OptionSummary:
 
 @dataclass(frozen=True, slots=True)
 class OperationSummary:
-    """An operation's formats, engines, engine versions and options in one catalog."""
+    """An operation's formats, engines, engine versions and options in one catalog.
+
+    ``engine_versions`` is empty when some conversion type of the operation lists none.
+    """
 
     operation: str
     input_formats: tuple[str, ...]
@@ -124,12 +127,14 @@ def summarise(catalog: Catalog, operation: str) -> OperationSummary:
     """Everything ``catalog`` lists for ``operation`` (empty when it lists nothing)."""
     options: dict[str, _Option] = {}
     versions: list[str] = []
+    unversioned = False
     for key in catalog.keys():  # noqa: SIM118 - keys without making every descriptor of a lazy catalog
         if key.operation != operation:
             continue
         desc = catalog.get(key)
         if desc is None:  # pragma: no cover - every key of a catalog has its descriptor
             continue
+        unversioned = unversioned or not desc.engine_versions
         for version in desc.engine_versions:
             _add(versions, version.version)
         for opt in desc.options or ():
@@ -141,6 +146,7 @@ def summarise(catalog: Catalog, operation: str) -> OperationSummary:
         input_formats=tuple(catalog.input_formats(operation)),
         output_formats=tuple(catalog.output_formats(operation)),
         engines=tuple(catalog.engines_of(operation)),
-        engine_versions=tuple(versions),
+        # a type that lists no versions takes any (catalog.check): then there is no list to offer
+        engine_versions=() if unversioned else tuple(versions),
         options={name: options[name].summary() for name in sorted(options)},
     )

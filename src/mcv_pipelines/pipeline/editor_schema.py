@@ -20,6 +20,7 @@ from typing import Any
 
 from mcv_pipelines.catalog.formats import FORMAT_ALIASES, listing_formats
 from mcv_pipelines.catalog.index import Catalog
+from mcv_pipelines.catalog.keys import is_option_key
 from mcv_pipelines.catalog.summary import OperationSummary, OptionSummary, summarise
 from mcv_pipelines.errors import InvalidInput
 from mcv_pipelines.pipeline.opcheck import OperationSchemas, schema_file_name
@@ -122,8 +123,11 @@ def _formats(values: tuple[str, ...] | list[str]) -> list[str]:
     return [*values, *sorted(alias for alias, name in FORMAT_ALIASES.items() if name in values)]
 
 
-def _catalogued(props: dict[str, Any], summary: OperationSummary, catalog: Catalog) -> list[str]:
-    """Narrow the formats, engine and version keys to the catalog's; the markdown line that says so."""
+def _catalogued(
+    props: dict[str, Any], summary: OperationSummary, catalog: Catalog, closed: bool
+) -> list[str]:
+    """Narrow the formats, engine and version keys to the catalog's and add its options (unless the
+    operation schema is ``closed`` to keys it does not list); the markdown line that says so."""
     operation = summary.operation
     fixed_input, _ = listing_formats(operation, None, None)
     outputs = catalog.output_formats(operation, fixed_input) if fixed_input else summary.output_formats
@@ -136,6 +140,10 @@ def _catalogued(props: dict[str, Any], summary: OperationSummary, catalog: Catal
         if key in props and isinstance(props[key], dict):
             props[key] = _with_enum(props[key], values)
     for name, option in summary.options.items():
+        if name in props and not is_option_key(operation, name):
+            continue  # a task field or payload key (command's `command`): the catalog check skips it too
+        if name not in props and closed:
+            continue  # the operation check rejects a key its schema does not list, whatever the catalog says
         props[name] = _merge_option(props.get(name), option)
         engines = ", ".join(option.engines)
         _markdown(props[name], [f"Engines: {engines}."])
@@ -148,7 +156,7 @@ def _operation_def(
     props: dict[str, Any] = {**runner_properties(), **static.get("properties", {})}
     notes: list[str] = []
     if summary is not None and catalog is not None:
-        notes = _catalogued(props, summary, catalog)
+        notes = _catalogued(props, summary, catalog, static.get("additionalProperties") is False)
     for name, prop in props.items():
         if isinstance(prop, dict) and "markdownDescription" not in prop:
             props[name] = _markdown(dict(prop), [])

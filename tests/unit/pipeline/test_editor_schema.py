@@ -58,7 +58,7 @@ def test_operation_is_an_enum_of_every_operation_schema(schema: dict[str, Any]) 
 
 
 def test_unknown_and_mistyped_options_are_flagged(schema: dict[str, Any]) -> None:
-    task = {"operation": "convert", "input": "original", "output_format": "webp"}
+    task: dict[str, Any] = {"operation": "convert", "input": "original", "output_format": "webp"}
     task |= {"qualty": 80, "width": "wide"}
     found = _errors(schema, task)
     assert any("'qualty' was unexpected" in e for e in found), found
@@ -116,7 +116,8 @@ def test_another_services_catalog_makes_its_own_schema(tmp_path: Path) -> None:
     convert = made["$defs"][operation_def_name("convert")]["properties"]
     assert convert["engine"]["anyOf"][0]["enum"] == ["legacy", "pillow"]
     assert convert["output_format"]["anyOf"][0]["enum"] == ["avif", "png"]
-    assert convert["engine_version"]["anyOf"][0]["enum"] == ["10.4", "6.9"]
+    # its jpg -> avif type lists no engine versions, so any version is taken: no list to hold one to
+    assert "enum" not in convert["engine_version"]["anyOf"][0]
 
 
 def test_a_missing_catalog_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
