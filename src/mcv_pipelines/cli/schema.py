@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.catalog.snapshot import load_catalog, load_default_catalog
-from mcv_pipelines.cli.options import add_schema_option, operation_schemas
+from mcv_pipelines.cli.options import operation_schemas
 from mcv_pipelines.errors import ExitCode, UsageError
 from mcv_pipelines.pipeline.editor_schema import build_editor_schema, dumps_editor_schema
 
@@ -37,7 +37,11 @@ def register(subparsers: Any) -> None:
         "(default: the bundled schemas/catalog/local.json)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write the schema to FILE (default: stdout)")
-    add_schema_option(parser)
+    parser.add_argument(
+        "--operation-schemas",
+        metavar="DIR",
+        help="operation schemas to make it from (default: the shipped schemas/operations/)",
+    )
     parser.set_defaults(handler=run)
 
 
