@@ -73,7 +73,8 @@ class OptionSummary:
 class OperationSummary:
     """An operation's formats, engines, engine versions and options in one catalog.
 
-    ``engine_versions`` is empty when some conversion type of the operation lists none.
+    ``engine_versions`` is empty when some conversion type of the operation lists none;
+    ``options_listed`` is False when some type lists no options (the catalog check then takes any).
     """
 
     operation: str
@@ -82,6 +83,7 @@ class OperationSummary:
     engines: tuple[str, ...]
     engine_versions: tuple[str, ...]
     options: dict[str, OptionSummary]
+    options_listed: bool
 
 
 def _add(seen: list[Any], value: Any) -> None:
@@ -128,6 +130,7 @@ def summarise(catalog: Catalog, operation: str) -> OperationSummary:
     options: dict[str, _Option] = {}
     versions: list[str] = []
     unversioned = False
+    unlisted = False
     for key in catalog.keys():  # noqa: SIM118 - keys without making every descriptor of a lazy catalog
         if key.operation != operation:
             continue
@@ -135,6 +138,7 @@ def summarise(catalog: Catalog, operation: str) -> OperationSummary:
         if desc is None:  # pragma: no cover - every key of a catalog has its descriptor
             continue
         unversioned = unversioned or not desc.engine_versions
+        unlisted = unlisted or not desc.options
         for version in desc.engine_versions:
             _add(versions, version.version)
         for opt in desc.options or ():
@@ -149,4 +153,5 @@ def summarise(catalog: Catalog, operation: str) -> OperationSummary:
         # a type that lists no versions takes any (catalog.check): then there is no list to offer
         engine_versions=() if unversioned else tuple(versions),
         options={name: options[name].summary() for name in sorted(options)},
+        options_listed=not unlisted,
     )

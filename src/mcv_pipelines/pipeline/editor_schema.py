@@ -160,7 +160,9 @@ def _operation_def(
     for name, prop in props.items():
         if isinstance(prop, dict) and "markdownDescription" not in prop:
             props[name] = _markdown(dict(prop), [])
-    closed = summary is not None or static.get("additionalProperties") is False
+    # closed where the checks reject an unknown key: the operation schema says so, or every conversion
+    # type of the operation lists its options (one that lists none takes any, with a warning)
+    closed = static.get("additionalProperties") is False or (summary is not None and summary.options_listed)
     sub: dict[str, Any] = {
         "type": "object",
         "title": static.get("title", f"{operation} task"),

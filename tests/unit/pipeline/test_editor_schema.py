@@ -118,6 +118,10 @@ def test_another_services_catalog_makes_its_own_schema(tmp_path: Path) -> None:
     assert convert["output_format"]["anyOf"][0]["enum"] == ["avif", "png"]
     # its jpg -> avif type lists no engine versions, so any version is taken: no list to hold one to
     assert "enum" not in convert["engine_version"]["anyOf"][0]
+    # and it lists no options, so mcv validate only warns about any option there: the editor flags none
+    assert made["$defs"][operation_def_name("convert")]["additionalProperties"] is True
+    default_convert = build_editor_schema(load_default_catalog())["$defs"][operation_def_name("convert")]
+    assert default_convert["additionalProperties"] is False
 
 
 def test_a_missing_catalog_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
