@@ -138,3 +138,13 @@ def test_validate_checks_the_outline_of_the_same_schema() -> None:
     assert {k: v for k, v in task.items() if k != "operation"} == {
         k: v for k, v in outline["$defs"]["task"]["properties"].items() if k != "operation"
     }
+
+
+def test_a_template_never_switches_an_operation_rule_on(schema: dict[str, Any]) -> None:
+    # command.schema.json: *if* the engine is ffmpeg, *then* the program is ffmpeg or ffprobe
+    task = {"operation": "command", "input": "original", "engine": "ffmpeg", "arguments": "-i x y"}
+    assert _errors(schema, {**task, "command": "ffprobe"}) == []
+    assert _errors(schema, {**task, "command": "magick"}) != []
+    # an engine from a template may be any: the program is held only to the list of every engine's
+    assert _errors(schema, {**task, "engine": "{{ params.engine }}", "command": "magick"}) == []
+    assert _errors(schema, {**task, "engine": "{{ params.engine }}", "command": "bash"}) != []
