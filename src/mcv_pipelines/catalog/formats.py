@@ -11,10 +11,13 @@ Formats are lowercase extensions without the dot, as the listing spells them (``
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
+from types import MappingProxyType
 from urllib.parse import unquote, urlsplit
 
 __all__ = [
     "COMPOUND_EXTENSIONS",
+    "FORMAT_ALIASES",
     "format_from_name",
     "listing_formats",
     "normalise_format",
@@ -23,6 +26,7 @@ __all__ = [
 
 # Spellings the listing does not use, mapped to the one it does.
 _ALIASES = {"jpeg": "jpg", "jpe": "jpg"}
+FORMAT_ALIASES: Mapping[str, str] = MappingProxyType(_ALIASES)
 # Two-part extensions that name one format.
 COMPOUND_EXTENSIONS = frozenset({"tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz", "tar.z"})
 # Operations whose output keeps the input's format.

@@ -56,6 +56,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("webhooks", "mcv_pipelines.cli.webhooks", "create, list and delete webhooks"),
     Command("me", "mcv_pipelines.cli.me", "show the account of the configured API key"),
     Command("operations", "mcv_pipelines.cli.operations", "list operations, formats, engines and options"),
+    Command(
+        "schema", "mcv_pipelines.cli.schema", "print the pipeline schema editors use (options, formats, docs)"
+    ),
     Command("serve", "mcv_pipelines.cli.serve", "run the embedded local conversion service"),
 )
 
