@@ -15,6 +15,7 @@ import pytest
 from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.pipeline.check import check_pipeline
 
+ROOT = Path(__file__).resolve().parents[3]
 BROKEN = """version: 1
 tasks:
   original:
@@ -77,7 +78,7 @@ def test_check_finds_what_mcv_validate_finds_at_the_same_line_and_column(
 
 
 def test_check_of_a_sound_pipeline_gives_body_graph_params_and_uploads(service: LocalService) -> None:
-    text = Path("pipelines/thumbnails.yaml").read_text()
+    text = (ROOT / "pipelines" / "thumbnails.yaml").read_text()
     with client(service) as c:
         answer = c.post("/console/api/check", json={"text": text}).json()
     assert answer["ok"], answer["diagnostics"]
