@@ -123,14 +123,16 @@ def test_job_page_follows_the_job_live_without_reloading(
             "out": {"operation": "export/url", "input": "small"},
         },
     }
-    with api(served) as client:
-        job = client.post("/v2/jobs", json=body).json()["data"]
     typed = served.console(f"#key={served.api_key}")
     page.goto(typed)
     expect(page.get_by_role("heading", name="Jobs")).to_be_visible()
     assert served.api_key not in page.url  # the address bar is cleared of the key at once
+    expect(page.locator("#live")).to_have_text("● live")
+    with api(served) as client:  # made after the list was shown: it comes in through the stream
+        job = client.post("/v2/jobs", json=body).json()["data"]
     row = page.locator(f"tr[data-job='{job['id']}']")
     expect(row).to_contain_text("3 waiting")
+    expect(page.locator("tbody tr").first).to_have_attribute("data-job", job["id"])  # newest first
     page.get_by_label("Tag").fill("no-such-tag")
     expect(row).to_have_count(0)
     page.get_by_label("Tag").fill("live-test")
@@ -202,6 +204,9 @@ def test_a_failed_task_shows_its_code_and_message_and_retry_runs_it_again(
     expect(fetch.locator(".code")).to_have_text(failed["fetch"]["code"])
     expect(fetch.locator(".message")).to_have_text(failed["fetch"]["message"])
     expect(page.locator("tr[data-task=out] .code")).to_have_text("INPUT_TASK_FAILED")
+    page.locator(".graph .node", has_text="fetch").focus()  # a node of the graph, by keyboard
+    page.keyboard.press("Enter")
+    expect(fetch).to_be_focused()
     fetch.get_by_role("button", name="Retry fetch").click()
     retried = page.locator("tr[data-task=fetch]")
     expect(retried).to_have_count(2)  # the failed attempt stays listed, marked as retried
@@ -213,8 +218,11 @@ def test_a_failed_task_shows_its_code_and_message_and_retry_runs_it_again(
 
 def test_account_page_and_logout_forgets_the_key(page: Page, served: Served, seen: Seen) -> None:
     log_in_with_the_form(page, served)
-    page.keyboard.press("Tab")  # keyboard reaches the sections: skip link, then the section links
-    page.get_by_role("link", name="Account").focus()
+    # By keyboard alone: from the page's content back over "Log out" to the "Account" section link.
+    page.keyboard.press("Shift+Tab")
+    expect(page.get_by_role("button", name="Log out")).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(page.get_by_role("link", name="Account")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("#scopes")).to_contain_text("webhook.write")
     expect(page.locator("#credits")).not_to_be_empty()

@@ -65,6 +65,7 @@ export function drawGraph(nodes, edges, title) {
     const group = svg("g", { class: `node status-${status}`, "data-task": node.label });
     if (node.onselect) { // reachable by keyboard: Tab to it, Enter or Space shows the task's row
       group.setAttribute("tabindex", "0");
+      group.setAttribute("data-focus", `node-${node.id}`);
       group.setAttribute("role", "button");
       group.setAttribute("aria-label", `${node.label}: ${node.sub}`);
       group.addEventListener("click", node.onselect);

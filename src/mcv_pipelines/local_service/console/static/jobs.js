@@ -101,6 +101,9 @@ export function jobView(root, app, jobId) {
       onselect: () => document.getElementById(`task-${t.id}`)?.focus(),
       sub: `${t.operation} · ${t.status}${t.status === "processing" && t.percent ? ` ${t.percent}%` : ""}`,
     }));
+    // A re-render replaces the elements: the keyboard focus moves to the new one of the same name.
+    const focused = document.activeElement && document.activeElement.dataset
+      ? document.activeElement.dataset.focus : null;
     const edges = current.flatMap((t) => (t.depends_on_task_ids || []).map((d) => [latest(d), t.id]));
     graph.replaceChildren(drawGraph(nodes, edges, `Task graph of job ${jobId}`),
       el("figcaption", {}, "Arrows run from a task's input to the task."));
@@ -109,14 +112,15 @@ export function jobView(root, app, jobId) {
       const actions = [];
       if (ended && !retried.has(t.id)) {
         actions.push(el("button", { type: "button", onclick: () => act("POST", `/v2/tasks/${t.id}/retry`),
-          "aria-label": `Retry ${t.name}` }, "Retry"));
+          "aria-label": `Retry ${t.name}`, "data-focus": `retry-${t.id}` }, "Retry"));
       }
       if (!ended) {
         actions.push(el("button", { type: "button", onclick: () => act("POST", `/v2/tasks/${t.id}/cancel`),
-          "aria-label": `Cancel ${t.name}` }, "Cancel"));
+          "aria-label": `Cancel ${t.name}`, "data-focus": `cancel-${t.id}` }, "Cancel"));
       }
       const name = retried.has(t.id) ? [t.name, el("small", {}, " (retried)")] : t.name;
-      return el("tr", { id: `task-${t.id}`, tabindex: -1, "data-task": t.name, "data-status": t.status },
+      return el("tr", { id: `task-${t.id}`, tabindex: -1, "data-task": t.name, "data-status": t.status,
+        "data-focus": `row-${t.id}` },
         el("th", { scope: "row" }, name),
         el("td", {}, t.operation), el("td", {}, t.engine || "–"), el("td", { class: "status" }, badge(t.status)),
         el("td", {}, t.percent ?? "–"), el("td", {}, when(t.started_at)), el("td", {}, when(t.ended_at)),
@@ -124,6 +128,7 @@ export function jobView(root, app, jobId) {
         el("td", { class: "code" }, t.code || "–"), el("td", { class: "message" }, t.message || "–"),
         el("td", {}, files(t)), el("td", {}, actions));
     }));
+    if (focused) root.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
   }
   const reload = debounced(load);
   load();
