@@ -25,7 +25,9 @@ export function badge(status) {
 export function when(iso) {
   if (!iso) return "–";
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  if (Number.isNaN(date.getTime())) return iso;
+  const today = date.toDateString() === new Date().toDateString();
+  return today ? date.toLocaleTimeString() : date.toLocaleString();
 }
 
 export function seconds(start, end) {
