@@ -4,7 +4,9 @@ checker as `mcv validate`), the change stream (Server-Sent Events) and the key's
 from __future__ import annotations
 
 import json
+import logging
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -179,3 +181,27 @@ def test_event_stream_of_one_job_follows_its_tasks(service: LocalService) -> Non
             seen = [next(events)[1] for _ in range(2)]
         assert {(e["kind"], e["status"]) for e in seen} == {("task", "error"), ("job", "error")}
         assert c.get("/console/api/events?job=no-such-job").status_code == 404
+
+
+def test_stopping_the_service_ends_open_event_streams_cleanly(caplog: pytest.LogCaptureFixture) -> None:
+    service = LocalService(logging_configured=True).start()  # uvicorn's records reach caplog
+    ready, ended = threading.Event(), threading.Event()
+    failures: list[Exception] = []
+
+    def read() -> None:
+        try:
+            with client(service) as c, c.stream("GET", "/console/api/events") as response:
+                for line in response.iter_lines():
+                    if line.startswith("event: ready"):
+                        ready.set()
+        except httpx.HTTPError as exc:
+            failures.append(exc)
+        ended.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    assert ready.wait(10)
+    with caplog.at_level(logging.WARNING):
+        service.stop()
+    assert ended.wait(10)
+    assert failures == []  # the stream ended as a stream does, not cut off mid-answer
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

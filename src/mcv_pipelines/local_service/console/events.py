@@ -23,6 +23,7 @@ from mcv_pipelines.local_service.request_utils import owned_job
 __all__ = ["KEEPALIVE_SECONDS", "stream_changes"]
 
 KEEPALIVE_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
+CLOSING_CHECK_SECONDS = 0.5  # how soon a stream ends once the service is stopping
 
 
 def _event(name: str, data: object) -> bytes:
@@ -54,15 +55,20 @@ async def stream_changes(request: Request) -> StreamingResponse:
     async def changes() -> AsyncIterator[bytes]:
         async with ctx.changes.subscribe(wanted, limit=1000) as subscription:
             yield _event("ready", {"job": job_id})
-            while True:
-                change = await subscription.next(within=KEEPALIVE_SECONDS)
+            quiet = 0.0
+            while not ctx.closing.is_set():
+                change = await subscription.next(within=CLOSING_CHECK_SECONDS)
                 if subscription.overflowed:  # some were dropped: the page reloads what it shows
                     subscription.overflowed = False
                     yield _event("ready", {"job": job_id})
-                if change is None:
-                    yield b": keepalive\n\n"
-                else:
+                if change is not None:
+                    quiet = 0.0
                     yield _event("change", _public(change))
+                    continue
+                quiet += CLOSING_CHECK_SECONDS
+                if quiet >= KEEPALIVE_SECONDS:
+                    quiet = 0.0
+                    yield b": keepalive\n\n"
 
     return StreamingResponse(
         changes(),
