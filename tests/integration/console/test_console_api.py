@@ -16,6 +16,7 @@ import pytest
 
 from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.pipeline.check import check_pipeline
+from mcv_pipelines.redact import redact
 
 ROOT = Path(__file__).resolve().parents[3]
 BROKEN = """version: 1
@@ -205,3 +206,14 @@ def test_stopping_the_service_ends_open_event_streams_cleanly(caplog: pytest.Log
     assert ended.wait(10)
     assert failures == []  # the stream ended as a stream does, not cut off mid-answer
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+def test_a_posted_secret_param_does_not_change_what_the_service_masks(service: LocalService) -> None:
+    declared = "  photo: {type: string, example: a.jpg}\n"
+    token = "  token: {type: string, secret: true, default: console-tok-1}\n"
+    text = ENV_TAG.replace(declared, declared + token)
+    with client(service) as c:
+        posted = {"text": text, "params": {"token": "console-tok-2"}}
+        answer = c.post("/console/api/check", json=posted).json()
+    assert answer["ok"], answer["diagnostics"]
+    assert redact("console-tok-1 console-tok-2") == "console-tok-1 console-tok-2"

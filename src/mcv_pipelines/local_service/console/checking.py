@@ -5,7 +5,7 @@ answers the diagnostics (line:column), the job body, the task graph, the params 
 upload tasks. With ``run`` false, params without a value take their examples (as validate does);
 with ``run`` true they must be given (as ``mcv run`` wants). The service's own environment is never
 read: ``env()`` and ``secret()`` see an empty one, so a posted template cannot read the server's
-variables.
+variables; and a posted param declared secret is not registered with ``redact`` (it is the caller's).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from mcv_pipelines.local_service.errors import ApiError, InvalidData
 from mcv_pipelines.local_service.request_utils import json_body
 from mcv_pipelines.pipeline.check import CheckResult, check_document
 from mcv_pipelines.pipeline.document import parse_document
-from mcv_pipelines.redact import redact
+from mcv_pipelines.redact import not_registering
 
 __all__ = ["MAX_TEXT", "check", "check_text", "key_scopes"]
 
@@ -53,8 +53,8 @@ def _diagnostic(d: Diagnostic) -> dict[str, Any]:
     return {
         "rule": d.rule,
         "severity": str(d.severity),
-        "message": redact(d.message),
-        "hint": redact(d.hint) if d.hint else None,
+        "message": d.message,
+        "hint": d.hint,
         "line": where.line if where else None,
         "column": where.column if where else None,
     }
@@ -97,14 +97,17 @@ def check_text(text: str, name: str, values: Mapping[str, Any], run: bool) -> di
         document = parse_document(text.encode(), name)
     except InvalidInput as exc:
         return {"ok": False, "diagnostics": [_diagnostic(d) for d in exc.diagnostics], "params": []}
-    result: CheckResult = check_document(
-        document,
-        values,
-        source="the console form",
-        use_examples=not run,
-        environ={},
-        catalog=_default_catalog(),
-    )
+    # The values are the caller's own (they typed them): a param declared secret must not become
+    # a string the service's log masks for everyone, nor grow the process's list of secrets.
+    with not_registering():
+        result: CheckResult = check_document(
+            document,
+            values,
+            source="the console form",
+            use_examples=not run,
+            environ={},
+            catalog=_default_catalog(),
+        )
     answer: dict[str, Any] = {
         "ok": result.ok,
         "diagnostics": [_diagnostic(d) for d in result.diagnostics],
