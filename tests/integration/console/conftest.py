@@ -1,5 +1,5 @@
-"""Browser tests of the console: pytest-playwright driving Debian's chromium (never `playwright
-install`), against a real `mcv serve` process on loopback whose log is kept for the tests to read."""
+"""Browser tests of the console: Playwright driving Debian's chromium (never `playwright install`),
+against a real `mcv serve` process on loopback whose log is kept for the tests to read."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from console_helpers import Served
+from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -37,17 +37,28 @@ def _chromium() -> str:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def base_url() -> str | None:
-    """pytest-base-url's own fixture (which pytest-playwright asks for) trips a pytest deprecation
-    warning, an error here; the pages are opened by full address, so there is no base URL."""
-    return None
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    """Debian's chromium for this module only. Not pytest-playwright's session-wide browser: its
+    Playwright keeps an event loop on the main thread until the session ends, and every later test
+    that calls asyncio.run (the CLI's) would fail."""
+    path = _chromium()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
-    """pytest-playwright's launch options, with the system's chromium instead of a downloaded one."""
-    return {**browser_type_launch_args, "executable_path": _chromium(), "args": CHROMIUM_ARGS}
+@pytest.fixture
+def page(chromium: Browser) -> Iterator[Page]:
+    """A fresh tab in a fresh context (its own sessionStorage) for each test."""
+    context = chromium.new_context()
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="module")

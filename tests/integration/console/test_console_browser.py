@@ -216,6 +216,26 @@ def test_a_failed_task_shows_its_code_and_message_and_retry_runs_it_again(
     assert_key_nowhere(served, seen, page)
 
 
+def test_cancel_a_task_then_delete_the_job(page: Page, served: Served, seen: Seen) -> None:
+    with api(served) as client:
+        created = client.post("/v2/jobs", json={"tasks": {"in": {"operation": "import/upload"}}})
+        job_id = created.json()["data"]["id"]
+    log_in_with_the_form(page, served)
+    page.goto(served.console(f"#/job/{job_id}"))
+    task = page.locator("tr[data-task=in]")
+    expect(task).to_have_attribute("data-status", "waiting")
+    task.get_by_role("button", name="Cancel in").click()
+    expect(task).to_have_attribute("data-status", "error")
+    expect(task.locator(".code")).to_have_text("CANCELLED")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete job").click()
+    expect(page.get_by_role("heading", name="Jobs")).to_be_visible()
+    expect(page.locator(f"tr[data-job='{job_id}']")).to_have_count(0)
+    with api(served) as client:
+        assert client.get(f"/v2/jobs/{job_id}").status_code == 404
+    assert_key_nowhere(served, seen, page)
+
+
 def test_account_page_and_logout_forgets_the_key(page: Page, served: Served, seen: Seen) -> None:
     log_in_with_the_form(page, served)
     # By keyboard alone: from the page's content back over "Log out" to the "Account" section link.
