@@ -57,7 +57,7 @@ def test_console_page_has_a_csp_without_inline_scripts(service: LocalService) ->
     assert all("src=" in tag for tag in re.findall(r"<script\b[^>]*>", page.text))
     script = httpx.get(f"{service.base_url}/console/static/app.js")
     assert script.headers["content-type"].startswith("text/javascript")
-    assert httpx.get(f"{service.base_url}/console", follow_redirects=False).headers["location"] == "/console/"
+    assert httpx.get(f"{service.base_url}/console", follow_redirects=True).url.path == "/console/"
 
 
 def test_console_files_outside_the_static_folder_are_not_served(service: LocalService) -> None:

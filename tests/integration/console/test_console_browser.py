@@ -237,6 +237,11 @@ def test_cancel_a_task_then_delete_the_job(page: Page, served: Served, seen: See
 
 
 def test_account_page_and_logout_forgets_the_key(page: Page, served: Served, seen: Seen) -> None:
+    page.goto(served.console())
+    page.get_by_label("API key").fill("not-a-key-of-this-service")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#login-error")).to_have_text("The service refused the key: log in again.")
+    assert page.evaluate("sessionStorage.length") == 0
     log_in_with_the_form(page, served)
     # By keyboard alone: from the page's content back over "Log out" to the "Account" section link.
     page.keyboard.press("Shift+Tab")

@@ -52,7 +52,7 @@ def _send(name: str) -> Response:
 
 
 async def to_console(request: Request) -> Response:
-    return RedirectResponse("/console/", status_code=308)
+    return RedirectResponse("console/", status_code=308)  # relative: works under a proxy's path prefix
 
 
 async def index(request: Request) -> Response:

@@ -1,6 +1,10 @@
 // The key, the API calls and the live stream. The key lives in sessionStorage and goes out only
 // as the Authorization header: never in a URL, so never in history, logs or Referer headers.
 const STORE = "mcv-console-key";
+// The service's root, from the console's own address: "/" normally, "/prefix/" behind a proxy that
+// serves the service under a path.
+const ROOT = location.pathname.replace(/console\/?$/, "");
+const at = (path) => (path.startsWith("/") ? ROOT + path.slice(1) : path);
 
 export function key() { return sessionStorage.getItem(STORE); }
 export function setKey(value) { sessionStorage.setItem(STORE, value); }
@@ -25,7 +29,7 @@ export async function api(method, path, body) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
+  const response = await fetch(at(path), init);
   if (response.status === 204) return null;
   let data = null;
   try { data = await response.json(); } catch (_) { data = null; }
@@ -41,11 +45,12 @@ export function follow(path, onEvent, onState) {
   const controller = new AbortController();
   let stopped = false;
   async function once() {
-    const response = await fetch(path, {
+    const response = await fetch(at(path), {
       headers: { Authorization: `Bearer ${key()}`, Accept: "text/event-stream" },
       cache: "no-store", credentials: "omit", signal: controller.signal,
     });
     if (response.status === 401) { onUnauthenticated(); stopped = true; return; }
+    if (response.status === 404) { stopped = true; return; } // the job is gone: nothing to follow
     if (!response.ok || !response.body) throw new ApiError(response.status, null);
     onState("live");
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
