@@ -243,6 +243,11 @@ def test_account_page_and_logout_forgets_the_key(page: Page, served: Served, see
     expect(page.locator("#login-error")).to_have_text("The service refused the key: log in again.")
     assert page.evaluate("sessionStorage.length") == 0
     log_in_with_the_form(page, served)
+    page.get_by_role("link", name="Skip to content").focus()  # the first stop of the page
+    page.keyboard.press("Enter")  # moves the focus to the content and leaves the address alone
+    expect(page.locator("main")).to_be_focused()
+    assert page.url.endswith("/console/#/jobs")
+    expect(page.get_by_role("heading", name="Jobs")).to_be_visible()
     # By keyboard alone: from the page's content back over "Log out" to the "Account" section link.
     page.keyboard.press("Shift+Tab")
     expect(page.get_by_role("button", name="Log out")).to_be_focused()

@@ -70,6 +70,11 @@ $("logout").addEventListener("click", () => {
   history.replaceState(null, "", location.pathname);
   showLogin("Logged out: the key is forgotten.");
 });
+// The skip link moves the focus without touching the address (the hash is the router's).
+document.querySelector(".skip").addEventListener("click", (event) => {
+  event.preventDefault();
+  $("main").focus();
+});
 window.addEventListener("hashchange", () => { takeKeyFromAddress(); route(); });
 takeKeyFromAddress();
 route();
