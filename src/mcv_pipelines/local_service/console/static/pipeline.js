@@ -29,7 +29,8 @@ let saved = { text: STARTER, name: "pipeline.yaml" }; // kept while the tab move
 function basename(path) { return String(path).split(/[\\/]/).pop(); }
 
 export function pipelineView(root) {
-  const editor = el("textarea", { id: "yaml", spellcheck: "false", rows: 22, "aria-describedby": "diagnostics-heading" });
+  const editor = el("textarea", { id: "yaml", spellcheck: "false", wrap: "off", rows: 22,
+    "aria-describedby": "diagnostics-heading" }); // no wrapping: a line on screen is a line of the file
   editor.value = saved.text;
   const opener = el("input", { id: "open-file", type: "file", accept: ".yaml,.yml,text/yaml" });
   const diagnostics = el("ul", { id: "diagnostics", class: "diagnostics", "aria-live": "polite" });
@@ -81,9 +82,10 @@ export function pipelineView(root) {
           if (file) { files[p.name] = file; values[p.name] = file.name; } else { delete files[p.name]; delete values[p.name]; }
           check();
         } });
-      } else if (Array.isArray(p.enum)) {
+      } else if (Array.isArray(p.enum) || p.type === "boolean") {
+        const choices = Array.isArray(p.enum) ? p.enum : [true, false];
         input = el("select", { id, "data-param": p.name, onchange: () => { values[p.name] = input.value; check(); } },
-          el("option", { value: "" }, "(default)"), p.enum.map((v) => el("option", { value: String(v) }, String(v))));
+          el("option", { value: "" }, "(default)"), choices.map((v) => el("option", { value: String(v) }, String(v))));
       } else {
         input = el("input", { id, type: "text", "data-param": p.name, placeholder: p.example ?? p.default ?? "",
           oninput: () => { values[p.name] = input.value; schedule(); } });
