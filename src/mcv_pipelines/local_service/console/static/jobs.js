@@ -19,7 +19,7 @@ function counts(tasks) {
 }
 
 export function jobsView(root, app) {
-  const filter = { status: "", tag: "" };
+  const filter = { status: "", tag: "", page: 1 };
   const status = el("select", { id: "filter-status", name: "status" },
     el("option", { value: "" }, "any"), ...STATUSES.map((s) => el("option", { value: s }, s)));
   const tag = el("input", { id: "filter-tag", name: "tag", type: "search", placeholder: "exact tag" });
@@ -32,10 +32,13 @@ export function jobsView(root, app) {
   const body = el("tbody");
   table.append(body);
   const message = el("p", { class: "error", role: "alert" });
-  root.replaceChildren(el("h1", {}, "Jobs"), form, message, table);
+  const newer = el("button", { type: "button", onclick: () => { filter.page -= 1; load(); } }, "← Newer");
+  const older = el("button", { type: "button", onclick: () => { filter.page += 1; load(); } }, "Older →");
+  const where = el("span", { class: "note" });
+  root.replaceChildren(el("h1", {}, "Jobs"), form, message, table, el("p", { class: "pages" }, newer, " ", where, " ", older));
 
   async function load() {
-    const query = new URLSearchParams({ include: "tasks", per_page: "50" });
+    const query = new URLSearchParams({ include: "tasks", per_page: "50", page: String(filter.page) });
     if (filter.status) query.set("filter[status]", filter.status);
     if (filter.tag) query.set("filter[tag]", filter.tag);
     try {
@@ -48,11 +51,14 @@ export function jobsView(root, app) {
         el("td", { class: "counts" }, counts(job.tasks)),
         el("td", {}, when(job.created_at)))));
       if (!page.data.length) body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, "No jobs match.")));
+      newer.disabled = !page.links.prev;
+      older.disabled = !page.links.next;
+      where.textContent = `page ${filter.page}`;
     } catch (error) { message.textContent = problem(error); }
   }
   const reload = debounced(load);
-  status.addEventListener("change", () => { filter.status = status.value; load(); });
-  tag.addEventListener("input", debounced(() => { filter.tag = tag.value.trim(); load(); }, 300));
+  status.addEventListener("change", () => { filter.status = status.value; filter.page = 1; load(); });
+  tag.addEventListener("input", debounced(() => { filter.tag = tag.value.trim(); filter.page = 1; load(); }, 300));
   load();
   return follow("/console/api/events", () => reload(), app.setLive);
 }
