@@ -7,22 +7,39 @@ the program; every output path (reporters, logs, progress, errors, reports) pass
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-__all__ = ["MASK", "redact", "register_secret", "registered_secrets"]
+__all__ = ["MASK", "not_registering", "redact", "register_secret", "registered_secrets"]
 
 MASK = "***"
 _MIN_LENGTH = 3  # masking one- or two-character values would garble ordinary text
 _lock = threading.Lock()
 _secrets: set[str] = set()
+_paused = threading.local()
 
 
 def register_secret(value: str) -> None:
     """Remember ``value`` so that ``redact`` masks it from now on."""
-    if len(value) >= _MIN_LENGTH:
+    if len(value) >= _MIN_LENGTH and not getattr(_paused, "on", False):
         with _lock:
             _secrets.add(value)
+
+
+@contextlib.contextmanager
+def not_registering() -> Iterator[None]:
+    """In this thread, for the block, ``register_secret`` remembers nothing.
+
+    For the service checking a pipeline someone posted (the console's checker): its secret values
+    are that caller's, not this process's, and must not change what the service's own log masks.
+    """
+    before = getattr(_paused, "on", False)
+    _paused.on = True
+    try:
+        yield
+    finally:
+        _paused.on = before
 
 
 def registered_secrets() -> Iterable[str]:

@@ -69,6 +69,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--events", type=Path, metavar="FILE", help="append one JSON object per event")
     parser.add_argument("--dry-run", action="store_true", help="validate and print the job body; no request")
     parser.add_argument(
+        "--open",
+        action="store_true",
+        help="open the job's page of the web console in a browser (when there is a display; "
+        "else the page's address is printed)",
+    )
+    parser.add_argument(
         "--keep-going",
         action="store_true",
         help="let the job go on past failed tasks (ignore_error) and download what finished",
@@ -208,6 +214,10 @@ def run(args: argparse.Namespace) -> int:
                 poll_interval=0.5,
             )
         events = _sinks(args, stack)
+        if args.open:
+            from mcv_pipelines.cli.open_page import JobPageOpener
+
+            events = Tee([events, JobPageOpener(settings.base_url)])
 
         async def go() -> RunOutcome:
             async with connection.CLIENT_FACTORY(settings) as client:

@@ -171,6 +171,7 @@ def _run_service(
         # Printed once, on purpose: this is how the user learns a generated key.
         print(f"API key:  {service.api_key}" if args.api_key is None else "API key:  (the one given)")
         print(f"data dir: {service.data_dir}")
+        print(f"console:  {service.base_url}/console/  (log in with the API key)")
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)

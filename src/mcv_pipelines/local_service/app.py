@@ -12,7 +12,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from mcv_pipelines.local_service import files, listing, routes_account, routes_jobs, routes_tasks, uploads
+from mcv_pipelines.local_service import (
+    console,
+    files,
+    listing,
+    routes_account,
+    routes_jobs,
+    routes_tasks,
+    uploads,
+)
 from mcv_pipelines.local_service.access import AccessLog, request_id_of
 from mcv_pipelines.local_service.context import ServiceContext
 from mcv_pipelines.local_service.errors import ApiError
@@ -52,6 +60,7 @@ def routes() -> list[Route]:
         Route("/metrics", metrics_page, methods=["GET"]),
     ]
     table += [Route(f"/v2/{op}", tasks.create_task, methods=["POST"]) for op in routes_tasks.STANDALONE]
+    table += console.routes()  # the web console: static pages and its three endpoints
     return table
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +30,9 @@ class ServiceContext:
     engines: Sequence[Engine]
     changes: ChangeFeed = field(default_factory=ChangeFeed)
     metrics: Metrics = field(default_factory=Metrics)
+    # Set when the service begins to stop: long-lived answers (the console's event streams) end then,
+    # so the server's graceful shutdown does not wait for them and cancel them.
+    closing: threading.Event = field(default_factory=threading.Event)
 
     @property
     def base(self) -> str:

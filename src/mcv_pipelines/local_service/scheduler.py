@@ -75,6 +75,7 @@ class Scheduler:
     # entry points
     def add_job(self, job: Doc, tasks: list[Doc]) -> None:
         self.store.save_tasks(tasks, job)
+        self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"])
         self.kick()
 
@@ -111,6 +112,7 @@ class Scheduler:
             task["message"] = "Waiting for upload"
         self.store.save_task(task)
         self._job_changed(task.get("job_id"))
+        self._job_touched(task)
         self.kick()
         return self.store.get_task(task["id"])
 
@@ -123,10 +125,13 @@ class Scheduler:
             self._job_changed(task.get("job_id"))
 
     def delete_job(self, job_id: str) -> None:
+        job = self.store.get_job(job_id)
         tasks = self.store.job_tasks(job_id)
         for task in tasks:
             self._stop_running(task["id"])
         self.store.delete_job(job_id)
+        if job is not None:
+            self.changes.publish(Change("job", job_id, "deleted", user_id=job.get("user_id")))
         for task in tasks:
             shutil.rmtree(self.config.task_dir(task["id"]), ignore_errors=True)
 
@@ -185,6 +190,7 @@ class Scheduler:
             return True
 
         self.store.update_task(task["id"], begin)
+        self._job_touched(task)
         self._running[task["id"]] = cancelled
         timeout = float(task["payload"].get("timeout") or self.config.default_timeout)
         timer = threading.Timer(timeout, self._timed_out, (task["id"], timeout))
@@ -288,12 +294,20 @@ class Scheduler:
             self.store.add_credits(task["user_id"], -outcome.credits)
         self._job_changed(task.get("job_id"))
 
+    def _job_touched(self, task: Doc) -> None:
+        """A task of a job started or was retried: the job, still processing, changed (the console's
+        live view re-reads it). A job change, so the task log and metrics, which count task ends,
+        are unaffected."""
+        if task.get("job_id"):
+            self.changes.publish(Change("job", task["job_id"], "processing", user_id=task.get("user_id")))
+
     def _job_changed(self, job_id: str | None) -> None:
         """Recompute the job's status from its tasks, reading them and writing the job in one
         transaction: two tasks ending at once must not leave a stale status behind."""
         if not job_id:
             return
         events: list[str] = []
+        moved: list[Doc] = []
 
         def change(job: Doc) -> bool:
             tasks = self.store.job_tasks(job_id)  # under the store's (reentrant) lock
@@ -310,9 +324,13 @@ class Scheduler:
                 job["status"], job["ended_at"] = "processing", None
             if job["status"] != before and job["status"] in ENDED:
                 events.append("job.failed" if job["status"] == "error" else "job.finished")
+            if job["status"] != before:
+                moved.append(job)
             return True
 
         self.store.update_job(job_id, change)
+        for job in moved:  # the console's live view hears of the job's new status
+            self.changes.publish(Change("job", job_id, job["status"], user_id=job.get("user_id")))
         for event in events:
             self._emit(event, job_id)
 

@@ -176,6 +176,8 @@ class LocalService:
         return self._ensure_key(None, tuple(scopes), None if new_user else 1)
 
     def stop(self) -> None:
+        if self.ctx is not None:
+            self.ctx.closing.set()
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
