@@ -57,6 +57,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("me", "mcv_pipelines.cli.me", "show the account of the configured API key"),
     Command("operations", "mcv_pipelines.cli.operations", "list operations, formats, engines and options"),
     Command("serve", "mcv_pipelines.cli.serve", "run the embedded local conversion service"),
+    Command("lsp", "mcv_pipelines.cli.lsp", "the language server for editors (LSP over stdio)"),
 )
 
 Handler = Callable[[argparse.Namespace], int]

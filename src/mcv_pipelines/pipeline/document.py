@@ -326,10 +326,15 @@ def load_document(path: str | Path) -> Document:
     return parse_document(raw, file)
 
 
-def read_document(path: str | Path) -> tuple[Document | None, list[Diagnostic]]:
-    """``load_document`` that returns its problems instead of raising (for checks that collect)."""
+def read_document(
+    path: str | Path, *, content: bytes | None = None
+) -> tuple[Document | None, list[Diagnostic]]:
+    """``load_document`` that returns its problems instead of raising (for checks that collect).
+
+    With ``content``, those bytes are parsed as the file ``path`` instead of reading it.
+    """
     try:
-        document = load_document(path)
+        document = load_document(path) if content is None else parse_document(content, str(path))
     except InvalidInput as exc:
         return None, list(exc.diagnostics)
     return document, list(document.diagnostics)
