@@ -102,7 +102,7 @@ class Knowledge:
             if _RUNNER_KEY_OPERATIONS.get(key, operation) == operation:
                 found.setdefault(key, OptionInfo(key, description=doc, source="mcv"))
         for name, info in self._catalog_options(operation, formats, engine).items():
-            found.setdefault(name, info)
+            found[name] = _merged(found[name], info) if name in found else info
         return found
 
     def _catalog_options(
@@ -141,6 +141,19 @@ class Knowledge:
             return cat.engines_of(operation)
         info = self.options(operation, formats, engine).get(option)
         return [_yaml_text(v) for v in info.values] if info else []
+
+
+def _merged(schema: OptionInfo, catalog: OptionInfo) -> OptionInfo:
+    """An option both describe: the catalog knows this conversion's values and default, the schema
+    the general meaning."""
+    return OptionInfo(
+        schema.name,
+        schema.type or catalog.type,
+        catalog.default if catalog.default is not None else schema.default,
+        schema.description or catalog.description,
+        catalog.values or schema.values,
+        catalog.source,
+    )
 
 
 def _from_schema(name: str, spec: Mapping[str, Any]) -> OptionInfo:
