@@ -52,7 +52,8 @@ class Knowledge:
         self.catalog = catalog
         self._schemas: dict[str, dict[str, Any] | None] = {}
         self._operations: list[str] | None = None
-        self._formats: dict[int, dict[str, TaskFormats]] = {}
+        # The latest pipeline asked about and its formats (held, so that it is this pipeline's).
+        self._formats: tuple[RenderedPipeline, dict[str, TaskFormats]] | None = None
 
     def operations(self) -> list[str]:
         if self._operations is None:
@@ -79,10 +80,11 @@ class Knowledge:
         """What the task named ``group`` in the file receives and makes (its first for_each task's)."""
         if pipeline is None:
             return None
-        flows = self._formats.get(id(pipeline))
-        if flows is None:
+        if self._formats is not None and self._formats[0] is pipeline:
+            flows = self._formats[1]
+        else:
             flows = pipeline_formats(pipeline)[0]
-            self._formats = {id(pipeline): flows}  # only the latest pipeline is asked about
+            self._formats = (pipeline, flows)
         for name, task in pipeline.tasks.items():
             if task.group == group and name in flows:
                 return flows[name]

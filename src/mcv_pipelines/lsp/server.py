@@ -1,7 +1,9 @@
 """The language server: LSP requests in, the checker's answers out (pygls over stdio).
 
-Diagnostics run on open at once and on change after ``debounce`` seconds of quiet (a burst of
-keystrokes is checked once, with the latest text). Each open pipeline keeps its last successful check
+Diagnostics run on open at once. A change is checked at once when the buffer was last checked more
+than ``debounce`` seconds ago; changes that follow within that time wait until ``debounce`` seconds
+of quiet and are checked once, with the latest text (a burst of keystrokes costs two checks, and a
+lone edit gets its answer without waiting). Each open pipeline keeps its last successful check
 (the rendered pipeline, the parsed document) so completion and hover still work while the text is
 half-typed. Handlers never let an exception out: a failure is logged and answered with nothing.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -25,7 +28,7 @@ from mcv_pipelines.lsp.completion import complete
 from mcv_pipelines.lsp.convert import to_lsp
 from mcv_pipelines.lsp.knowledge import Knowledge
 from mcv_pipelines.lsp.navigation import definition, hover, quick_fixes
-from mcv_pipelines.lsp.outline import read_outline
+from mcv_pipelines.lsp.outline import Outline, read_outline
 from mcv_pipelines.lsp.settings import Tools, load_tools, parse_settings
 
 __all__ = ["McvServer", "create_server"]
@@ -45,6 +48,8 @@ class McvServer(LanguageServer):
         self.knowledge = Knowledge(self.tools.schemas, self.tools.catalog)
         self.last: dict[str, Checked] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.checked_at: dict[str, float] = {}
+        self.outlines: dict[str, tuple[int | None, Outline]] = {}
 
     def configure(self, raw: Any) -> None:
         """Load the catalog and schemas the editor's settings name; say what could not be loaded."""
@@ -67,7 +72,10 @@ class McvServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         path = doc.path or to_fs_path(uri) or uri
         text = doc.source
-        checked = check_text(path, text, self.tools)
+        try:
+            checked = check_text(path, text, self.tools)
+        finally:
+            self.checked_at[uri] = time.monotonic()
         if checked is None:
             self.last.pop(uri, None)
             self.publish(doc, [])
@@ -78,6 +86,15 @@ class McvServer(LanguageServer):
         found = [_to_client(doc, to_lsp(d, lines, path, uri)) for d in checked.diagnostics]
         self.publish(doc, found)
 
+    def outline(self, doc: TextDocument) -> Outline:
+        """The buffer's outline, read once per version (completion asks on every keystroke)."""
+        known = self.outlines.get(doc.uri)
+        if known is not None and known[0] == doc.version and doc.version is not None:
+            return known[1]
+        outline = read_outline(doc.source)
+        self.outlines[doc.uri] = (doc.version, outline)
+        return outline
+
     def publish(self, doc: TextDocument, found: list[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(doc.uri, found, doc.version))
 
@@ -85,6 +102,9 @@ class McvServer(LanguageServer):
         pending = self.timers.pop(uri, None)
         if pending is not None:
             pending.cancel()
+        elif time.monotonic() - self.checked_at.get(uri, 0.0) >= self.debounce:
+            self.check(uri)
+            return
         loop = asyncio.get_running_loop()
         self.timers[uri] = loop.call_later(self.debounce, _guarded(self.check, None), uri)
 
@@ -160,6 +180,8 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> McvServer:
         if pending is not None:
             pending.cancel()
         ls.last.pop(uri, None)
+        ls.checked_at.pop(uri, None)
+        ls.outlines.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(
@@ -171,7 +193,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> McvServer:
             line, column = _cursor(doc, params.position)
             last = ls.last.get(doc.uri)
             pipeline = last.pipeline if last else None
-            items = complete(read_outline(doc.source), ls.knowledge, pipeline, line, column)
+            items = complete(ls.outline(doc), ls.knowledge, pipeline, line, column)
             for item in items:
                 if isinstance(item.text_edit, types.TextEdit):
                     item.text_edit.range = _client_range(doc, item.text_edit.range)
@@ -189,7 +211,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> McvServer:
             data = last.document.data if last and last.document else None
             found_params = data.get("params") if isinstance(data, dict) else None
             declared = found_params if isinstance(found_params, dict) else None
-            outline = read_outline(doc.source)
+            outline = ls.outline(doc)
             found = hover(outline, ls.knowledge, pipeline, line, column, declared)
             if found is not None and found.range is not None:
                 found.range = _client_range(doc, found.range)
@@ -202,7 +224,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> McvServer:
         def run() -> types.Location | None:
             doc = ls.workspace.get_text_document(params.text_document.uri)
             line, column = _cursor(doc, params.position)
-            found = definition(read_outline(doc.source), doc.uri, line, column)
+            found = definition(ls.outline(doc), doc.uri, line, column)
             if found is not None:
                 found.range = _client_range(doc, found.range)
             return found

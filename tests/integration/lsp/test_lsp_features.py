@@ -164,7 +164,7 @@ def _apply(text: str, edits: list[dict[str, Any]]) -> str:
 
 
 @pytest.mark.parametrize(
-    ("wrong", "right", "rule"),
+    ("good", "typo", "rule"),
     [
         ("    input: original", "    input: orignal", "graph-dangling-input"),
         ("    operation: convert", "    operation: convrt", "op-unknown"),
@@ -173,10 +173,10 @@ def _apply(text: str, edits: list[dict[str, Any]]) -> str:
     ids=["unknown-task", "misspelled-operation", "unknown-option"],
 )
 def test_quick_fix_replaces_the_misspelt_word(
-    start: Start, tmp_path: Path, wrong: str, right: str, rule: str
+    start: Start, tmp_path: Path, good: str, typo: str, rule: str
 ) -> None:
     client = start()
-    text = PIPELINE.replace(wrong, right, 1)
+    text = PIPELINE.replace(good, typo, 1)
     uri = client.open(tmp_path / "p.yaml", text)
     found = [d for d in client.diagnostics(uri) if d["code"] == rule]
     assert len(found) == 1
