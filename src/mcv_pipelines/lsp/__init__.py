@@ -6,6 +6,7 @@ and the catalog the checks use. ``create_server().start_io()`` serves one editor
 
 from __future__ import annotations
 
-from mcv_pipelines.lsp.server import McvServer, create_server
+from mcv_pipelines.lsp.server import create_server
+from mcv_pipelines.lsp.session import McvServer
 
 __all__ = ["McvServer", "create_server"]

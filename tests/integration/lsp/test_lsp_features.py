@@ -141,6 +141,19 @@ def test_hover_on_a_task_name_shows_its_operation_and_formats(served: tuple[LspC
     assert "makes: webp" in header
 
 
+def test_hover_on_a_param_in_a_template_shows_its_declaration(served: tuple[LspClient, str]) -> None:
+    client, uri = served
+    found = _hover(client, uri, *_at(7, "photo", 1))
+    assert found["contents"]["value"] == (
+        "**params.photo** (type: 'string'; example: 'photos/photo.jpg')\n\nthe photo to publish"
+    )
+    line, column = _at(7, "photo")
+    assert found["range"] == {
+        "start": {"line": line, "character": column},
+        "end": {"line": line, "character": column + 5},
+    }
+
+
 def test_go_to_definition_from_input_and_from_params(served: tuple[LspClient, str]) -> None:
     client, uri = served
     target = client.at("textDocument/definition", uri, *_at(16, "web", 1))
