@@ -135,3 +135,23 @@ def test_diagnostics_equal_mcv_validate_for_every_negative_example(start: Start)
             assert got, file.parent.name
             compared += 1
     assert compared == len(cases) >= 20
+
+
+def test_typing_a_pipeline_from_nothing_never_breaks_the_server(start: Start, tmp_path: Path) -> None:
+    target = UNKNOWN_OPTION.read_text().replace("qualty", "quality")
+    client = start()
+    uri = client.open(tmp_path / "new.yaml", "")
+    assert client.diagnostics(uri, version=1) == []
+    version = 1
+    typed = ""
+    for chunk in [target[i : i + 7] for i in range(0, len(target), 7)]:
+        version += 1
+        line = typed.count("\n")
+        column = len(typed) - (typed.rfind("\n") + 1)
+        client.edit(uri, version, line, column, column, chunk)
+        typed += chunk
+        line, column = typed.count("\n"), len(typed) - (typed.rfind("\n") + 1)
+        assert "items" in client.at("textDocument/completion", uri, line, column)
+        client.at("textDocument/hover", uri, line, max(column - 1, 0))
+    assert typed == target
+    assert client.diagnostics(uri, version=version) == []
