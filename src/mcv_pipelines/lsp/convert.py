@@ -77,7 +77,7 @@ def to_lsp(d: Diagnostic, lines: Sequence[str], path: str, uri: str) -> types.Di
         data["fix"] = fix
     related = [
         types.DiagnosticRelatedInformation(
-            types.Location(uri, _range(r.line - 1, r.column - 1, (r.line - 1, r.column))), "see also"
+            types.Location(uri, _range(r.line - 1, r.column - 1, (r.line - 1, r.column))), "related place"
         )
         for r in d.related
         if r.file == path

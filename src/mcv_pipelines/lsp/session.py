@@ -76,7 +76,7 @@ class McvServer(LanguageServer):
 
     def configure(self, raw: Any, root: str | None) -> None:
         """Load the catalog and schemas the editor's settings name; say what could not be loaded."""
-        self.tools = load_tools(parse_settings(raw), root)
+        self.tools = load_tools(parse_settings(raw, self.tools.settings), root)
         self.knowledge = Knowledge(self.tools.schemas, self.tools.catalog)
         for problem in self.tools.problems:
             self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"mcv: {problem}"))

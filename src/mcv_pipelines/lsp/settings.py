@@ -45,13 +45,20 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def parse_settings(raw: Any) -> Settings:
-    """Settings from what the client sent; anything unknown or mistyped is ignored."""
-    if not isinstance(raw, Mapping):
-        return Settings()
-    section = raw.get("mcv")
+_KEYS = ("catalog", "operationSchemas")
+
+
+def parse_settings(raw: Any, current: Settings | None = None) -> Settings:
+    """Settings from what the client sent; anything unknown or mistyped is ignored.
+
+    A payload that names none of our keys (many clients send ``null``, or every extension's settings,
+    to mean "something changed") keeps ``current``.
+    """
+    section = raw.get("mcv") if isinstance(raw, Mapping) else None
     if isinstance(section, Mapping):
         raw = section
+    if not isinstance(raw, Mapping) or not any(key in raw for key in _KEYS):
+        return current or Settings()
     catalog = raw.get("catalog")
     return Settings(
         catalog=_text(catalog),

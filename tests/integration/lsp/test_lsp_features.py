@@ -209,6 +209,9 @@ def test_catalog_setting_is_honoured_and_can_change(start: Start, tmp_path: Path
     uri = client.open(case, case.read_text())
     rules = sorted(d["code"] for d in client.diagnostics(uri))
     assert rules.count("op-deprecated") >= 2
+    # A notification naming none of our settings (clients send such) keeps them as they are.
+    client.notify("workspace/didChangeConfiguration", {"settings": None})
+    assert sorted(d["code"] for d in client.diagnostics(uri)) == rules
     client.notify("workspace/didChangeConfiguration", {"settings": {"mcv": {"catalog": None}}})
     rules = sorted(d["code"] for d in client.diagnostics(uri))
     assert "op-deprecated" not in rules
