@@ -13,6 +13,22 @@ import pytest
 from lsp_client import LspClient
 
 
+def _stopped(client: LspClient) -> None:
+    client.stop()
+    assert client.process.returncode == 0
+    assert client.stderr == b""
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LspClient]:
+    """One server for a module's tests (each opens its own documents): a start costs a second."""
+    root = tmp_path_factory.mktemp("lsp")
+    client = LspClient(cwd=root)
+    client.initialize(root)
+    yield client
+    _stopped(client)
+
+
 @pytest.fixture
 def start(tmp_path: Path) -> Iterator[object]:
     """``start(options=None)`` starts and initializes a server rooted at ``tmp_path``."""
@@ -26,6 +42,4 @@ def start(tmp_path: Path) -> Iterator[object]:
 
     yield make
     for client in clients:
-        client.stop()
-        assert client.process.returncode == 0
-        assert client.stderr == b""
+        _stopped(client)

@@ -35,9 +35,9 @@ def _plain(d: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_open_reports_the_problem_under_the_word_with_its_hint(start: Start) -> None:
-    client = start()
-    uri = client.open(UNKNOWN_OPTION, UNKNOWN_OPTION.read_text())
+def test_open_reports_the_problem_under_the_word_with_its_hint(shared: LspClient, tmp_path: Path) -> None:
+    client = shared
+    uri = client.open(tmp_path / "open.yaml", UNKNOWN_OPTION.read_text())
     [found] = client.diagnostics(uri, version=1)
     assert found["range"] == {"start": {"line": 11, "character": 4}, "end": {"line": 11, "character": 10}}
     assert found["code"] == "op-unknown-option"
@@ -48,9 +48,9 @@ def test_open_reports_the_problem_under_the_word_with_its_hint(start: Start) -> 
     )
 
 
-def test_a_change_is_checked_again(start: Start) -> None:
-    client = start()
-    uri = client.open(UNKNOWN_OPTION, UNKNOWN_OPTION.read_text())
+def test_a_change_is_checked_again(shared: LspClient, tmp_path: Path) -> None:
+    client = shared
+    uri = client.open(tmp_path / "change.yaml", UNKNOWN_OPTION.read_text())
     assert len(client.diagnostics(uri, version=1)) == 1
     client.edit(uri, 2, 11, 4, 10, "quality")
     assert client.diagnostics(uri, version=2) == []
@@ -73,8 +73,8 @@ def test_a_burst_of_changes_is_checked_once_with_the_last_text(start: Start) -> 
     assert 3 not in published
 
 
-def test_yaml_that_is_not_a_pipeline_is_left_alone(start: Start, tmp_path: Path) -> None:
-    client = start()
+def test_yaml_that_is_not_a_pipeline_is_left_alone(shared: LspClient, tmp_path: Path) -> None:
+    client = shared
     uri = client.open(tmp_path / "ci.yaml", "name: build\non: [push]\njobs: {}\n")
     assert client.diagnostics(uri) == []
     client.change(uri, "version: 1\ntasks:\n  web:\n    operation: convrt\n", 2)
@@ -85,8 +85,10 @@ def test_yaml_that_is_not_a_pipeline_is_left_alone(start: Start, tmp_path: Path)
     }
 
 
-def test_broken_documents_get_a_diagnostic_and_the_server_keeps_serving(start: Start, tmp_path: Path) -> None:
-    client = start()
+def test_broken_documents_get_a_diagnostic_and_the_server_keeps_serving(
+    shared: LspClient, tmp_path: Path
+) -> None:
+    client = shared
     broken = {
         "bad.yaml": ("version: 1\ntasks: [web\n", "yaml-syntax"),
         "half.yaml": ("version: 1\ntasks:\n  web:\n    operation: conv\n    input: \n", "op-unknown"),
@@ -137,9 +139,9 @@ def test_diagnostics_equal_mcv_validate_for_every_negative_example(start: Start)
     assert compared == len(cases) >= 20
 
 
-def test_typing_a_pipeline_from_nothing_never_breaks_the_server(start: Start, tmp_path: Path) -> None:
+def test_typing_a_pipeline_from_nothing_never_breaks_the_server(shared: LspClient, tmp_path: Path) -> None:
     target = UNKNOWN_OPTION.read_text().replace("qualty", "quality")
-    client = start()
+    client = shared
     uri = client.open(tmp_path / "new.yaml", "")
     assert client.diagnostics(uri, version=1) == []
     version = 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +42,10 @@ def _at(line: int, text: str, offset: int = 0) -> tuple[int, int]:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LspClient, str]]:
-    root = tmp_path_factory.mktemp("lsp")
-    with LspClient(cwd=root) as client:
-        client.initialize(root)
-        uri = client.open(root / "pipeline.yaml", PIPELINE)
-        assert client.diagnostics(uri, version=1) == []
-        yield client, uri
-    assert client.stderr == b""
+def served(shared: LspClient, tmp_path_factory: pytest.TempPathFactory) -> tuple[LspClient, str]:
+    uri = shared.open(tmp_path_factory.mktemp("features") / "pipeline.yaml", PIPELINE)
+    assert shared.diagnostics(uri, version=1) == []
+    return shared, uri
 
 
 def _labels(client: LspClient, uri: str, line: int, column: int) -> list[str]:
@@ -186,9 +182,9 @@ def _apply(text: str, edits: list[dict[str, Any]]) -> str:
     ids=["unknown-task", "misspelled-operation", "unknown-option"],
 )
 def test_quick_fix_replaces_the_misspelt_word(
-    start: Start, tmp_path: Path, good: str, typo: str, rule: str
+    shared: LspClient, tmp_path: Path, good: str, typo: str, rule: str
 ) -> None:
-    client = start()
+    client = shared
     text = PIPELINE.replace(good, typo, 1)
     uri = client.open(tmp_path / "p.yaml", text)
     found = [d for d in client.diagnostics(uri) if d["code"] == rule]
