@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         logging.NullHandler()
     ]
     root.setLevel(logging.INFO if args.log_file else logging.CRITICAL)
+    # pygls logs every message it sends at INFO: that would cost more than the checks it carries.
+    logging.getLogger("pygls").setLevel(logging.WARNING)
     from mcv_pipelines.lsp.server import create_server  # pygls is imported by this command only
 
     create_server(args.debounce_ms).start_io()
