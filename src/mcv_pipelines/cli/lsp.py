@@ -33,7 +33,8 @@ def register(subparsers: Any) -> None:
         type=_seconds_from_ms,
         default=0.05,
         metavar="MS",
-        help="quiet time after a change before the buffer is checked (default 50)",
+        help="changes that come within MS of the buffer's last check wait for MS of quiet and are "
+        "checked together; a lone change is checked at once (default 50)",
     )
     parser.add_argument("--log-file", metavar="PATH", help="write the server's log here (default: no log)")
     parser.set_defaults(handler=run)
