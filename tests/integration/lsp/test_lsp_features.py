@@ -222,3 +222,20 @@ def test_a_catalog_that_cannot_be_read_is_reported_and_the_bundled_one_used(star
     case = EXAMPLES / "negative" / "catalog-unknown-option" / "pipeline.yaml"
     uri = client.open(case, case.read_text())
     assert [d["code"] for d in client.diagnostics(uri)] == ["op-unknown-option"]
+
+
+def test_operation_schemas_setting_is_honoured_even_when_a_schema_is_broken(
+    start: Start, tmp_path: Path
+) -> None:
+    schemas = tmp_path / "ops"
+    schemas.mkdir()
+    for name in ("import-upload", "export-url"):
+        shutil.copy(EXAMPLES / "operations" / f"{name}.schema.json", schemas)
+    (schemas / "convert.schema.json").write_text("{not json")
+    client = start({"operationSchemas": "ops", "catalog": False})
+    uri = client.open(tmp_path / "p.yaml", PIPELINE)
+    found = {d["code"]: d for d in client.diagnostics(uri)}
+    assert list(found) == ["op-schema-broken"]
+    assert found["op-schema-broken"]["range"]["start"] == {"line": 9, "character": 15}
+    labels = _labels(client, uri, 12, 4)  # completion still answers: the runner keys at least
+    assert "for_each" in labels
