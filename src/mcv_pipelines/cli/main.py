@@ -60,6 +60,7 @@ COMMANDS: tuple[Command, ...] = (
         "schema", "mcv_pipelines.cli.schema", "print the pipeline schema editors use (options, formats, docs)"
     ),
     Command("serve", "mcv_pipelines.cli.serve", "run the embedded local conversion service"),
+    Command("lsp", "mcv_pipelines.cli.lsp", "the language server for editors (LSP over stdio)"),
 )
 
 Handler = Callable[[argparse.Namespace], int]

@@ -120,13 +120,17 @@ def check_pipeline(
     environ: Mapping[str, str] | None = None,
     schemas: OperationSchemas | None = None,
     catalog: Catalog | None = None,
+    content: bytes | None = None,
 ) -> CheckResult:
     """Load ``path`` and run every check; never raises for a bad file.
+
+    ``content``, when given, is checked instead of what is on disk under ``path`` (an editor's unsaved
+    buffer, for `mcv lsp`): the same checks, the same diagnostics, named after ``path``.
 
     >>> check_pipeline("pipelines/thumbnails.yaml", {}).ok  # doctest: +SKIP
     True
     """
-    document, problems = read_document(path)
+    document, problems = read_document(path, content=content)
     if document is None:
         return CheckResult(tuple(problems), None)
     return check_document(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
 
-__all__ = ["find_pipelines", "looks_like_pipeline"]
+__all__ = ["find_pipelines", "looks_like_pipeline", "marks_pipeline"]
 
 _SUFFIXES = (".yaml", ".yml")
 _SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"})
@@ -17,12 +17,17 @@ _SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", 
 _MARK = re.compile(rb"^(tasks|version)\s*:|pipeline\.schema\.json", re.MULTILINE)
 
 
+def marks_pipeline(head: bytes) -> bool:
+    """Does this start of a YAML file say it is a pipeline (top-level `tasks:`/`version:`, the modeline)?"""
+    return _MARK.search(head[:65536]) is not None
+
+
 def looks_like_pipeline(path: Path) -> bool:
     try:
         head = path.read_bytes()[:65536]
     except OSError:
         return False
-    return not head.strip() or _MARK.search(head) is not None
+    return not head.strip() or marks_pipeline(head)
 
 
 def _walk(directory: Path) -> Iterable[Path]:

@@ -26,6 +26,7 @@ _Loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
+_STR = "tag:yaml.org,2002:str"
 _SCALAR_TAGS = frozenset(
     f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp")
 )
@@ -127,6 +128,10 @@ class _Builder:
         return None
 
     def _scalar(self, node: yaml.ScalarNode, path: PathKey) -> Any:
+        if node.tag == _STR:
+            # What the constructor would return, without its per-node bookkeeping: most values of a
+            # pipeline are strings, and `mcv lsp` parses the whole file on every change.
+            return node.value
         if node.tag not in _SCALAR_TAGS:
             return self._bad_tag(node)
         if node.tag.endswith(":timestamp"):
@@ -326,10 +331,15 @@ def load_document(path: str | Path) -> Document:
     return parse_document(raw, file)
 
 
-def read_document(path: str | Path) -> tuple[Document | None, list[Diagnostic]]:
-    """``load_document`` that returns its problems instead of raising (for checks that collect)."""
+def read_document(
+    path: str | Path, *, content: bytes | None = None
+) -> tuple[Document | None, list[Diagnostic]]:
+    """``load_document`` that returns its problems instead of raising (for checks that collect).
+
+    With ``content``, those bytes are parsed as the file ``path`` instead of reading it.
+    """
     try:
-        document = load_document(path)
+        document = load_document(path) if content is None else parse_document(content, str(path))
     except InvalidInput as exc:
         return None, list(exc.diagnostics)
     return document, list(document.diagnostics)
