@@ -13,6 +13,7 @@ from mcv_pipelines.local_service.engines.base import Engine
 from mcv_pipelines.local_service.metrics import Metrics
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.scheduler import Scheduler
+from mcv_pipelines.local_service.storage import Storage
 from mcv_pipelines.local_service.store import Store
 from mcv_pipelines.local_service.webhooks import WebhookDispatcher
 
@@ -29,6 +30,7 @@ class ServiceContext:
     engines: Sequence[Engine]
     changes: ChangeFeed = field(default_factory=ChangeFeed)
     metrics: Metrics = field(default_factory=Metrics)
+    storage: Storage = field(kw_only=True)  # where tasks' files live (created once at start)
 
     @property
     def base(self) -> str:
