@@ -28,7 +28,8 @@ async def stored_download(
         if size is None:
             raise not_found("File")
         wanted = request.headers.get("range")
-        return await stored_file_response(storage, task_id, filename, size, wanted, inline)
+        head = request.method == "HEAD"
+        return await stored_file_response(storage, task_id, filename, size, wanted, inline, head)
     except FileNotFoundError:
         raise not_found("File") from None
     except StorageError as exc:
@@ -36,7 +37,13 @@ async def stored_download(
 
 
 async def stored_file_response(
-    storage: Storage, task_id: str, filename: str, size: int, range_header: str | None, inline: bool
+    storage: Storage,
+    task_id: str,
+    filename: str,
+    size: int,
+    range_header: str | None,
+    inline: bool,
+    head: bool = False,
 ) -> Response:
     headers = {
         "accept-ranges": "bytes",
@@ -50,9 +57,12 @@ async def stored_file_response(
     if status == 206:
         headers["content-range"] = f"bytes {start}-{end}/{size}"
     headers["content-length"] = str(max(0, end - start + 1))
+    media_type = _media_type(filename)
+    if head:
+        return Response(status_code=status, headers=headers, media_type=media_type)
     # The store answers before the first byte is sent, so a failure is still an error response.
     body = await run_in_threadpool(storage.read, task_id, filename, start, end) if size else iter(())
-    return StreamingResponse(body, status_code=status, headers=headers, media_type=_media_type(filename))
+    return StreamingResponse(body, status_code=status, headers=headers, media_type=media_type)
 
 
 def _span(header: str, size: int) -> tuple[int, int] | str | None:
