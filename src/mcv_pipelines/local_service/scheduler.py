@@ -223,8 +223,8 @@ class Scheduler:
                 self._end(task_id, outcome, ("processing",))
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
-            if self.store.get_task(task_id) is None:  # deleted while it ran: drop what it wrote
-                discard(self.storage, self.config, task_id)
+            if (self.store.get_task(task_id) or {}).get("status", "error") == "error":
+                discard(self.storage, self.config, task_id)  # deleted or stopped while it ran: drop its files
             self.kick()
 
     def _inputs(self, task: Doc) -> list[InputFile]:
