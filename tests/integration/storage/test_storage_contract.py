@@ -36,7 +36,7 @@ def digest(chunks: Iterator[bytes]) -> str:
 
 
 def test_a_stream_larger_than_a_part_is_stored_with_bounded_memory(storage: Storage) -> None:
-    total = 5 * PART_SIZE + 123_457  # six parts, the last a short one
+    total = 10 * PART_SIZE + 123_457  # eleven parts, the last a short one
     tracemalloc.start()
     try:
         size = storage.put_stream("t1", "big.bin", pattern_chunks(total))
@@ -44,7 +44,8 @@ def test_a_stream_larger_than_a_part_is_stored_with_bounded_memory(storage: Stor
     finally:
         tracemalloc.stop()
     assert size == total
-    assert peak < 3 * PART_SIZE, f"{peak / MIB:.1f} MiB held to store {total / MIB:.1f} MiB"
+    # one part filling, one in flight, and the client's own buffers: never the file
+    assert peak < 4 * PART_SIZE, f"{peak / MIB:.1f} MiB held to store {total / MIB:.1f} MiB"
     assert storage.size("t1", "big.bin") == total
     assert digest(storage.read("t1", "big.bin")) == digest(pattern_chunks(total))
 

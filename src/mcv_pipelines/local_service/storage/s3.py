@@ -1,15 +1,18 @@
 """``s3://BUCKET[/PREFIX]``: tasks' files in an S3-compatible object store (boto3, imported here only).
 
 Keys are ``PREFIX/tasks/<task_id>/<filename>``. Writes stream as multipart uploads of PART_SIZE parts
-(one part in memory at a time, no temporary copy of the whole file); reads stream ``get_object`` with a
-Range. botocore's exceptions become StorageError where they are raised, with the operation and the
-object named and the credentials (registered with mcv_pipelines.redact) never shown.
+(one part filling while the one before is sent, no temporary copy of the whole file); reads stream
+``get_object`` with a Range. botocore's exceptions become StorageError where they are raised, with
+the operation and the object named and the credentials (registered with mcv_pipelines.redact) never
+shown.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -45,13 +48,19 @@ def _call(what: str, action: Callable[[], _T]) -> _T:
 
 
 class _MultipartWriter(Writer):
-    """Buffers up to one part; the first full part starts a multipart upload, small files are one PUT."""
+    """Buffers up to one part; the first full part starts a multipart upload, small files are one PUT.
+
+    A full part is sent from a thread of its own while the next one fills, so receiving and sending
+    overlap; at most one part is in flight, so memory stays at about two parts.
+    """
 
     def __init__(self, client: Any, bucket: str, key: str) -> None:
         self._client, self._bucket, self._key = client, bucket, key
         self._buffer = bytearray()
         self._upload_id: str | None = None
         self._parts: list[dict[str, Any]] = []
+        self._sender: ThreadPoolExecutor | None = None
+        self._in_flight: Future[dict[str, Any]] | None = None
         self._open = True
         self.size = 0
 
@@ -69,19 +78,31 @@ class _MultipartWriter(Writer):
             self._send(part)
 
     def _send(self, part: bytes) -> None:
-        c, bucket, key = self._client, self._bucket, self._key
+        """Hand ``part`` to the sender thread once the part before it has arrived."""
+        self._settle()
         if self._upload_id is None:
+            c, bucket, key = self._client, self._bucket, self._key
             started = _call(
-                f"start uploading {self._where()}",
-                lambda: c.create_multipart_upload(Bucket=bucket, Key=key),
+                f"start uploading {self._where()}", lambda: c.create_multipart_upload(Bucket=bucket, Key=key)
             )
             self._upload_id = str(started["UploadId"])
-        number, upload_id = len(self._parts) + 1, self._upload_id
+            self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-s3-part")
+        assert self._sender is not None
+        self._in_flight = self._sender.submit(self._upload_part, len(self._parts) + 1, part)
+
+    def _upload_part(self, number: int, part: bytes) -> dict[str, Any]:
+        c, bucket, key, upload_id = self._client, self._bucket, self._key, self._upload_id
         sent = _call(
             f"upload part {number} of {self._where()}",
             lambda: c.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=part),
         )
-        self._parts.append({"PartNumber": number, "ETag": sent["ETag"]})
+        return {"PartNumber": number, "ETag": sent["ETag"]}
+
+    def _settle(self) -> None:
+        """Wait for the part in flight; its StorageError surfaces here."""
+        if self._in_flight is not None:
+            future, self._in_flight = self._in_flight, None
+            self._parts.append(future.result())
 
     def commit(self) -> None:
         assert self._open, "commit after commit or abort"
@@ -90,8 +111,9 @@ class _MultipartWriter(Writer):
             body = bytes(self._buffer)
             _call(f"write {self._where()}", lambda: c.put_object(Bucket=bucket, Key=key, Body=body))
         else:
-            if self._buffer or not self._parts:
+            if self._buffer:
                 self._send(bytes(self._buffer))
+            self._settle()
             parts, upload_id = self._parts, self._upload_id
             _call(
                 f"finish uploading {self._where()}",
@@ -99,14 +121,21 @@ class _MultipartWriter(Writer):
                     Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
                 ),
             )
-        self._buffer = bytearray()
+        self._close()
+
+    def _close(self) -> None:
         self._open = False
+        self._buffer = bytearray()
+        if self._sender is not None:
+            self._sender.shutdown(wait=True)
+            self._sender = None
 
     def abort(self) -> None:
         if not self._open:
             return
-        self._open = False
-        self._buffer = bytearray()
+        with contextlib.suppress(StorageError):  # the upload is dropped anyway
+            self._settle()
+        self._close()
         if self._upload_id is not None:
             try:
                 self._client.abort_multipart_upload(
