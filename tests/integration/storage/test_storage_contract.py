@@ -79,6 +79,16 @@ def test_deleting_a_task_removes_its_files_and_only_its_files(storage: Storage, 
     storage.delete_task("task-a")  # nothing left to delete: no error
 
 
+def test_a_copy_inside_the_store_leaves_the_source_alone(storage: Storage) -> None:
+    storage.put_stream("src", "a.bin", [b"copied bytes"])
+    storage.copy("src", "a.bin", "dst", "b.bin")
+    assert b"".join(storage.read("dst", "b.bin")) == b"copied bytes"
+    storage.delete_task("src")
+    assert b"".join(storage.read("dst", "b.bin")) == b"copied bytes"
+    with pytest.raises(FileNotFoundError):
+        storage.copy("src", "a.bin", "dst", "c.bin")
+
+
 def test_an_aborted_write_leaves_nothing_behind(storage: Storage) -> None:
     writer = storage.writer("t1", "half.bin")
     for chunk in pattern_chunks(PART_SIZE + MIB):  # past the first part: a multipart upload started

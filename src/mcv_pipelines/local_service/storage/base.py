@@ -58,6 +58,11 @@ class Storage(ABC):
         """Store the local file ``path``; the caller no longer needs it (a store may move it)."""
 
     @abstractmethod
+    def copy(self, task_id: str, filename: str, to_task_id: str, to_filename: str) -> None:
+        """Copy a stored file within the store (server-side where it can). FileNotFoundError when the
+        source is not there."""
+
+    @abstractmethod
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         """The bytes ``start`` up to and including ``end`` (None: to the end), in chunks.
         FileNotFoundError when the file is not there."""

@@ -78,6 +78,18 @@ class DirectoryStorage(Storage):
                 self.put_stream(task_id, filename, iter(lambda: source.read(CHUNK), b""))
             path.unlink(missing_ok=True)
 
+    def copy(self, task_id: str, filename: str, to_task_id: str, to_filename: str) -> None:
+        source, target = self.path(task_id, filename), self.path(to_task_id, to_filename)
+        if not source.is_file():
+            raise FileNotFoundError(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        try:
+            os.link(source, target)  # stored files are never written in place: sharing is safe
+        except OSError:
+            with source.open("rb") as handle:
+                self.put_stream(to_task_id, to_filename, iter(lambda: handle.read(CHUNK), b""))
+
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         path = self.path(task_id, filename)
         handle = path.open("rb")  # FileNotFoundError before the first chunk

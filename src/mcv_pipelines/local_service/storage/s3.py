@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import boto3
+from boto3.exceptions import Boto3Error
+from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -28,6 +30,7 @@ __all__ = ["PART_SIZE", "S3Storage"]
 
 log = logging.getLogger(__name__)
 PART_SIZE = 8 * 1024 * 1024  # S3 wants parts of at least 5 MiB (but the last)
+_COPY_PART = 64 * 1024 * 1024
 _T = TypeVar("_T")
 _MISSING = frozenset({"404", "NoSuchKey", "NotFound"})
 
@@ -43,7 +46,7 @@ def _call(what: str, action: Callable[[], _T]) -> _T:
             raise FileNotFoundError(what) from None
         detail = str(error.get("Message") or code)
         raise StorageError(redact(f"S3 refused to {what}: {code}: {detail}")) from None
-    except BotoCoreError as exc:
+    except (BotoCoreError, Boto3Error) as exc:
         raise StorageError(redact(f"Could not {what}: {exc}")) from None
 
 
@@ -179,6 +182,16 @@ class S3Storage(Storage):
     def put_file(self, task_id: str, filename: str, path: Path) -> None:
         with path.open("rb") as source:
             self.put_stream(task_id, filename, iter(lambda: source.read(CHUNK), b""))
+
+    def copy(self, task_id: str, filename: str, to_task_id: str, to_filename: str) -> None:
+        source = {"Bucket": self.bucket, "Key": self.key(task_id, filename)}
+        target, c = self.key(to_task_id, to_filename), self._client
+        # Server-side: one CopyObject, or UploadPartCopy of 64 MiB parts for a large file.
+        config = TransferConfig(
+            multipart_threshold=_COPY_PART, multipart_chunksize=_COPY_PART, max_concurrency=4
+        )
+        what = f"copy {self._where(task_id, filename)} to s3://{self.bucket}/{target}"
+        _call(what, lambda: c.copy(source, self.bucket, target, Config=config))
 
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         key = self.key(task_id, filename)
