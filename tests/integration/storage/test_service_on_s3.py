@@ -24,6 +24,7 @@ from seaweed import SeaweedS3
 
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.settings import Settings
+from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.local_service.signing import file_url
 
 SIGNING_KEY = secrets.token_hex(32)
@@ -172,3 +173,18 @@ def test_deleting_a_job_deletes_its_stored_files(served: Served, seaweed: Seawee
     asyncio.run(run())
     assert stored_keys(seaweed, served.prefix) == []
     assert seaweed.secret_key not in served.stop()
+
+
+def test_a_store_that_refuses_fails_the_task_and_names_no_secret(s3_env: SeaweedS3, tmp_path: Path) -> None:
+    settings = {"storage": "s3://no-such-bucket/x"}
+    with LocalService(data_dir=tmp_path / "data", engines=[], settings=settings) as service:
+        assert service.storage.ping() is False
+        auth = {"Authorization": f"Bearer {service.api_key}"}
+        with httpx.Client(base_url=service.base_url, headers=auth, timeout=30) as http:
+            task = {"file": "some text", "filename": "a.txt"}
+            created = http.post("/v2/import/raw", json=task).json()["data"]
+            done = http.get(f"/sync/v2/tasks/{created['id']}").json()["data"]
+    assert done["status"] == "error"
+    assert done["code"] == "STORAGE_FAILED"
+    assert "s3://no-such-bucket/x/tasks/" in done["message"]
+    assert s3_env.secret_key not in str(done)

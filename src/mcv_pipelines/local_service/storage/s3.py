@@ -163,9 +163,12 @@ class S3Storage(Storage):
             # covers the body, over https TLS does.
             request_checksum_calculation="when_required",
         )
+        # A readiness probe asks once and briefly: no retries, short timeouts.
+        quick = config.merge(Config(connect_timeout=2, read_timeout=5, retries={"max_attempts": 1}))
         try:
             session = boto3.session.Session()
             self._client: Any = session.client("s3", endpoint_url=endpoint or None, config=config)
+            self._probe: Any = session.client("s3", endpoint_url=endpoint or None, config=quick)
         except (BotoCoreError, ValueError) as exc:
             raise StorageError(redact(f"Cannot use {self.url}: {exc}")) from None
 
@@ -253,10 +256,11 @@ class S3Storage(Storage):
 
     def ping(self) -> bool:
         try:
-            self._client.head_bucket(Bucket=self.bucket)
+            self._probe.head_bucket(Bucket=self.bucket)
         except (ClientError, BotoCoreError):
             return False
         return True
 
     def close(self) -> None:
         self._client.close()
+        self._probe.close()
