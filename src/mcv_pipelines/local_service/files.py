@@ -15,7 +15,7 @@ from mcv_pipelines.local_service.context import context
 from mcv_pipelines.local_service.errors import ApiError, not_found
 from mcv_pipelines.local_service.paths import safe_filename
 from mcv_pipelines.local_service.signing import valid_signature
-from mcv_pipelines.local_service.storage.http import stored_download
+from mcv_pipelines.local_service.storage.download import stored_download
 
 __all__ = ["download"]
 

@@ -141,7 +141,7 @@ class Scheduler:
             discard(self.storage, self.config, task["id"])
 
     def complete_upload(self, task_id: str, entry: Doc) -> None:
-        """An import/upload task got its file (already in the task's directory)."""
+        """An import/upload task got its file (already in the store)."""
         try:
             if self.config.sandbox:
                 check_stored_sandbox(self.config, self.storage, task_id, [entry["filename"]])

@@ -141,6 +141,11 @@ async def _convert(served: Served, source: Path, out_dir: Path) -> Path:
             first = await http.get(link.url, headers={"Range": "bytes=0-2"})
             assert (first.status_code, first.content) == (206, b"\xff\xd8\xff")
             assert first.headers["content-range"] == f"bytes 0-2/{path.stat().st_size}"
+            head = await http.head(link.url)
+            assert (head.status_code, head.content) == (200, b"")
+            assert head.headers["content-length"] == str(path.stat().st_size)
+            beyond = await http.get(link.url, headers={"Range": f"bytes={path.stat().st_size}-"})
+            assert beyond.status_code == 416
             expired = file_url(SIGNING_KEY.encode(), served.base_url, export.id, link.filename, -5, False)
             refused = await http.get(expired)
             assert refused.status_code == 403
