@@ -36,11 +36,12 @@ SERVICE = textwrap.dedent("""
 MIB = 1024 * 1024
 
 
-def peak_rss_mib(pid: int) -> float:
+def rss_mib(pid: int, field: str = "VmHWM") -> float:
+    """VmHWM (peak) or VmRSS (now) of a process, in MiB, from /proc."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError(f"VmHWM not found for pid {pid}")
+    raise RuntimeError(f"{field} not found for pid {pid}")
 
 
 def measure(storage: str, source: Path, work: Path, env: dict[str, str]) -> dict[str, str]:
@@ -50,6 +51,7 @@ def measure(storage: str, source: Path, work: Path, env: dict[str, str]) -> dict
         try:
             assert child.stdout is not None
             base, key = child.stdout.readline().split()
+            at_start = rss_mib(child.pid, "VmRSS")
             with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=600) as api:
                 tasks = {
                     "in": {"operation": "import/upload"},
@@ -79,7 +81,7 @@ def measure(storage: str, source: Path, work: Path, env: dict[str, str]) -> dict
                         received += len(chunk)
                 download = time.monotonic() - started
                 assert received == size, (received, size)
-            peak = peak_rss_mib(child.pid)
+            peak = rss_mib(child.pid)
         finally:
             child.kill()
     return {
@@ -87,6 +89,7 @@ def measure(storage: str, source: Path, work: Path, env: dict[str, str]) -> dict
         "upload MiB/s": f"{size / MIB / upload:.0f}",
         "export/url s": f"{export:.1f}",
         "download MiB/s": f"{size / MIB / download:.0f}",
+        "service RSS at start MiB": f"{at_start:.0f}",
         "service peak RSS MiB": f"{peak:.0f}",
     }
 
