@@ -20,13 +20,8 @@ from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
 from mcv_pipelines.local_service.operations import Outcome, execute
 from mcv_pipelines.local_service.storage import DirectoryStorage, Storage
-from mcv_pipelines.local_service.storage.taskfiles import (
-    check_stored_sandbox,
-    discard,
-    export_in_store,
-    fetch_input,
-    publish,
-)
+from mcv_pipelines.local_service.storage.instore import run_in_store
+from mcv_pipelines.local_service.storage.taskfiles import check_stored_sandbox, discard, fetch_input, publish
 from mcv_pipelines.local_service.store import Doc, Store, now_iso, parse_iso
 from mcv_pipelines.local_service.tasks import ENDED, TaskFailed, new_id
 from mcv_pipelines.local_service.validate import input_names
@@ -215,7 +210,7 @@ class Scheduler:
             if task is None:
                 return
             try:
-                done = export_in_store(self.storage, self.config, self.store, task) or execute(
+                done = run_in_store(self.storage, self.config, self.store, task) or execute(
                     self.config, self.engines, task, self._inputs(task), cancelled
                 )
                 outcome: Outcome | TaskFailed = publish(self.storage, self.config, task_id, done)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import io
 import os
 import secrets
@@ -54,7 +55,7 @@ def served(seaweed: SeaweedS3, tmp_path: Path) -> Iterator[Served]:
     command = [
         sys.executable, "-m", "mcv_pipelines", "serve", "--port", "0", "--data-dir", str(tmp_path / "data"),
         "--storage", f"s3://{seaweed.bucket}/{prefix}", "--s3-endpoint", seaweed.endpoint,
-        "--log-format", "json",
+        "--log-format", "json", "--allow-private-urls",  # import/url from this service's own link
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert process.stdout is not None
@@ -107,7 +108,8 @@ def test_upload_convert_export_through_an_s3_store(
         assert (image.format, image.size) == ("JPEG", (1800, 1700))
     keys = stored_keys(seaweed, served.prefix)
     names = sorted(key.rsplit("/", 1)[-1] for key in keys)
-    assert names == ["noise.jpg", "noise.jpg", "noise.png"]  # convert's output and export's copy
+    # convert's output and export's copy, then import/url's download and its export
+    assert names == ["again.jpg", "again.jpg", "noise.jpg", "noise.jpg", "noise.png"]
     assert not any((served.data_dir / "tasks").iterdir())  # the data dir kept no task's files
     assert not any((served.data_dir / "work").iterdir())
 
@@ -146,10 +148,29 @@ async def _convert(served: Served, source: Path, out_dir: Path) -> Path:
             assert head.headers["content-length"] == str(path.stat().st_size)
             beyond = await http.get(link.url, headers={"Range": f"bytes={path.stat().st_size}-"})
             assert beyond.status_code == 416
+
             expired = file_url(SIGNING_KEY.encode(), served.base_url, export.id, link.filename, -5, False)
             refused = await http.get(expired)
             assert refused.status_code == 403
             assert refused.json()["code"] == "LINK_EXPIRED"
+
+        # import/url streams its download straight into the store
+        again = await api.create_job(
+            {
+                "fetch": {"operation": "import/url", "url": link.url, "filename": "again.jpg"},
+                "out": {"operation": "export/url", "input": "fetch"},
+            }
+        )
+        again = await api.wait_job(again.id, max_wait=60)
+        assert again.status == "finished", [(t.name, t.code, t.message) for t in again.tasks]
+        fetched = next(t for t in again.tasks if t.name == "fetch")
+        assert fetched.result is not None
+        expected = hashlib.md5(path.read_bytes(), usedforsecurity=False).hexdigest()
+        assert fetched.result.files[0].md5 == expected
+        out = next(t for t in again.tasks if t.name == "out")
+        assert out.result is not None
+        copy = await api.download_file(out.result.files[0], out_dir / "again")
+        assert copy.read_bytes() == path.read_bytes()
         return path
 
 

@@ -15,16 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcv_pipelines.local_service.config import ServiceConfig
-from mcv_pipelines.local_service.signing import file_url
 from mcv_pipelines.local_service.storage.base import Storage, StorageError
-from mcv_pipelines.local_service.store import Doc, Store
 from mcv_pipelines.local_service.tasks import TaskFailed
-from mcv_pipelines.local_service.validate import input_names
 
 if TYPE_CHECKING:
     from mcv_pipelines.local_service.operations import Outcome
 
-__all__ = ["check_stored_sandbox", "discard", "export_in_store", "fetch_input", "publish"]
+__all__ = ["check_stored_sandbox", "discard", "fetch_input", "publish", "sandbox_refusal"]
 
 log = logging.getLogger(__name__)
 
@@ -67,46 +64,10 @@ def check_stored_sandbox(
         for chunk in storage.read(task_id, name):
             digest.update(chunk)
         if digest.hexdigest() not in config.sandbox_whitelist:
-            message = f"The file {name} is not whitelisted for the sandbox (by its MD5)."
-            raise TaskFailed("SANDBOX_FILE_NOT_ALLOWED", message)
+            raise sandbox_refusal(name)
 
 
-def export_in_store(storage: Storage, config: ServiceConfig, store: Store, task: Doc) -> Outcome | None:
-    """An export/url task on a remote store, done by copies inside the store (no file comes down to
-    this machine); None when the task needs the usual way (a directory store, or a zip of its inputs).
-    Names and links are those ``operations`` gives: a second input of the same name is prefixed with
-    its task's name."""
-    from mcv_pipelines.local_service.operations import Outcome
-
-    payload = task["payload"]
-    if task["operation"] != "export/url" or payload.get("archive_multiple_files"):
-        return None
-    if storage.local_path(task["id"], "file") is not None:
-        return None
-    inline = bool(payload.get("inline"))
-    files: list[Doc] = []
-    for dep, entry in _finished_inputs(store, task):
-        name = entry["filename"]
-        if any(f["filename"] == name for f in files):  # same name from two inputs: keep both
-            name = f"{dep.get('name') or dep['id']}-{name}"
-        try:
-            storage.copy(dep["id"], entry["filename"], task["id"], name)
-        except FileNotFoundError:
-            continue  # as a missing input file is skipped on the usual way
-        size = entry.get("size")
-        url = file_url(config.signing_key, config.public_url, task["id"], name, config.link_ttl, inline)
-        if size is None:
-            size = storage.size(task["id"], name)
-        files.append({"filename": name, "size": size, "url": url})
-    return Outcome({"files": files})
-
-
-def _finished_inputs(store: Store, task: Doc) -> list[tuple[Doc, Doc]]:
-    """(input task, result file) of each file of the task's finished inputs, in input order."""
-    payload, deps = task["payload"], task.get("depends_on", {})
-    found: list[tuple[Doc, Doc]] = []
-    for ref in [*input_names(payload.get("input")), *input_names(payload.get("image"))]:
-        dep = store.get_task(deps.get(ref, ref))
-        if dep is not None and dep["status"] == "finished":
-            found.extend((dep, entry) for entry in (dep.get("result") or {}).get("files", []))
-    return found
+def sandbox_refusal(name: str) -> TaskFailed:
+    return TaskFailed(
+        "SANDBOX_FILE_NOT_ALLOWED", f"The file {name} is not whitelisted for the sandbox (by its MD5)."
+    )
