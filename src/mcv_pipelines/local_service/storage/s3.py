@@ -1,4 +1,4 @@
-"""``s3://BUCKET[/PREFIX]``: tasks' files in an S3-compatible object store (boto3, imported here only).
+"""``s3://BUCKET[/PREFIX]``: tasks' files in an S3-compatible object store (boto3: only s3 URLs load it).
 
 Keys are ``PREFIX/tasks/<task_id>/<filename>``. Writes stream as multipart uploads of PART_SIZE parts
 (one part filling while the one before is sent, no temporary copy of the whole file); reads stream
@@ -9,143 +9,23 @@ shown.
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import boto3
-from boto3.exceptions import Boto3Error
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from mcv_pipelines.local_service.paths import safe_filename
 from mcv_pipelines.local_service.storage.base import CHUNK, Storage, StorageError, Writer
+from mcv_pipelines.local_service.storage.s3_upload import PART_SIZE, MultipartWriter, call
 from mcv_pipelines.redact import redact
 
 __all__ = ["PART_SIZE", "S3Storage"]
 
-log = logging.getLogger(__name__)
-PART_SIZE = 8 * 1024 * 1024  # S3 wants parts of at least 5 MiB (but the last)
 _COPY_PART = 64 * 1024 * 1024
-_T = TypeVar("_T")
-_MISSING = frozenset({"404", "NoSuchKey", "NotFound"})
-
-
-def _call(what: str, action: Callable[[], _T]) -> _T:
-    """``action()``, with botocore's exceptions turned into StorageError naming ``what``."""
-    try:
-        return action()
-    except ClientError as exc:
-        error = exc.response.get("Error", {})
-        code = str(error.get("Code") or "error")
-        if code in _MISSING:
-            raise FileNotFoundError(what) from None
-        detail = str(error.get("Message") or code)
-        raise StorageError(redact(f"S3 refused to {what}: {code}: {detail}")) from None
-    except (BotoCoreError, Boto3Error) as exc:
-        raise StorageError(redact(f"Could not {what}: {exc}")) from None
-
-
-class _MultipartWriter(Writer):
-    """Buffers up to one part; the first full part starts a multipart upload, small files are one PUT.
-
-    A full part is sent from a thread of its own while the next one fills, so receiving and sending
-    overlap; at most one part is in flight, so memory stays at about two parts.
-    """
-
-    def __init__(self, client: Any, bucket: str, key: str) -> None:
-        self._client, self._bucket, self._key = client, bucket, key
-        self._buffer = bytearray()
-        self._upload_id: str | None = None
-        self._parts: list[dict[str, Any]] = []
-        self._sender: ThreadPoolExecutor | None = None
-        self._in_flight: Future[dict[str, Any]] | None = None
-        self._open = True
-        self.size = 0
-
-    def _where(self) -> str:
-        return f"s3://{self._bucket}/{self._key}"
-
-    def write(self, data: bytes) -> None:
-        assert self._open, "write after commit or abort"
-        self._buffer += data
-        self.size += len(data)
-        while len(self._buffer) >= PART_SIZE:
-            with memoryview(self._buffer) as view:
-                part = bytes(view[:PART_SIZE])  # one copy; the buffer keeps only the rest
-            del self._buffer[:PART_SIZE]
-            self._send(part)
-
-    def _send(self, part: bytes) -> None:
-        """Hand ``part`` to the sender thread once the part before it has arrived."""
-        self._settle()
-        if self._upload_id is None:
-            c, bucket, key = self._client, self._bucket, self._key
-            started = _call(
-                f"start uploading {self._where()}", lambda: c.create_multipart_upload(Bucket=bucket, Key=key)
-            )
-            self._upload_id = str(started["UploadId"])
-            self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-s3-part")
-        assert self._sender is not None
-        self._in_flight = self._sender.submit(self._upload_part, len(self._parts) + 1, part)
-
-    def _upload_part(self, number: int, part: bytes) -> dict[str, Any]:
-        c, bucket, key, upload_id = self._client, self._bucket, self._key, self._upload_id
-        sent = _call(
-            f"upload part {number} of {self._where()}",
-            lambda: c.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=part),
-        )
-        return {"PartNumber": number, "ETag": sent["ETag"]}
-
-    def _settle(self) -> None:
-        """Wait for the part in flight; its StorageError surfaces here."""
-        if self._in_flight is not None:
-            future, self._in_flight = self._in_flight, None
-            self._parts.append(future.result())
-
-    def commit(self) -> None:
-        assert self._open, "commit after commit or abort"
-        c, bucket, key = self._client, self._bucket, self._key
-        if self._upload_id is None:
-            body = bytes(self._buffer)
-            _call(f"write {self._where()}", lambda: c.put_object(Bucket=bucket, Key=key, Body=body))
-        else:
-            if self._buffer:
-                self._send(bytes(self._buffer))
-            self._settle()
-            parts, upload_id = self._parts, self._upload_id
-            _call(
-                f"finish uploading {self._where()}",
-                lambda: c.complete_multipart_upload(
-                    Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
-                ),
-            )
-        self._close()
-
-    def _close(self) -> None:
-        self._open = False
-        self._buffer = bytearray()
-        if self._sender is not None:
-            self._sender.shutdown(wait=True)
-            self._sender = None
-
-    def abort(self) -> None:
-        if not self._open:
-            return
-        with contextlib.suppress(StorageError):  # the upload is dropped anyway
-            self._settle()
-        self._close()
-        if self._upload_id is not None:
-            try:
-                self._client.abort_multipart_upload(
-                    Bucket=self._bucket, Key=self._key, UploadId=self._upload_id
-                )
-            except (ClientError, BotoCoreError) as exc:  # the store expires it; say so and go on
-                log.warning("%s", redact(f"could not abort the upload of {self._where()}: {exc}"))
 
 
 class S3Storage(Storage):
@@ -180,7 +60,7 @@ class S3Storage(Storage):
         return f"s3://{self.bucket}/{self.key(task_id, filename)}"
 
     def writer(self, task_id: str, filename: str) -> Writer:
-        return _MultipartWriter(self._client, self.bucket, self.key(task_id, filename))
+        return MultipartWriter(self._client, self.bucket, self.key(task_id, filename))
 
     def put_file(self, task_id: str, filename: str, path: Path) -> None:
         with path.open("rb") as source:
@@ -194,13 +74,13 @@ class S3Storage(Storage):
             multipart_threshold=_COPY_PART, multipart_chunksize=_COPY_PART, max_concurrency=4
         )
         what = f"copy {self._where(task_id, filename)} to s3://{self.bucket}/{target}"
-        _call(what, lambda: c.copy(source, self.bucket, target, Config=config))
+        call(what, lambda: c.copy(source, self.bucket, target, Config=config))
 
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         key = self.key(task_id, filename)
         wanted = f"bytes={start}-{'' if end is None else end}"
         c = self._client
-        answer = _call(
+        answer = call(
             f"read {self._where(task_id, filename)}",
             lambda: c.get_object(Bucket=self.bucket, Key=key, Range=wanted),
         )
@@ -210,7 +90,7 @@ class S3Storage(Storage):
     def _chunks(body: Any, where: str) -> Iterator[bytes]:
         try:
             while True:
-                chunk = _call(f"read {where}", lambda: body.read(CHUNK))
+                chunk = call(f"read {where}", lambda: body.read(CHUNK))
                 if not chunk:
                     return
                 yield chunk
@@ -221,7 +101,7 @@ class S3Storage(Storage):
         key, c = self.key(task_id, filename), self._client
         try:
             where = f"look up {self._where(task_id, filename)}"
-            head = _call(where, lambda: c.head_object(Bucket=self.bucket, Key=key))
+            head = call(where, lambda: c.head_object(Bucket=self.bucket, Key=key))
         except FileNotFoundError:
             return None
         return int(head["ContentLength"])
@@ -230,14 +110,14 @@ class S3Storage(Storage):
         prefix, c = self.key(task_id), self._client
         where = f"delete s3://{self.bucket}/{prefix}"
         paginator = c.get_paginator("list_objects_v2")
-        pages = _call(where, lambda: list(paginator.paginate(Bucket=self.bucket, Prefix=prefix)))
+        pages = call(where, lambda: list(paginator.paginate(Bucket=self.bucket, Prefix=prefix)))
         for page in pages:
             self._delete_keys(where, [{"Key": item["Key"]} for item in page.get("Contents", [])])
 
     def _delete_keys(self, where: str, keys: list[dict[str, str]]) -> None:
         if keys:
             c, delete = self._client, {"Objects": keys, "Quiet": True}
-            _call(where, lambda: c.delete_objects(Bucket=self.bucket, Delete=delete))
+            call(where, lambda: c.delete_objects(Bucket=self.bucket, Delete=delete))
 
     def fetch(self, task_id: str, filename: str, target_dir: Path) -> Path | None:
         target = target_dir / safe_filename(filename)
