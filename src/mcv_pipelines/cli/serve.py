@@ -8,6 +8,7 @@ import hashlib
 import ipaddress
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from mcv_pipelines.local_service.logs import LOG_FORMATS
 from mcv_pipelines.local_service.logs import configure as configure_logging
 from mcv_pipelines.local_service.logs import reset as reset_logging
 from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.local_service.storage import StorageError, check_s3_endpoint, check_storage_url
 from mcv_pipelines.local_service.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.redact import register_secret
 from mcv_pipelines.run.embedded import default_data_dir
@@ -100,6 +102,20 @@ def register(subparsers: Any) -> None:
         help="let import/url fetch from this network although it is private, e.g. an internal file "
         "server at 10.1.2.0/24; repeatable",
     )
+    parser.add_argument(
+        "--storage",
+        default=None,
+        metavar="URL",
+        help="where tasks' files live: file:///DIR or s3://BUCKET[/PREFIX] (default: the data "
+        "directory); S3 credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+    )
+    parser.add_argument(
+        "--s3-endpoint",
+        default=None,
+        metavar="URL",
+        help="the S3 server of an s3:// --storage, e.g. http://minio:9000 (default: AWS_ENDPOINT_URL, "
+        "else AWS itself)",
+    )
     parser.set_defaults(handler=serve)
 
 
@@ -161,6 +177,8 @@ def _run_service(
     )
     try:
         service.start()
+    except StorageError as exc:
+        raise UsageError(f"--storage: {exc.message}") from None
     except OSError as exc:
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {exc.strerror}; choose another --port"
@@ -171,6 +189,7 @@ def _run_service(
         # Printed once, on purpose: this is how the user learns a generated key.
         print(f"API key:  {service.api_key}" if args.api_key is None else "API key:  (the one given)")
         print(f"data dir: {service.data_dir}")
+        _show_storage(service)
         print(f"console:  {service.base_url}/console/  (log in with the API key)")
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
@@ -221,6 +240,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         except ValueError as exc:
             raise UsageError(f"--allow-private-network: {exc}") from None
         settings["url_guard"] = UrlGuard(allowed_networks=allowed)
+    settings.update(_storage_settings(args))
     if args.public_url is not None:
         parts = urlsplit(args.public_url)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
@@ -230,6 +250,35 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
             )
         settings["public_url"] = args.public_url.rstrip("/")
     return settings
+
+
+def _show_storage(service: LocalService) -> None:
+    storage = service.storage
+    print(f"storage:  {storage.url}")
+    if not storage.ping():  # serve anyway: the store may come up later, and /readyz says so meanwhile
+        print(
+            f"warning: the storage {storage.url} is not reachable now; tasks with files fail until it "
+            "is (check --s3-endpoint or AWS_ENDPOINT_URL, the AWS_* credentials and that the bucket exists)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _storage_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``storage`` and ``s3_endpoint`` of ServiceConfig from --storage and --s3-endpoint."""
+    storage = getattr(args, "storage", None) or ""
+    endpoint = getattr(args, "s3_endpoint", None) or ""
+    if endpoint and not storage.startswith("s3:"):
+        raise UsageError("--s3-endpoint: only an s3:// --storage uses it; add --storage s3://BUCKET")
+    try:
+        check_storage_url(storage or "file:///")
+    except ValueError as exc:
+        raise UsageError(f"--storage: {exc}") from None
+    try:
+        check_s3_endpoint(endpoint) if endpoint else None
+    except ValueError as exc:
+        raise UsageError(f"--s3-endpoint: {exc}") from None
+    return {"storage": storage, "s3_endpoint": endpoint}
 
 
 def _loopback(host: str) -> bool:

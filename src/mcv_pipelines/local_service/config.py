@@ -4,7 +4,8 @@ Layout of ``data_dir``::
 
     service.sqlite3     users, API keys, jobs, tasks, webhooks (WAL)
     secret              the key that signs upload forms and download links (kept across restarts)
-    tasks/<task_id>/    the files a task produced (imports, conversions, exports)
+    tasks/<task_id>/    the files a task produced (imports, conversions, exports); with another
+                        --storage only a staging area while the task runs
     work/<task_id>/     scratch space of a running engine, removed when the task ends
 """
 
@@ -44,6 +45,8 @@ class ServiceConfig:
     janitor_interval: float = 60.0
     region: str = "local"
     url_guard: UrlGuard | None = None  # import/url refuses private addresses; None allows any (embedded)
+    storage: str = ""  # file:///DIR or s3://BUCKET[/PREFIX]; "" is the data directory
+    s3_endpoint: str = ""  # the S3 server's URL; "" reads AWS_ENDPOINT_URL
     signing_key: bytes = field(default=b"", repr=False)
 
     def __post_init__(self) -> None:

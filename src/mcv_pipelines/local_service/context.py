@@ -14,6 +14,7 @@ from mcv_pipelines.local_service.engines.base import Engine
 from mcv_pipelines.local_service.metrics import Metrics
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.scheduler import Scheduler
+from mcv_pipelines.local_service.storage import Storage
 from mcv_pipelines.local_service.store import Store
 from mcv_pipelines.local_service.webhooks import WebhookDispatcher
 
@@ -33,6 +34,7 @@ class ServiceContext:
     # Set when the service begins to stop: long-lived answers (the console's event streams) end then,
     # so the server's graceful shutdown does not wait for them and cancel them.
     closing: threading.Event = field(default_factory=threading.Event)
+    storage: Storage = field(kw_only=True)  # where tasks' files live (created once at start)
 
     @property
     def base(self) -> str:

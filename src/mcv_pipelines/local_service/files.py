@@ -1,7 +1,7 @@
 """GET /files/{task_id}/{filename}: export/url downloads behind signed, expiring links.
 
-Streamed from disk with Content-Length, Content-Disposition (attachment, or inline when the export
-asked for it) and Range support (Starlette's FileResponse).
+Streamed from the store (from disk when it is a directory) with Content-Length, Content-Disposition
+(attachment, or inline when the export asked for it) and Range support.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from mcv_pipelines.local_service.context import context
 from mcv_pipelines.local_service.errors import ApiError, not_found
 from mcv_pipelines.local_service.paths import safe_filename
 from mcv_pipelines.local_service.signing import valid_signature
+from mcv_pipelines.local_service.storage.download import stored_download
 
 __all__ = ["download"]
 
@@ -32,8 +33,12 @@ async def download(request: Request) -> Response:
         raise ApiError(403, "INVALID_SIGNATURE", "The download link's signature is not valid.")
     if not expires.isdigit() or int(expires) < time.time():
         raise ApiError(403, "LINK_EXPIRED", "The download link has expired.")
-    path = ctx.config.task_dir(task_id) / safe_filename(filename)
-    if safe_filename(filename) != filename or not path.is_file():
+    if safe_filename(filename) != filename:
+        raise not_found("File")
+    path = ctx.storage.local_path(task_id, filename)
+    if path is None:  # a remote store: streamed out of it
+        return ctx.metrics.counted(await stored_download(ctx.storage, task_id, filename, request, inline))
+    if not path.is_file():
         raise not_found("File")
     return ctx.metrics.counted(
         FileResponse(path, filename=filename, content_disposition_type="inline" if inline else "attachment")

@@ -7,6 +7,7 @@ import binascii
 import hashlib
 import logging
 import re
+from collections.abc import Callable, Iterator
 from email.message import Message
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,11 @@ from mcv_pipelines.local_service.tasks import TaskFailed
 from mcv_pipelines.local_service.url_fetch import BadRedirect, Redirected, open_url
 from mcv_pipelines.local_service.url_guard import ForbiddenAddress, UnresolvedHost, UrlGuard
 
-__all__ = ["STORAGE_OPERATIONS", "file_entry", "run_import", "storage_unreachable"]
+__all__ = ["STORAGE_OPERATIONS", "Sink", "download_url", "file_entry", "run_import", "storage_unreachable"]
 
 log = logging.getLogger(__name__)
 _CHUNK = 1024 * 1024
+Sink = Callable[[str, Iterator[bytes]], None]  # (file name, its bytes): writes one downloaded file
 STORAGE_OPERATIONS = frozenset(
     {
         "import/s3",
@@ -81,6 +83,16 @@ def storage_unreachable(operation: str, payload: dict[str, Any]) -> TaskFailed:
 
 
 def _download(payload: dict[str, Any], out_dir: Path, guard: UrlGuard | None) -> Path:
+    def to_disk(name: str, chunks: Iterator[bytes]) -> None:
+        with (out_dir / name).open("wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+
+    return out_dir / download_url(payload, guard, to_disk)
+
+
+def download_url(payload: dict[str, Any], guard: UrlGuard | None, sink: Sink) -> str:
+    """Stream import/url's file into ``sink``; returns the (safe) file name it was given."""
     url = str(payload["url"])
     headers = {str(k): str(v) for k, v in (payload.get("headers") or {}).items()}
     try:
@@ -89,16 +101,13 @@ def _download(payload: dict[str, Any], out_dir: Path, guard: UrlGuard | None) ->
                 raise TaskFailed(
                     "IMPORT_FAILED", f"Downloading {_shown(url)} answered HTTP {response.status_code}."
                 )
-            name = payload.get("filename") or _name_from(response, url)
-            target = out_dir / safe_filename(str(name))
-            with target.open("wb") as handle:
-                for chunk in response.iter_bytes(_CHUNK):
-                    handle.write(chunk)
+            name = safe_filename(str(payload.get("filename") or _name_from(response, url)))
+            sink(name, response.iter_bytes(_CHUNK))
     except (ForbiddenAddress, UnresolvedHost, Redirected, BadRedirect) as exc:
         raise _refused(url, exc) from exc
     except httpx.HTTPError as exc:
         raise TaskFailed("IMPORT_FAILED", f"Could not download {_shown(url)}: {exc}") from exc
-    return target
+    return name
 
 
 def _refused(url: str, exc: Exception) -> TaskFailed:

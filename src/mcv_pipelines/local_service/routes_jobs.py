@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
@@ -161,5 +162,5 @@ async def delete_job(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.write")
     job = owned_job(ctx, caller, request.path_params["job_id"])
-    ctx.scheduler.delete_job(job["id"])
+    await run_in_threadpool(ctx.scheduler.delete_job, job["id"])  # the store may be remote
     return Response(status_code=204)

@@ -3,6 +3,7 @@ standalone creation endpoints (imports, processing, exports) whose ``input`` is 
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -118,7 +119,7 @@ async def delete_task(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.write")
     task = owned_task(ctx, caller, request.path_params["task_id"])
-    ctx.scheduler.delete_task(task["id"])
+    await run_in_threadpool(ctx.scheduler.delete_task, task["id"])  # the store may be remote
     return Response(status_code=204)
 
 

@@ -18,7 +18,10 @@ from datetime import UTC, datetime, timedelta
 from mcv_pipelines.local_service.changes import Change, ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
-from mcv_pipelines.local_service.operations import Outcome, check_sandbox, execute
+from mcv_pipelines.local_service.operations import Outcome, execute
+from mcv_pipelines.local_service.storage import DirectoryStorage, Storage
+from mcv_pipelines.local_service.storage.instore import run_in_store
+from mcv_pipelines.local_service.storage.taskfiles import check_stored_sandbox, discard, fetch_input, publish
 from mcv_pipelines.local_service.store import Doc, Store, now_iso, parse_iso
 from mcv_pipelines.local_service.tasks import ENDED, TaskFailed, new_id
 from mcv_pipelines.local_service.validate import input_names
@@ -37,7 +40,9 @@ class Scheduler:
         engines: Sequence[Engine],
         on_job_event: JobEvents,
         changes: ChangeFeed | None = None,
+        storage: Storage | None = None,
     ) -> None:
+        self.storage = storage or DirectoryStorage(config.data_dir)
         self.changes = changes or ChangeFeed()
         self.config = config
         self.store = store
@@ -120,7 +125,7 @@ class Scheduler:
         task = self.store.get_task(task_id)
         self._stop_running(task_id)
         self.store.delete_task(task_id)
-        shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
+        discard(self.storage, self.config, task_id)
         if task is not None:
             self._job_changed(task.get("job_id"))
 
@@ -133,13 +138,13 @@ class Scheduler:
         if job is not None:
             self.changes.publish(Change("job", job_id, "deleted", user_id=job.get("user_id")))
         for task in tasks:
-            shutil.rmtree(self.config.task_dir(task["id"]), ignore_errors=True)
+            discard(self.storage, self.config, task["id"])
 
     def complete_upload(self, task_id: str, entry: Doc) -> None:
-        """An import/upload task got its file (already in the task's directory)."""
+        """An import/upload task got its file (already in the store)."""
         try:
             if self.config.sandbox:
-                check_sandbox(self.config, [self.config.task_dir(task_id) / entry["filename"]])
+                check_stored_sandbox(self.config, self.storage, task_id, [entry["filename"]])
         except TaskFailed as failure:
             self._end(task_id, failure, ("waiting",))
         else:
@@ -211,9 +216,10 @@ class Scheduler:
             if task is None:
                 return
             try:
-                outcome: Outcome | TaskFailed = execute(
+                done = run_in_store(self.storage, self.config, self.store, task) or execute(
                     self.config, self.engines, task, self._inputs(task), cancelled
                 )
+                outcome: Outcome | TaskFailed = publish(self.storage, self.config, task_id, done)
             except TaskFailed as failure:
                 outcome = failure
             except Exception as exc:  # an engine bug must not take the service down
@@ -226,8 +232,8 @@ class Scheduler:
                 self._end(task_id, outcome, ("processing",))
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
-            if self.store.get_task(task_id) is None:  # deleted while it ran: drop what it wrote
-                shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
+            if (self.store.get_task(task_id) or {}).get("status", "error") == "error":
+                discard(self.storage, self.config, task_id)  # deleted or stopped while it ran: drop its files
             self.kick()
 
     def _inputs(self, task: Doc) -> list[InputFile]:
@@ -239,8 +245,8 @@ class Scheduler:
             if dep is None or dep["status"] != "finished":
                 continue
             for entry in (dep.get("result") or {}).get("files", []):
-                path = self.config.task_dir(dep["id"]) / entry["filename"]
-                if path.exists():
+                path = fetch_input(self.storage, self.config, task["id"], dep["id"], entry["filename"])
+                if path is not None:
                     files.append(InputFile(task_name=dep.get("name") or dep["id"], path=path))
         return files
 
@@ -289,7 +295,7 @@ class Scheduler:
         task = ended[0]
         self.changes.publish(_ended_change(task))
         if isinstance(outcome, TaskFailed):
-            shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)
+            discard(self.storage, self.config, task_id)
         elif outcome.credits:
             self.store.add_credits(task["user_id"], -outcome.credits)
         self._job_changed(task.get("job_id"))

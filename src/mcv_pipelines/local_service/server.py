@@ -34,6 +34,7 @@ from mcv_pipelines.local_service.logs import TaskLog
 from mcv_pipelines.local_service.metrics import Metrics
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.scheduler import Scheduler
+from mcv_pipelines.local_service.storage import Storage, open_storage
 from mcv_pipelines.local_service.store import Store
 from mcv_pipelines.local_service.webhooks import WebhookDispatcher
 from mcv_pipelines.redact import register_secret
@@ -98,6 +99,11 @@ class LocalService:
         return self._api_key
 
     @property
+    def storage(self) -> Storage:
+        """Where tasks' files live (the data directory unless the ``storage`` setting names another)."""
+        return self._context().storage
+
+    @property
     def data_dir(self) -> Path:
         return self._context().config.data_dir
 
@@ -126,16 +132,19 @@ class LocalService:
             host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104 - maps away from 0.0.0.0
             host = f"[{host}]" if ":" in host and not host.startswith("[") else host
             config.public_url = f"http://{host}:{port}"
+        storage = open_storage(config.storage, config.data_dir, config.s3_endpoint or None)
         store = Store(config.db_path)
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
         changes = ChangeFeed()
-        scheduler = Scheduler(config, store, engines, webhooks.job_event, changes)
+        scheduler = Scheduler(config, store, engines, webhooks.job_event, changes, storage)
         metrics = Metrics(queue_depth=scheduler.queue_depth)
         changes.listen(metrics.task_changed)
         changes.listen(TaskLog())
         limiter = RateLimiter(config.rate_limit, config.rate_period)
-        self.ctx = ServiceContext(config, store, scheduler, webhooks, limiter, engines, changes, metrics)
+        self.ctx = ServiceContext(
+            config, store, scheduler, webhooks, limiter, engines, changes, metrics, storage=storage
+        )
         self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
         scheduler.start()
         app = build_app(self.ctx, self._faults)
@@ -186,6 +195,7 @@ class LocalService:
             self.ctx.scheduler.stop()
             self.ctx.webhooks.stop()
             self.ctx.store.close()
+            self.ctx.storage.close()
         self._server = self._thread = None
         self.ctx = None
         if self._temp is not None:

