@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from starlette.requests import Request
@@ -29,6 +29,8 @@ class ServiceContext:
     engines: Sequence[Engine]
     changes: ChangeFeed = field(default_factory=ChangeFeed)
     metrics: Metrics = field(default_factory=Metrics)
+    # /readyz: (name, raises when not ready); the database's check, then whatever else is added
+    ready_checks: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
 
     @property
     def base(self) -> str:

@@ -27,11 +27,15 @@ from mcv_pipelines.local_service.app import build_app
 from mcv_pipelines.local_service.changes import ChangeFeed
 from mcv_pipelines.local_service.config import ALL_SCOPES, ServiceConfig
 from mcv_pipelines.local_service.context import ServiceContext
+from mcv_pipelines.local_service.database import open_database
 from mcv_pipelines.local_service.engines import available_engines
 from mcv_pipelines.local_service.engines.base import Engine
 from mcv_pipelines.local_service.faults import Faults, parse_faults
+from mcv_pipelines.local_service.health import database_check
+from mcv_pipelines.local_service.lease_scheduler import LeaseScheduler
 from mcv_pipelines.local_service.logs import TaskLog
 from mcv_pipelines.local_service.metrics import Metrics
+from mcv_pipelines.local_service.notices import relay_notices
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.scheduler import Scheduler
 from mcv_pipelines.local_service.store import Store
@@ -63,6 +67,10 @@ class LocalService:
         port: int = 0,
         settings: Mapping[str, Any] | None = None,
         logging_configured: bool = False,
+        database: str | None = None,
+        role: str = "all",
+        lease_seconds: float = 30.0,
+        make_key: bool = True,
     ) -> None:
         self._data_dir = Path(data_dir) if data_dir is not None else None
         self._api_key = api_key
@@ -74,6 +82,11 @@ class LocalService:
         self._port = port
         self._settings = dict(settings or {})
         self._logging_configured = logging_configured
+        self._database = database
+        self._role = role
+        self._lease_seconds = lease_seconds
+        self._make_key = make_key
+        self._listener: threading.Thread | None = None
         known = {f.name for f in fields(ServiceConfig)}
         unknown = set(self._settings) - known
         if unknown:
@@ -94,7 +107,7 @@ class LocalService:
 
     @property
     def api_key(self) -> str:
-        assert self._api_key is not None, "start the service first"
+        assert self._api_key is not None, "start the service first (with a key)"
         return self._api_key
 
     @property
@@ -126,19 +139,40 @@ class LocalService:
             host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104 - maps away from 0.0.0.0
             host = f"[{host}]" if ":" in host and not host.startswith("[") else host
             config.public_url = f"http://{host}:{port}"
-        store = Store(config.db_path)
+        db = open_database(self._database, config.db_path)
+        store = Store(db)
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
         changes = ChangeFeed()
-        scheduler = Scheduler(config, store, engines, webhooks.job_event, changes)
-        metrics = Metrics(queue_depth=scheduler.queue_depth)
+        metrics = Metrics(queue_depth=lambda: scheduler.queue_depth())
+        scheduler: Scheduler
+        if db.shared:
+            scheduler = LeaseScheduler(
+                config,
+                store,
+                engines,
+                webhooks.job_event,
+                changes,
+                run_tasks=self._role in ("worker", "all"),
+                lease_seconds=self._lease_seconds,
+                on_lease_lost=metrics.lease_lost,
+            )
+            self._listener = threading.Thread(
+                target=relay_notices, args=(db, changes), name="mcv-listen", daemon=True
+            )
+            self._listener.start()
+        else:
+            scheduler = Scheduler(config, store, engines, webhooks.job_event, changes)
         changes.listen(metrics.task_changed)
         changes.listen(TaskLog())
         limiter = RateLimiter(config.rate_limit, config.rate_period)
-        self.ctx = ServiceContext(config, store, scheduler, webhooks, limiter, engines, changes, metrics)
-        self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
+        self.ctx = ServiceContext(
+            config, store, scheduler, webhooks, limiter, engines, changes, metrics, [database_check(db)]
+        )
+        if self._make_key and self._role != "worker":
+            self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
         scheduler.start()
-        app = build_app(self.ctx, self._faults)
+        app = build_app(self.ctx, self._faults, api=self._role != "worker")
         # Logging set up by the caller (mcv serve --log-format): uvicorn adds no handlers of its own.
         log_config = None if self._logging_configured else uvicorn.config.LOGGING_CONFIG
         self._server = uvicorn.Server(
