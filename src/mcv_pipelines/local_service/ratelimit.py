@@ -34,11 +34,15 @@ class RateLimiter:
         return tokens
 
     def remaining(self, key: str) -> int:
+        if self.limit <= 0:
+            return 0
         with self._lock:
             return int(self._refill(key))
 
     def take(self, key: str) -> None:
-        """Spend one token or answer 429 with Retry-After."""
+        """Spend one token or answer 429 with Retry-After (never when the limit is 0: off)."""
+        if self.limit <= 0:
+            return
         with self._lock:
             tokens = self._refill(key)
             if tokens < 1:
@@ -67,7 +71,7 @@ class RateLimitHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 key = scope.get("state", {}).get(RATE_KEY)
-                if key is not None:
+                if key is not None and self.limiter.limit > 0:
                     headers = list(message.get("headers", []))
                     headers.append((b"x-ratelimit-limit", str(self.limiter.limit).encode()))
                     headers.append((b"x-ratelimit-remaining", str(self.limiter.remaining(key)).encode()))

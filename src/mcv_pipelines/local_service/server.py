@@ -139,7 +139,11 @@ class LocalService:
             host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104 - maps away from 0.0.0.0
             host = f"[{host}]" if ":" in host and not host.startswith("[") else host
             config.public_url = f"http://{host}:{port}"
-        db = open_database(self._database, config.db_path)
+        try:
+            db = open_database(self._database, config.db_path)
+        except BaseException:
+            sock.close()
+            raise
         store = Store(db)
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
