@@ -22,14 +22,14 @@ class Serve:
 
     def __init__(self, args: list[str], log: Path, env: dict[str, str] | None = None) -> None:
         self.log = log
-        self._log_file = log.open("ab")
-        self.process = subprocess.Popen(
-            [*MCV, "serve", "--port", "0", *args],
-            stdout=subprocess.PIPE,
-            stderr=self._log_file,
-            text=True,
-            env={**os.environ, **(env or {})},
-        )
+        with log.open("ab") as err:  # the child has its own copy of the descriptor
+            self.process = subprocess.Popen(
+                [*MCV, "serve", "--port", "0", *args],
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env={**os.environ, **(env or {})},
+            )
         self.printed: dict[str, str] = {}
         assert self.process.stdout is not None
         for line in self.process.stdout:
@@ -39,6 +39,7 @@ class Serve:
             self.printed[name.strip()] = value.strip()
         else:
             self.process.wait(10)
+            self._close()
             raise AssertionError(f"mcv serve {' '.join(args)} did not start: {log.read_text()}")
         self.base = self.printed["base URL"]
 
@@ -67,7 +68,6 @@ class Serve:
     def _close(self) -> None:
         if self.process.stdout:
             self.process.stdout.close()
-        self._log_file.close()
 
 
 def wait_until(check: object, timeout: float, what: str) -> None:

@@ -15,7 +15,9 @@ def _urls(pg_url: str, tmp_path: Path) -> list[str]:
     return [pg_url, f"sqlite:///{tmp_path / 'state.sqlite3'}"]
 
 
-def test_a_fresh_database_gets_the_whole_schema_and_a_rerun_changes_nothing(pg_url: str, tmp_path: Path) -> None:
+def test_a_fresh_database_gets_the_whole_schema_and_a_rerun_changes_nothing(
+    pg_url: str, tmp_path: Path
+) -> None:
     for url in _urls(pg_url, tmp_path):
         db = open_database(url, tmp_path / "unused")
         store = Store(db)
