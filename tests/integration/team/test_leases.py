@@ -52,20 +52,27 @@ def test_a_result_counts_only_from_the_lease_holder_and_only_once(pg_url: str, t
     store = Store(open_database(pg_url, tmp_path / "unused"))
     job_id, ids = _job(store, {"a": []})
     first = claim_task(store, "worker-a", lease_seconds=0.3)
-    assert first is not None and first.task["id"] == ids["a"] and not first.lease_lost
+    assert first is not None
+    assert first.task["id"] == ids["a"]
+    assert not first.lease_lost
     assert claim_task(store, "worker-b", 30) is None  # held by worker-a
     time.sleep(0.5)
     second = claim_task(store, "worker-b", 30)  # worker-a stopped renewing: the lease ran out
-    assert second is not None and second.task["id"] == ids["a"] and second.lease_lost
+    assert second is not None
+    assert second.task["id"] == ids["a"]
+    assert second.lease_lost
     stale = end_task(store, ids["a"], Outcome({"files": []}), ("processing",), "worker-a")
-    assert stale.tasks == [] and stale.jobs == []
+    assert stale.tasks == []
+    assert stale.jobs == []
     done = end_task(store, ids["a"], Outcome({"files": [{"filename": "x"}]}), ("processing",), "worker-b")
     assert [t["id"] for t in done.tasks] == [ids["a"]]
     assert done.jobs == [(job_id, "finished")]
     again = end_task(store, ids["a"], Outcome({"files": []}), ("processing",), "worker-b")
-    assert again.tasks == [] and again.jobs == []
+    assert again.tasks == []
+    assert again.jobs == []
     task = store.get_task(ids["a"])
-    assert task is not None and task["result"] == {"files": [{"filename": "x"}]}
+    assert task is not None
+    assert task["result"] == {"files": [{"filename": "x"}]}
     store.close()
 
 
