@@ -116,10 +116,16 @@ def settings_of(args: argparse.Namespace) -> dict[str, Any]:
 
 def open_store(args: argparse.Namespace, data_dir: Path) -> Store:
     """The store `--database` names (the data dir's SQLite file by default), migrated."""
+    import sqlite3
+
     try:
+        if args.database is None:
+            data_dir.mkdir(parents=True, exist_ok=True)
         return Store(open_database(args.database, data_dir / "service.sqlite3"))
     except (DatabaseUnavailable, SchemaTooNew) as exc:
         raise UsageError(redact(str(exc))) from None
+    except (OSError, sqlite3.Error) as exc:
+        raise UsageError(f"cannot open the database in {data_dir}: {exc}") from None
 
 
 class KeyFile:

@@ -47,10 +47,10 @@ def read_key_file(path: Path) -> list[KeyLine]:
         if not line:
             continue
         key, _, rest = line.partition(" ")
-        register_secret(key)  # before any message could show it
         where = f"{path}:{number}"
-        if len(key) < MIN_KEY_LENGTH:
+        if len(key) < MIN_KEY_LENGTH:  # refused, and never shown
             raise KeyFileError(f"{where}: the key is shorter than {MIN_KEY_LENGTH} characters")
+        register_secret(key)  # before any message could show it
         scopes = tuple(s.strip() for s in rest.replace(" ", ",").split(",") if s.strip()) or ALL_SCOPES
         unknown = sorted(set(scopes) - set(ALL_SCOPES))
         if unknown:

@@ -201,12 +201,14 @@ class LocalService:
         key = api_key or secrets.token_urlsafe(32)
         register_secret(key)
         if store.find_key(key) is None:
+            if user_id is not None and store.key_sources(user_id) - {"serve"}:
+                user_id = None  # user 1 has keys of its own (keys create, a key file): a new user
             if user_id is None or store.get_user(user_id) is None:
                 n = secrets.token_hex(3)
                 user_id = store.create_user(
                     f"local-{n}", f"local-{n}@localhost", self._context().config.default_credits
                 )
-            store.add_key(key, user_id, scopes)
+            store.add_key(key, user_id, scopes, source="serve")
         return key
 
     def add_api_key(self, scopes: Iterable[str] = ALL_SCOPES, *, new_user: bool = True) -> str:

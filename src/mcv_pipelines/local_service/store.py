@@ -106,6 +106,10 @@ class Store:
             )
         return digest[:12]
 
+    def key_sources(self, user_id: int) -> set[str]:
+        """Where the keys of ``user_id`` came from ("db", "serve", "file:PATH")."""
+        return {str(r[0]) for r in self._read("SELECT source FROM api_keys WHERE user_id = ?", (user_id,))}
+
     def find_key(self, api_key: str) -> tuple[int, frozenset[str]] | None:
         """(user id, scopes) of a valid key; None for an unknown or revoked one."""
         rows = self._read(
