@@ -34,10 +34,12 @@ def test_keys_from_the_database_see_only_their_own_jobs(postgres: PgServer, tmp_
     assert created.returncode == 0, created.stderr
     bob = re.search(r"^key:\s+(\S+)$", created.stdout, re.MULTILINE)
     bob_id = re.search(r"^id:\s+(\S+)$", created.stdout, re.MULTILINE)
-    assert bob is not None and bob_id is not None
+    assert bob is not None
+    assert bob_id is not None
     listed = _mcv("serve", *data, "keys", "list")
     assert listed.returncode == 0
-    assert bob_id[1] in listed.stdout and "bob" in listed.stdout
+    assert bob_id[1] in listed.stdout
+    assert "bob" in listed.stdout
     assert bob[1] not in listed.stdout  # never the key itself
     for out in (created, listed):
         assert PASSWORD not in out.stdout + out.stderr

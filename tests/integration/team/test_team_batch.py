@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from collections import Counter
 from pathlib import Path
 
 import httpx
-from PIL import Image
 from pg_server import PgServer
+from PIL import Image
 from team_helpers import MCV, Serve
 
 from mcv_pipelines.local_service.server import LocalService
