@@ -80,9 +80,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def check_options(args: argparse.Namespace) -> None:
     """UsageError for a combination that cannot work; warnings for risky ones."""
     if args.database is not None:
+        masked_url(args.database)  # its password is a secret from here on
         reason = check_url(args.database)
         if reason:
-            raise UsageError(f"--database {masked_url(args.database)}: {reason}")
+            raise UsageError(
+                f"--database: not a database URL mcv knows ({reason}); not shown: it may hold a password"
+            )
     shared = args.database is not None and not args.database.startswith("sqlite:")
     if args.role != "all" and not shared:
         raise UsageError(

@@ -101,15 +101,19 @@ class LeaseScheduler(Scheduler):
                 generation = self._generation
             try:
                 claim = claim_task(self.store, self.owner, self.lease_seconds)
-            except Exception:  # the database is down: keep trying, slowly
-                log.warning("cannot claim tasks: %s", "database unavailable", exc_info=False)
+            except Exception as exc:  # the database is down: keep trying, slowly
+                log.warning("cannot claim tasks: %s", exc)
                 claim = None
                 delay = _POLL_MAX
             if claim is not None:
                 delay = _POLL_MIN
                 if claim.lease_lost:
                     self._lease_lost()
-                self._start_claimed(claim.task)
+                try:
+                    self._start_claimed(claim.task)
+                except Exception as exc:  # the database went away mid-task: its lease runs out, it runs again
+                    log.warning("task %s left to another worker: %s", claim.task["id"], exc)
+                    self._stop_running(claim.task["id"])
                 continue
             self._sleep(generation, delay)
             delay = min(delay * 2, _POLL_MAX)
