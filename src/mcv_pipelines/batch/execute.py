@@ -83,9 +83,8 @@ class BatchInterrupted(InterruptedRun):
     """Ctrl-C: every row is in its last committed state; the same command resumes."""
 
 
-def _work(
-    journal: Journal, manifest: Manifest, key_column: str | None, shard: Shard | None
-) -> Iterator[tuple[JournalRow, ManifestRow]]:
+def _work(journal: Journal, manifest: Manifest, key_column: str | None,
+          shard: Shard | None) -> Iterator[tuple[JournalRow, ManifestRow]]:
     """Unfinished journal rows joined with their manifest rows (both in manifest order)."""
     rows = iter(manifest)
     for wanted in journal.rows(RowState.PENDING, RowState.SUBMITTING, RowState.SUBMITTED):
@@ -93,13 +92,11 @@ def _work(
             if row.index == wanted.index:
                 break
         else:
-            raise McvError(
-                f"{journal.path}: row {wanted.index} is not in {manifest.label}; run with --restart"
-            )
+            raise McvError(f"{journal.path}: row {wanted.index} is not in {manifest.label}; "
+                           "run with --restart")
         if row_key(row, key_column) != wanted.key:
-            raise McvError(
-                f"{journal.path}: row {wanted.index} has another key in {manifest.label}; run with --restart"
-            )
+            raise McvError(f"{journal.path}: row {wanted.index} has another key in {manifest.label}; "
+                           "run with --restart")
         yield wanted, row
 
 
@@ -115,17 +112,10 @@ class _RowEvents:
         self.sink.emit(kind, row=self.index, key=self.key, **data)
 
 
-async def execute_batch(
-    client: ApiClient,
-    journal: Journal,
-    manifest: Manifest,
-    renderer: RowRenderer,
-    options: BatchOptions,
-    *,
-    events: EventSink | None = None,
-    progress: Progress | None = None,
-    on_change: Callable[[], None] | None = None,
-) -> BatchOutcome:
+async def execute_batch(client: ApiClient, journal: Journal, manifest: Manifest, renderer: RowRenderer,
+                        options: BatchOptions, *, events: EventSink | None = None,
+                        progress: Progress | None = None,
+                        on_change: Callable[[], None] | None = None) -> BatchOutcome:
     """Run every unfinished row of ``journal``; see the module docstring."""
     sink: EventSink = events or NullEvents()
     state = _State()
@@ -152,10 +142,8 @@ async def execute_batch(
             task.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.gather(*workers, return_exceptions=True)
-        raise BatchInterrupted(
-            "interrupted; every row is recorded in the journal "
-            f"{journal.path}; run the same command again to resume"
-        ) from None
+        raise BatchInterrupted("interrupted; every row is recorded in the journal "
+                               f"{journal.path}; run the same command again to resume") from None
     except BaseException:
         for task in workers:
             task.cancel()
@@ -172,17 +160,9 @@ class _State:
     last_trouble: str | None = None
 
 
-async def _one(
-    client: ApiClient,
-    journal: Journal,
-    renderer: RowRenderer,
-    options: BatchOptions,
-    sink: EventSink,
-    state: _State,
-    progress: Progress | None,
-    wanted: JournalRow,
-    row: ManifestRow,
-) -> None:
+async def _one(client: ApiClient, journal: Journal, renderer: RowRenderer, options: BatchOptions,
+               sink: EventSink, state: _State, progress: Progress | None, wanted: JournalRow,
+               row: ManifestRow) -> None:
     key = wanted.key
     events = _RowEvents(journal, key, row.index, sink)
     pipeline, found = renderer.render(row, key)
@@ -219,7 +199,8 @@ async def _one(
             credits, failures = outcome.credits, outcome.failures
             status = outcome.status
         else:
-            ok, job_id, paths, credits, failures, status = await _resume(client, job, pipeline, run, events)
+            ok, job_id, paths, credits, failures, status = await _resume(
+                client, job, pipeline, run, events)
     except RunTimeout as exc:
         _failed(journal, key, "timeout", str(exc), sink, row, progress, options, state)
         return
@@ -252,19 +233,8 @@ async def _one(
     _failed(journal, key, code, message, sink, row, progress, options, state)
 
 
-def _failed(
-    journal: Journal,
-    key: str,
-    code: str,
-    message: str,
-    sink: EventSink,
-    row: ManifestRow,
-    progress: Progress | None,
-    options: BatchOptions,
-    state: _State,
-    *,
-    sent: bool = True,
-) -> None:
+def _failed(journal: Journal, key: str, code: str, message: str, sink: EventSink, row: ManifestRow,
+            progress: Progress | None, options: BatchOptions, state: _State, *, sent: bool = True) -> None:
     journal.mark_failed(key, code, message)
     if progress is not None:
         progress.fail(in_flight=sent)
@@ -273,9 +243,8 @@ def _failed(
         state.stop = True
 
 
-async def _resume(
-    client: ApiClient, job: Job, pipeline: RenderedPipeline | None, run: RunOptions, events: EventSink
-) -> tuple[bool, str, list[str], int | None, tuple[Any, ...], str]:
+async def _resume(client: ApiClient, job: Job, pipeline: RenderedPipeline | None, run: RunOptions,
+                  events: EventSink) -> tuple[bool, str, list[str], int | None, tuple[Any, ...], str]:
     """Follow a job an earlier run created: send uploads still waiting, wait, download."""
     clock = client.retry.clock
     if pipeline is not None and not job.ended:
@@ -289,15 +258,8 @@ async def _resume(
     paths: list[str] = []
     if job.status == "finished" and pipeline is not None:
         # Files of this row's job: a partial file from the killed run is replaced.
-        files = await download_all(
-            client,
-            job,
-            export_dirs(pipeline, run),
-            events,
-            overwrite=True,
-            concurrency=run.download_concurrency,
-            max_resumes=run.download_resumes,
-        )
+        files = await download_all(client, job, export_dirs(pipeline, run), events, overwrite=True,
+                                   concurrency=run.download_concurrency, max_resumes=run.download_resumes)
         paths = [str(f.path) for f in files]
     credits_ = [t.credits for t in job.tasks if t.credits is not None]
     ok = job.status == "finished" and not failures and pipeline is not None

@@ -58,20 +58,11 @@ def index_path(digest: str) -> Path:
 
 
 def _details(desc: Descriptor) -> list[Any]:
-    options = (
-        None
-        if desc.options is None
-        else [
-            [
-                o.name,
-                o.type,
-                o.default,
-                None if o.possible_values is None else list(o.possible_values),
-                o.description,
-            ]
-            for o in desc.options
-        ]
-    )
+    options = None if desc.options is None else [
+        [o.name, o.type, o.default, None if o.possible_values is None else list(o.possible_values),
+         o.description]
+        for o in desc.options
+    ]
     return [
         desc.credits,
         desc.deprecated,
@@ -101,9 +92,7 @@ def _descriptor(key: ConversionKey, default: bool, blob: bytes) -> Descriptor:
     return Descriptor(
         *key,
         credits=credits,
-        options=None
-        if options is None
-        else tuple(
+        options=None if options is None else tuple(
             OptionDef(name, kind, value, None if values is None else tuple(values), description)
             for name, kind, value, values, description in options
         ),
@@ -115,7 +104,9 @@ def _descriptor(key: ConversionKey, default: bool, blob: bytes) -> Descriptor:
     )
 
 
-def loads_index(data: bytes, digest: str, *, source: str, fallback: Callable[[], Catalog]) -> Catalog | None:
+def loads_index(
+    data: bytes, digest: str, *, source: str, fallback: Callable[[], Catalog]
+) -> Catalog | None:
     """The lazy catalog ``data`` indexes, or None when it is no index of the snapshot ``digest``.
 
     ``fallback`` gives the catalog parsed from the snapshot itself; a detail that cannot be decoded
