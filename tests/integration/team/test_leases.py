@@ -3,12 +3,15 @@ dependants in the ending transaction, and a SIGKILLed worker's task runs again o
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 from team_helpers import wait_until
@@ -21,6 +24,7 @@ from mcv_pipelines.local_service.store import Store, now_iso
 from mcv_pipelines.local_service.tasks import TaskFailed
 
 HERE = Path(__file__).parent
+BASES: dict[int, str] = {}  # worker pid -> the address it serves /metrics at
 KEY = "sk-team-lease-test-0123456789"
 
 
@@ -94,12 +98,27 @@ def test_a_failed_input_fails_its_dependants_and_the_job_once(pg_url: str, tmp_p
     store.close()
 
 
+class _Hooks(BaseHTTPRequestHandler):
+    received: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        type(self).received.append(json.loads(body))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 def _worker(url: str, data_dir: Path, log: Path) -> subprocess.Popen[str]:
     command = [sys.executable, str(HERE / "slow_worker.py"), url, str(data_dir), "1.5"]
     with log.open("ab") as err:  # the child has its own copy of the descriptor
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True)
     assert process.stdout is not None
     for line in process.stdout:
+        if line.startswith("base URL:"):
+            BASES[process.pid] = line.split(":", 1)[1].strip()
         if line.startswith("serving"):
             return process
     raise AssertionError(f"the worker did not start: {log.read_text()}")
@@ -108,11 +127,15 @@ def _worker(url: str, data_dir: Path, log: Path) -> subprocess.Popen[str]:
 def test_a_killed_workers_task_runs_again_on_another_worker(pg_url: str, tmp_path: Path) -> None:
     data = tmp_path / "data"
     runs = data / "runs.log"
+    hooks = ThreadingHTTPServer(("127.0.0.1", 0), _Hooks)
+    threading.Thread(target=hooks.serve_forever, daemon=True).start()
     with LocalService(data_dir=data, api_key=KEY, database=pg_url, role="api") as api:
         first = _worker(pg_url, data, tmp_path / "a.log")
         second: subprocess.Popen[str] | None = None
         try:
             headers = {"Authorization": f"Bearer {KEY}"}
+            hook = {"url": f"http://127.0.0.1:{hooks.server_port}/hook", "events": ["job.finished"]}
+            assert httpx.post(f"{api.base_url}/v2/webhooks", json=hook, headers=headers).status_code == 201
             tasks = {
                 "in": {"operation": "import/raw", "file": "some text", "filename": "a.txt"},
                 "slow": {"operation": "convert", "input": "in", "output_format": "md", "sleep": 1.5},
@@ -136,7 +159,15 @@ def test_a_killed_workers_task_runs_again_on_another_worker(pg_url: str, tmp_pat
             assert runs.read_text().split() == [str(first.pid), str(second.pid)]  # ran again, once more
             listed = httpx.get(f"{api.base_url}/v2/tasks", headers=headers).json()["data"]
             assert len(listed) == 2  # no duplicate task appeared
+            metrics = httpx.get(f"{BASES[second.pid]}/metrics").text
+            assert "mcv_task_leases_lost_total 1.0" in metrics
+            wait_until(lambda: _Hooks.received, 10, "the webhook")
+            time.sleep(0.5)  # a second delivery would come now
+            assert [h["event"] for h in _Hooks.received] == ["job.finished"]
+            assert _Hooks.received[0]["job"]["id"] == job_id
         finally:
+            hooks.shutdown()
+            hooks.server_close()
             for process in (first, second):
                 if process is not None:
                     if process.poll() is None:
