@@ -98,10 +98,11 @@ class Store:
     def add_key(self, api_key: str, user_id: int, scopes: tuple[str, ...], source: str = "db") -> str:
         """Store the key (its hash only); its id (what `keys list` shows and `keys revoke` takes)."""
         digest = hash_key(api_key)
-        with self.transaction() as tx:
-            tx.execute("DELETE FROM api_keys WHERE key_hash = ?", (digest,))
+        with self.transaction() as tx:  # one statement: processes starting together may add the same key
             tx.execute(
-                "INSERT INTO api_keys (key_hash, user_id, scopes, created_at, source) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO api_keys (key_hash, user_id, scopes, created_at, source) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id, scopes = excluded.scopes,"
+                " created_at = excluded.created_at, source = excluded.source, revoked_at = NULL",
                 (digest, user_id, " ".join(scopes), now_iso(), source),
             )
         return digest[:12]
