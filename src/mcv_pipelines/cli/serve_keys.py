@@ -28,7 +28,9 @@ def run_keys(args: argparse.Namespace) -> int:
             key = new_key()
             name = args.user or f"user-{hash_key(key)[:6]}"
             user_id = store.create_user(name, f"{name}@localhost", ServiceConfig.default_credits)
-            key_id = store.add_key(key, user_id, scopes)
+            if args.rate_limit is not None and args.rate_limit < 0:
+                raise UsageError("--rate-limit: give 0 (no limit) or a number of jobs per minute")
+            key_id = store.add_key(key, user_id, scopes, rate_limit=args.rate_limit)
             print(f"id:     {key_id}")
             print(f"user:   {name} (id {user_id})")
             print(f"scopes: {','.join(scopes)}")
@@ -37,13 +39,14 @@ def run_keys(args: argparse.Namespace) -> int:
             return 0
         if args.keys_action == "list":
             rows = store.list_keys()
-            print(f"{'ID':<13} {'USER':<20} {'CREATED':<26} {'STATE':<8} {'SOURCE':<12} SCOPES")
+            print(f"{'ID':<13} {'USER':<20} {'CREATED':<26} {'STATE':<8} {'SOURCE':<7} {'LIMIT':<8} SCOPES")
             for row in rows:
                 state = "revoked" if row["revoked_at"] else "active"
                 user = f"{row['user'] or '?'} ({row['user_id']})"
                 source = str(row["source"]).split(":", 1)[0]
                 print(
-                    f"{row['id']:<13} {user:<20} {row['created_at'] or '-':<26} {state:<8} {source:<12} "
+                    f"{row['id']:<13} {user:<20} {row['created_at'] or '-':<26} {state:<8} {source:<7} "
+                    f"{'default' if row['rate_limit'] is None else row['rate_limit']:<8} "
                     f"{','.join(str(row['scopes']).split())}"
                 )
             return 0

@@ -184,6 +184,13 @@ def register_keys(subparsers: Any) -> None:
     create = actions.add_parser("create", help="make a key for a new user; the key is printed once")
     create.add_argument("--scopes", default=",".join(ALL_SCOPES), help="comma-separated (default: all)")
     create.add_argument("--user", default=None, metavar="NAME", help="the new user's name")
+    create.add_argument(
+        "--rate-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="job creations per minute for this key (default: the service's --rate-limit; 0: none)",
+    )
     actions.add_parser("list", help="ids, scopes, users and dates of the keys (never the keys)")
     revoke = actions.add_parser("revoke", help="revoke a key by its id (from `keys list`)")
     revoke.add_argument("key_id", metavar="ID")

@@ -95,15 +95,24 @@ class Store:
         with self.transaction() as tx:
             tx.execute("UPDATE users SET credits = credits + ? WHERE id = ?", (amount, user_id))
 
-    def add_key(self, api_key: str, user_id: int, scopes: tuple[str, ...], source: str = "db") -> str:
-        """Store the key (its hash only); its id (what `keys list` shows and `keys revoke` takes)."""
+    def add_key(
+        self,
+        api_key: str,
+        user_id: int,
+        scopes: tuple[str, ...],
+        source: str = "db",
+        rate_limit: int | None = None,
+    ) -> str:
+        """Store the key (its hash only); its id (what `keys list` shows and `keys revoke` takes).
+        ``rate_limit``: job creations per minute for this key (None: the server's --rate-limit)."""
         digest = hash_key(api_key)
         with self.transaction() as tx:  # one statement: processes starting together may add the same key
             tx.execute(
-                "INSERT INTO api_keys (key_hash, user_id, scopes, created_at, source) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id, scopes = excluded.scopes,"
-                " created_at = excluded.created_at, source = excluded.source, revoked_at = NULL",
-                (digest, user_id, " ".join(scopes), now_iso(), source),
+                "INSERT INTO api_keys (key_hash, user_id, scopes, created_at, source, rate_limit)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id,"
+                " scopes = excluded.scopes, created_at = excluded.created_at, source = excluded.source,"
+                " rate_limit = excluded.rate_limit, revoked_at = NULL",
+                (digest, user_id, " ".join(scopes), now_iso(), source, rate_limit),
             )
         return digest[:12]
 
@@ -113,18 +122,28 @@ class Store:
 
     def find_key(self, api_key: str) -> tuple[int, frozenset[str]] | None:
         """(user id, scopes) of a valid key; None for an unknown or revoked one."""
+        found = self.find_key_record(api_key)
+        return None if found is None else found[:2]
+
+    def find_key_record(self, api_key: str) -> tuple[int, frozenset[str], int | None] | None:
+        """(user id, scopes, its own rate limit or None) of a valid key; None for an unknown or revoked
+        one."""
         rows = self._read(
-            "SELECT user_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+            "SELECT user_id, scopes, rate_limit FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
             (hash_key(api_key),),
         )
-        return None if not rows else (int(rows[0][0]), frozenset(str(rows[0][1]).split()))
+        if not rows:
+            return None
+        user_id, scopes, limit = rows[0]
+        return int(user_id), frozenset(str(scopes).split()), None if limit is None else int(limit)
 
     def list_keys(self) -> list[Doc]:
         rows = self._read(
-            "SELECT k.key_hash, k.scopes, k.created_at, k.revoked_at, k.source, u.id, u.username"
-            " FROM api_keys k LEFT JOIN users u ON u.id = k.user_id ORDER BY k.created_at, k.key_hash"
+            "SELECT k.key_hash, k.scopes, k.created_at, k.revoked_at, k.source, u.id, u.username,"
+            " k.rate_limit FROM api_keys k LEFT JOIN users u ON u.id = k.user_id"
+            " ORDER BY k.created_at, k.key_hash"
         )
-        names = ("id", "scopes", "created_at", "revoked_at", "source", "user_id", "user")
+        names = ("id", "scopes", "created_at", "revoked_at", "source", "user_id", "user", "rate_limit")
         return [dict(zip(names, (str(r[0])[:12], *r[1:]), strict=True)) for r in rows]
 
     def revoke_key(self, key_id: str) -> int:

@@ -30,7 +30,7 @@ def _auth(key: str) -> dict[str, str]:
 def test_keys_from_the_database_see_only_their_own_jobs(postgres: PgServer, tmp_path: Path) -> None:
     url = postgres.url(postgres.new_database(), password=PASSWORD)
     data = ["--database", url, "--data-dir", str(tmp_path / "data")]
-    created = _mcv("serve", *data, "keys", "create", "--user", "bob")
+    created = _mcv("serve", *data, "keys", "create", "--user", "bob", "--rate-limit", "3")
     assert created.returncode == 0, created.stderr
     bob = re.search(r"^key:\s+(\S+)$", created.stdout, re.MULTILINE)
     bob_id = re.search(r"^id:\s+(\S+)$", created.stdout, re.MULTILINE)
@@ -53,8 +53,16 @@ def test_keys_from_the_database_see_only_their_own_jobs(postgres: PgServer, tmp_
         assert httpx.get(f"{base}/v2/jobs/{job['id']}", headers=_auth(bob[1])).status_code == 404
         assert httpx.get(f"{base}/v2/tasks/{task_id}", headers=_auth(bob[1])).status_code == 404
         assert httpx.get(f"{base}/v2/jobs", headers=_auth(bob[1])).json()["data"] == []
-        own = httpx.post(f"{base}/v2/jobs", json={"tasks": {"in": RAW}}, headers=_auth(bob[1]))
-        assert own.status_code == 201
+        own = [
+            httpx.post(f"{base}/v2/jobs", json={"tasks": {"in": RAW}}, headers=_auth(bob[1]))
+            for _ in range(4)
+        ]
+        assert [r.status_code for r in own] == [201, 201, 201, 429]  # bob's own limit: 3 a minute
+        assert own[0].headers["x-ratelimit-limit"] == "3"
+        assert (
+            httpx.post(f"{base}/v2/jobs", json={"tasks": {"in": RAW}}, headers=_auth(OWNER)).status_code
+            == 201
+        )
         forbidden = httpx.post(f"{base}/v2/jobs", json={"tasks": {"in": RAW}}, headers=_auth(reader))
         assert forbidden.status_code == 403
         assert httpx.get(f"{base}/v2/jobs", headers=_auth(reader)).status_code == 200

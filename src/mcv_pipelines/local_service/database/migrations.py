@@ -54,6 +54,7 @@ def _second(real: str) -> list[str]:
         "ALTER TABLE api_keys ADD COLUMN created_at TEXT",
         "ALTER TABLE api_keys ADD COLUMN revoked_at TEXT",
         "ALTER TABLE api_keys ADD COLUMN source TEXT NOT NULL DEFAULT 'db'",
+        "ALTER TABLE api_keys ADD COLUMN rate_limit INTEGER",  # NULL: the server's --rate-limit
     ]
 
 
