@@ -8,9 +8,11 @@ PostgreSQL: a throwaway server (initdb + pg_ctl of the Debian package, as in the
 For each setup:
 - jobs/s: ``--jobs`` jobs created with ``--concurrency`` requests in flight, each waited for with
   ``/v2/jobs/{id}/wait``; jobs divided by the time from the first creation to the last end;
-- pick-up latency: ``--latency-jobs`` one-task jobs created one at a time on an idle service, timed
-  from the creation request to the end of its wait: an upper bound of task created -> started (the
-  API stores times to the second only, too coarse to time the pick-up itself), p50 and p99;
+- pick-up latency on PostgreSQL: from the moment a task became runnable (``ready_at``) to its claim by
+  a worker (``claimed_at``), both on the database's clock, p50 and p99: "loaded" over the jobs/s run,
+  "idle" over ``--latency-jobs`` one-task jobs created one at a time (the SQLite process starts a task
+  in the thread that made it runnable: no such columns, "-");
+- one-task job round trip: those idle jobs timed from the creation request to the end of their wait;
 - RSS: resident memory of every serve process after the run (VmRSS, MiB).
 Prints a table.
 """
@@ -81,13 +83,50 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-def _run(name: str, processes: list[Serve], args: argparse.Namespace) -> list[str]:
+def _db_clock(url: str) -> float:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT EXTRACT(EPOCH FROM clock_timestamp())::double precision").fetchone()
+    return float(row[0]) if row else 0.0
+
+
+def _pickups(url: str, since: float, until: float) -> list[float]:
+    """Seconds from runnable to claimed of the tasks claimed in [since, until) (database clock)."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT claimed_at - ready_at FROM tasks WHERE ready_at IS NOT NULL AND claimed_at >= %s"
+            " AND claimed_at < %s",
+            (since, until),
+        ).fetchall()
+    return sorted(float(r[0]) for r in rows)
+
+
+def _p(values: list[float], q: float) -> str:
+    if not values:
+        return "-"
+    return f"{values[min(len(values) - 1, int(len(values) * q))] * 1000:.0f}"
+
+
+def _run(name: str, processes: list[Serve], args: argparse.Namespace, url: str | None) -> list[str]:
     base = processes[0].base
+    start = _db_clock(url) if url else 0.0
     rate = asyncio.run(_throughput(base, args.jobs, args.concurrency))
+    middle = _db_clock(url) if url else 0.0
     lat = sorted(_latencies(base, args.latency_jobs))
-    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+    loaded = _pickups(url, start, middle) if url else []
+    idle = _pickups(url, middle, _db_clock(url)) if url else []
     rss = " ".join(f"{_rss_mib(p.process.pid):.0f}" for p in processes)
-    return [name, f"{rate:.1f}", f"{statistics.median(lat) * 1000:.0f}", f"{p99 * 1000:.0f}", rss]
+    return [
+        name,
+        f"{rate:.1f}",
+        f"{_p(idle, 0.5)}/{_p(idle, 0.99)}",
+        f"{_p(loaded, 0.5)}/{_p(loaded, 0.99)}",
+        f"{statistics.median(lat) * 1000:.0f}/{_p(lat, 0.99)}",
+        rss,
+    ]
 
 
 def main() -> int:
@@ -103,7 +142,7 @@ def main() -> int:
     rows = []
     single = Serve(["--data-dir", str(root / "sqlite"), "--rate-limit", "0"], root / "sqlite.log", env)
     try:
-        rows.append(_run("sqlite, 1 process (all)", [single], args))
+        rows.append(_run("sqlite, 1 process (all)", [single], args, None))
     finally:
         single.stop()
     pg: PgServer | None = None
@@ -124,14 +163,21 @@ def main() -> int:
                 Serve(["--role", "worker", *shared], root / f"w{count}-{n}.log", env) for n in range(count)
             ]
             try:
-                rows.append(_run(f"postgresql, 1 api + {count} worker(s)", [api, *workers], args))
+                rows.append(_run(f"postgresql, 1 api + {count} worker(s)", [api, *workers], args, url))
             finally:
                 for process in (api, *workers):
                     process.stop()
     finally:
         if pg is not None:
             pg.stop()
-    header = ["setup", "jobs/s", "p50 ms", "p99 ms", "RSS MiB (api/all, workers...)"]
+    header = [
+        "setup",
+        "jobs/s",
+        "pick-up idle p50/p99 ms",
+        "pick-up loaded p50/p99 ms",
+        "1-task job p50/p99 ms",
+        "RSS MiB (api/all, workers...)",
+    ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     print(
         f"{args.jobs} jobs of 2 tasks, concurrency {args.concurrency}; latency over {args.latency_jobs} "

@@ -79,7 +79,8 @@ def claim_task(store: Store, owner: str, lease_seconds: float) -> Claim | None:
         task.update(status="processing", started_at=now_iso(), message=None, percent=0)
         store._save_task(tx, task)
         tx.execute(
-            f"UPDATE tasks SET ready = 0, lease_owner = ?, lease_expires = {db.now_sql} + ? WHERE id = ?",
+            f"UPDATE tasks SET ready = 0, lease_owner = ?, lease_expires = {db.now_sql} + ?,"
+            f" claimed_at = {db.now_sql} WHERE id = ?",
             (owner, lease_seconds, task["id"]),
         )
     return Claim(task, lost)
@@ -183,7 +184,9 @@ def _end_one(
         if any(s is None or s[0] == "error" for s in statuses) and not ignore:
             _end_one(store, tx, dependant["id"], _INPUT_FAILED, ("waiting",), None, jobs, ended)
         else:
-            tx.execute("UPDATE tasks SET ready = 1 WHERE id = ?", (dependant["id"],))
+            tx.execute(
+                f"UPDATE tasks SET ready = 1, ready_at = {store.db.now_sql} WHERE id = ?", (dependant["id"],)
+            )
 
 
 def _doc(text: str) -> Doc:

@@ -262,7 +262,9 @@ class Store:
         if not self.db.shared or task["status"] != "waiting" or task["operation"] == "import/upload":
             return
         if self.inputs_ended(tx, task):
-            tx.execute("UPDATE tasks SET ready = 1 WHERE id = ?", (task["id"],))
+            tx.execute(
+                f"UPDATE tasks SET ready = 1, ready_at = {self.db.now_sql} WHERE id = ?", (task["id"],)
+            )
 
     @staticmethod
     def inputs_ended(tx: Tx, task: Doc) -> bool:

@@ -50,6 +50,8 @@ def _second(real: str) -> list[str]:
         "ALTER TABLE tasks ADD COLUMN deps TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE tasks ADD COLUMN lease_owner TEXT",
         f"ALTER TABLE tasks ADD COLUMN lease_expires {real}",
+        f"ALTER TABLE tasks ADD COLUMN ready_at {real}",  # when it became runnable (database clock)
+        f"ALTER TABLE tasks ADD COLUMN claimed_at {real}",  # when a worker last claimed it
         "CREATE INDEX tasks_claim ON tasks (status, ready, seq)",
         "ALTER TABLE api_keys ADD COLUMN created_at TEXT",
         "ALTER TABLE api_keys ADD COLUMN revoked_at TEXT",
