@@ -211,7 +211,8 @@ class Store:
         return [_load(row[0]) for row in rows]
 
     def delete_job(self, job_id: str) -> None:
-        with self.transaction() as tx:
+        with self.transaction() as tx:  # the job's row first, as ending a task takes them: no deadlock
+            tx.execute("SELECT id FROM jobs WHERE id = ?" + self.db.lock_rows, (job_id,))
             tx.execute("DELETE FROM tasks WHERE job_id = ?", (job_id,))
             tx.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
 
