@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcv_pipelines.cli import serve_team
 from mcv_pipelines.cli.options import port_number
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.local_service.config import ALL_SCOPES
+from mcv_pipelines.local_service.database import DatabaseUnavailable, SchemaTooNew
 from mcv_pipelines.local_service.faults import Faults, parse_faults
 from mcv_pipelines.local_service.lock import DataDirBusy, DataDirLock
 from mcv_pipelines.local_service.logs import LOG_FORMATS
@@ -26,7 +28,7 @@ from mcv_pipelines.local_service.logs import reset as reset_logging
 from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.local_service.storage import StorageError, check_s3_endpoint, check_storage_url
 from mcv_pipelines.local_service.url_guard import UrlGuard, parse_networks
-from mcv_pipelines.redact import register_secret
+from mcv_pipelines.redact import redact, register_secret
 from mcv_pipelines.run.embedded import default_data_dir
 
 __all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
@@ -54,7 +56,12 @@ def register(subparsers: Any) -> None:
         help="state and files (default: MCV_DATA_DIR, else the user data directory of mcv, shared "
         "with `mcv run` on the embedded service)",
     )
-    parser.add_argument("--api-key", default=None, help="accept this key (default: generate one, shown once)")
+    parser.add_argument(
+        "--api-key",
+        default=None,
+        help="accept this key (visible in the process list: prefer MCV_SERVE_API_KEY or --api-key-file; "
+        "default: generate one, shown once)",
+    )
     parser.add_argument(
         "--scopes", default=",".join(ALL_SCOPES), help="comma-separated scopes of the key (default: all)"
     )
@@ -116,7 +123,9 @@ def register(subparsers: Any) -> None:
         help="the S3 server of an s3:// --storage, e.g. http://minio:9000 (default: AWS_ENDPOINT_URL, "
         "else AWS itself)",
     )
+    serve_team.add_options(parser)
     parser.set_defaults(handler=serve)
+    serve_team.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys"))
 
 
 def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
@@ -130,7 +139,12 @@ def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     unknown = sorted(set(scopes) - set(ALL_SCOPES))
     if unknown:
         raise UsageError(f"--scopes: unknown scope(s) {', '.join(unknown)}; known: {', '.join(ALL_SCOPES)}")
+    serve_team.check_options(args)
+    settings.update(serve_team.settings_of(args))
     data_dir = args.data_dir or default_data_dir()
+    if args.database is not None and not args.database.startswith("sqlite:"):
+        # Processes sharing a database share the data dir too: leases, not a lock, keep them apart.
+        return _serve(args, data_dir, faults, scopes, settings, stop)
     try:
         lock = DataDirLock(data_dir).acquire()
     except DataDirBusy as exc:
@@ -164,9 +178,11 @@ def _run_service(
     settings: dict[str, Any],
     stop: threading.Event | None,
 ) -> int:
+    given_key = args.api_key or serve_team.env_api_key()
+    key_file = serve_team.KeyFile(args.api_key_file) if args.api_key_file and args.role != "worker" else None
     service = LocalService(
         data_dir=data_dir,
-        api_key=args.api_key,
+        api_key=given_key,
         scopes=scopes,
         sandbox=args.sandbox,
         faults=faults,
@@ -174,6 +190,10 @@ def _run_service(
         port=args.port,
         settings=settings,
         logging_configured=True,
+        database=args.database,
+        role=args.role,
+        lease_seconds=args.lease_seconds,
+        make_key=given_key is not None or key_file is None,
     )
     try:
         service.start()
@@ -183,19 +203,31 @@ def _run_service(
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {exc.strerror}; choose another --port"
         ) from exc
+    except (DatabaseUnavailable, SchemaTooNew) as exc:
+        raise UsageError(redact(str(exc))) from None
     try:
+        if key_file is not None:
+            key_file.load(service)
         print(f"base URL: {service.base_url}")
-        print(f"sync URL: {service.sync_url}")
-        # Printed once, on purpose: this is how the user learns a generated key.
-        print(f"API key:  {service.api_key}" if args.api_key is None else "API key:  (the one given)")
+        if args.role != "worker":
+            print(f"sync URL: {service.sync_url}")
+            if given_key is None and key_file is None:
+                # Printed once, on purpose: this is how the user learns a generated key.
+                print(f"API key:  {service.api_key}")
+            elif given_key is not None:
+                print("API key:  (the one given)")
+            if key_file is not None:
+                print(f"API keys: {key_file.path} ({key_file.count}; re-read on SIGHUP)")
         print(f"data dir: {service.data_dir}")
         _show_storage(service)
-        print(f"console:  {service.base_url}/console/  (log in with the API key)")
+        print(f"database: {service.ctx.store.db.display if service.ctx else '?'}; role: {args.role}")
+        if args.role != "worker":  # a worker serves no API, so no console
+            print(f"console:  {service.base_url}/console/  (log in with the API key)")
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)
         stop = stop or threading.Event()
-        with _stop_on_sigterm(stop):
+        with _stop_on_sigterm(stop), serve_team.reload_on_sighup(key_file, service):
             stop.wait()
         print("stopping", flush=True)
     except KeyboardInterrupt:

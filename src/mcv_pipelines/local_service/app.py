@@ -15,6 +15,7 @@ from starlette.routing import Route
 from mcv_pipelines.local_service import (
     console,
     files,
+    health,
     listing,
     routes_account,
     routes_jobs,
@@ -28,9 +29,18 @@ from mcv_pipelines.local_service.faults import FaultInjector, Faults
 from mcv_pipelines.local_service.metrics import metrics_page
 from mcv_pipelines.local_service.ratelimit import RateLimitHeaders
 
-__all__ = ["build_app", "routes"]
+__all__ = ["build_app", "operator_routes", "routes"]
 
 log = logging.getLogger(__name__)
+
+
+def operator_routes() -> list[Route]:
+    """What every process serves, a worker only these: liveness, readiness, metrics."""
+    return [
+        Route("/healthz", health.healthz, methods=["GET"]),
+        Route("/readyz", health.readyz, methods=["GET"]),
+        Route("/metrics", metrics_page, methods=["GET"]),
+    ]
 
 
 def routes() -> list[Route]:
@@ -57,7 +67,7 @@ def routes() -> list[Route]:
         Route("/v2/webhooks/{webhook_id}", account.delete_webhook, methods=["DELETE"]),
         Route("/upload/{task_id}", uploads.receive_upload, methods=["POST"]),
         Route("/files/{task_id}/{filename}", files.download, methods=["GET", "HEAD"]),
-        Route("/metrics", metrics_page, methods=["GET"]),
+        *operator_routes(),
     ]
     table += [Route(f"/v2/{op}", tasks.create_task, methods=["POST"]) for op in routes_tasks.STANDALONE]
     table += console.routes()  # the web console: static pages and its three endpoints
@@ -89,8 +99,9 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
     )
 
 
-def build_app(ctx: ServiceContext, faults: Faults | None = None) -> Starlette:
-    table = routes()
+def build_app(ctx: ServiceContext, faults: Faults | None = None, api: bool = True) -> Starlette:
+    """The service's app; ``api=False`` (a worker) serves only the operator routes."""
+    table = routes() if api else operator_routes()
     middleware = [Middleware(RateLimitHeaders, limiter=ctx.limiter)]
     if faults is not None:
         middleware.insert(0, Middleware(FaultInjector, faults=faults))

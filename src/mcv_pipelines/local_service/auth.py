@@ -25,10 +25,12 @@ def authorize(request: Request, scope: str) -> Caller:
     """The caller of this request, who must hold ``scope``."""
     header = request.headers.get("authorization", "")
     kind, _, key = header.partition(" ")
-    found = context(request).store.find_key(key.strip()) if kind.lower() == "bearer" and key else None
+    ctx = context(request)
+    found = ctx.store.find_key_record(key.strip()) if kind.lower() == "bearer" and key else None
     if found is None:
         raise ApiError(401, "UNAUTHENTICATED", "Unauthenticated: send Authorization: Bearer <API key>.")
-    user_id, scopes = found
+    user_id, scopes, rate_limit = found
+    ctx.limiter.set_limit(key.strip(), rate_limit)
     setattr(request.state, USER_ID_KEY, user_id)
     setattr(request.state, RATE_KEY, key.strip())
     if scope not in scopes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from starlette.requests import Request
@@ -35,6 +35,8 @@ class ServiceContext:
     # so the server's graceful shutdown does not wait for them and cancel them.
     closing: threading.Event = field(default_factory=threading.Event)
     storage: Storage = field(kw_only=True)  # where tasks' files live (created once at start)
+    # /readyz: (name, raises when not ready); the database's check, then whatever else is added
+    ready_checks: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
 
     @property
     def base(self) -> str:

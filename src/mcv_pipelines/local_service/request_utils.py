@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
@@ -10,12 +9,15 @@ from typing import Any
 from starlette.requests import Request
 
 from mcv_pipelines.local_service.auth import Caller
+from mcv_pipelines.local_service.changes import Change
 from mcv_pipelines.local_service.context import ServiceContext
 from mcv_pipelines.local_service.errors import InvalidData, not_found
 from mcv_pipelines.local_service.store import Doc
 from mcv_pipelines.local_service.tasks import ENDED
 
 __all__ = ["includes", "json_body", "owned_job", "owned_task", "paging", "wait_ended"]
+
+_RECHECK_MAX = 5.0
 
 
 async def json_body(request: Request) -> dict[str, Any]:
@@ -69,12 +71,24 @@ def owned_job(ctx: ServiceContext, caller: Caller, job_id: str) -> Doc:
 
 
 async def wait_ended(ctx: ServiceContext, kind: str, item_id: str) -> Doc | None:
-    """Poll until the job or task has ended (or the longest sync wait passed); the latest state."""
+    """Wait until the job or task has ended (or the longest sync wait passed); the latest state.
+
+    Woken by the change feed: a change of the item (or of a task of the job), made in this process
+    or heard from another one. The state is read again on every wake-up, and also after a quiet spell
+    that doubles up to ``_RECHECK_MAX`` seconds, in case a notice was lost (a database reconnect).
+    """
     deadline = time.monotonic() + ctx.config.sync_max_wait
-    delay = 0.02
-    while True:
-        item = ctx.store.get_job(item_id) if kind == "job" else ctx.store.get_task(item_id)
-        if item is None or item["status"] in ENDED or time.monotonic() > deadline:
-            return item
-        await asyncio.sleep(delay)
-        delay = min(delay * 1.5, 0.25)
+    recheck = 0.5
+
+    def concerns(change: Change) -> bool:
+        return change.id == item_id or change.job_id == item_id
+
+    async with ctx.changes.subscribe(concerns, limit=100) as changes:
+        while True:  # subscribed before the first read: a change in between is not missed
+            item = ctx.store.get_job(item_id) if kind == "job" else ctx.store.get_task(item_id)
+            left = deadline - time.monotonic()
+            if item is None or item["status"] in ENDED or left <= 0:
+                return item
+            if await changes.next(within=min(recheck, left)) is None:
+                recheck = min(recheck * 2, _RECHECK_MAX)
+            changes.drain()

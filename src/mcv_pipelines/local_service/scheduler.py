@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from mcv_pipelines.local_service.changes import Change, ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
+from mcv_pipelines.local_service.leases import job_status
 from mcv_pipelines.local_service.operations import Outcome, execute
 from mcv_pipelines.local_service.storage import DirectoryStorage, Storage
 from mcv_pipelines.local_service.storage.instore import run_in_store
@@ -316,18 +317,9 @@ class Scheduler:
         moved: list[Doc] = []
 
         def change(job: Doc) -> bool:
-            tasks = self.store.job_tasks(job_id)  # under the store's (reentrant) lock
-            retried = {t["retry_of_task_id"] for t in tasks if t.get("retry_of_task_id")}
-            tasks = [t for t in tasks if t["id"] not in retried]  # a retry stands in for its source
-            if not tasks:  # every task deleted: the job keeps its last state until the janitor removes it
-                return False
             before = job["status"]
-            if all(t["status"] in ENDED for t in tasks):
-                failed = any(t["status"] == "error" for t in tasks) and not job.get("ignore_error")
-                job["status"] = "error" if failed else "finished"
-                job["ended_at"] = job.get("ended_at") or now_iso()
-            else:
-                job["status"], job["ended_at"] = "processing", None
+            if not job_status(job, self.store.job_tasks(job_id)):  # under the job's row lock
+                return False
             if job["status"] != before and job["status"] in ENDED:
                 events.append("job.failed" if job["status"] == "error" else "job.finished")
             if job["status"] != before:

@@ -27,11 +27,15 @@ from mcv_pipelines.local_service.app import build_app
 from mcv_pipelines.local_service.changes import ChangeFeed
 from mcv_pipelines.local_service.config import ALL_SCOPES, ServiceConfig
 from mcv_pipelines.local_service.context import ServiceContext
+from mcv_pipelines.local_service.database import open_database
 from mcv_pipelines.local_service.engines import available_engines
 from mcv_pipelines.local_service.engines.base import Engine
 from mcv_pipelines.local_service.faults import Faults, parse_faults
+from mcv_pipelines.local_service.health import database_check, storage_check
+from mcv_pipelines.local_service.lease_scheduler import LeaseScheduler
 from mcv_pipelines.local_service.logs import TaskLog
 from mcv_pipelines.local_service.metrics import Metrics
+from mcv_pipelines.local_service.notices import relay_notices
 from mcv_pipelines.local_service.ratelimit import RateLimiter
 from mcv_pipelines.local_service.scheduler import Scheduler
 from mcv_pipelines.local_service.storage import Storage, open_storage
@@ -64,6 +68,10 @@ class LocalService:
         port: int = 0,
         settings: Mapping[str, Any] | None = None,
         logging_configured: bool = False,
+        database: str | None = None,
+        role: str = "all",
+        lease_seconds: float = 30.0,
+        make_key: bool = True,
     ) -> None:
         self._data_dir = Path(data_dir) if data_dir is not None else None
         self._api_key = api_key
@@ -75,6 +83,11 @@ class LocalService:
         self._port = port
         self._settings = dict(settings or {})
         self._logging_configured = logging_configured
+        self._database = database
+        self._role = role
+        self._lease_seconds = lease_seconds
+        self._make_key = make_key
+        self._listener: threading.Thread | None = None
         known = {f.name for f in fields(ServiceConfig)}
         unknown = set(self._settings) - known
         if unknown:
@@ -95,7 +108,7 @@ class LocalService:
 
     @property
     def api_key(self) -> str:
-        assert self._api_key is not None, "start the service first"
+        assert self._api_key is not None, "start the service first (with a key)"
         return self._api_key
 
     @property
@@ -116,6 +129,9 @@ class LocalService:
     def start(self) -> LocalService:
         sock = socket.socket(socket.AF_INET6 if ":" in self._host else socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted connections inherit it: without it an answer written in two parts (headers, body)
+        # waits for the client's delayed ACK, about 40 ms on every request of a kept-alive connection.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             sock.bind((self._host, self._port))
         except OSError:
@@ -133,21 +149,55 @@ class LocalService:
             host = f"[{host}]" if ":" in host and not host.startswith("[") else host
             config.public_url = f"http://{host}:{port}"
         storage = open_storage(config.storage, config.data_dir, config.s3_endpoint or None)
-        store = Store(config.db_path)
+        try:
+            db = open_database(self._database, config.db_path)
+        except BaseException:
+            sock.close()
+            storage.close()
+            raise
+        store = Store(db)
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
         changes = ChangeFeed()
-        scheduler = Scheduler(config, store, engines, webhooks.job_event, changes, storage)
-        metrics = Metrics(queue_depth=scheduler.queue_depth)
+        metrics = Metrics(queue_depth=lambda: scheduler.queue_depth())
+        scheduler: Scheduler
+        if db.shared:
+            scheduler = LeaseScheduler(
+                config,
+                store,
+                engines,
+                webhooks.job_event,
+                changes,
+                storage,
+                run_tasks=self._role in ("worker", "all"),
+                lease_seconds=self._lease_seconds,
+                on_lease_lost=metrics.lease_lost,
+            )
+            self._listener = threading.Thread(
+                target=relay_notices, args=(db, changes), name="mcv-listen", daemon=True
+            )
+            self._listener.start()
+        else:
+            scheduler = Scheduler(config, store, engines, webhooks.job_event, changes, storage)
         changes.listen(metrics.task_changed)
         changes.listen(TaskLog())
         limiter = RateLimiter(config.rate_limit, config.rate_period)
         self.ctx = ServiceContext(
-            config, store, scheduler, webhooks, limiter, engines, changes, metrics, storage=storage
+            config,
+            store,
+            scheduler,
+            webhooks,
+            limiter,
+            engines,
+            changes,
+            metrics,
+            storage=storage,
+            ready_checks=[database_check(db), storage_check(storage)],
         )
-        self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
+        if self._make_key and self._role != "worker":
+            self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
         scheduler.start()
-        app = build_app(self.ctx, self._faults)
+        app = build_app(self.ctx, self._faults, api=self._role != "worker")
         # Logging set up by the caller (mcv serve --log-format): uvicorn adds no handlers of its own.
         log_config = None if self._logging_configured else uvicorn.config.LOGGING_CONFIG
         self._server = uvicorn.Server(
@@ -172,12 +222,14 @@ class LocalService:
         key = api_key or secrets.token_urlsafe(32)
         register_secret(key)
         if store.find_key(key) is None:
+            if user_id is not None and store.key_sources(user_id) - {"serve"}:
+                user_id = None  # user 1 has keys of its own (keys create, a key file): a new user
             if user_id is None or store.get_user(user_id) is None:
                 n = secrets.token_hex(3)
                 user_id = store.create_user(
                     f"local-{n}", f"local-{n}@localhost", self._context().config.default_credits
                 )
-            store.add_key(key, user_id, scopes)
+            store.add_key(key, user_id, scopes, source="serve")
         return key
 
     def add_api_key(self, scopes: Iterable[str] = ALL_SCOPES, *, new_user: bool = True) -> str:

@@ -1,0 +1,210 @@
+"""The options of `mcv serve` for a team deployment (database, role, leases, keys, rate limit) and
+the `mcv serve keys create|list|revoke` commands."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from mcv_pipelines.errors import UsageError
+from mcv_pipelines.local_service.config import ALL_SCOPES
+from mcv_pipelines.local_service.database import DatabaseUnavailable, SchemaTooNew, check_url, open_database
+from mcv_pipelines.local_service.database.postgres import masked_url
+from mcv_pipelines.local_service.keyfile import KeyFileError, apply_keys, read_key_file
+from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.local_service.store import Store
+from mcv_pipelines.redact import redact, register_secret
+
+__all__ = [
+    "API_KEY_VARIABLE",
+    "ROLES",
+    "KeyFile",
+    "add_options",
+    "check_options",
+    "open_store",
+    "register_keys",
+    "reload_on_sighup",
+]
+
+API_KEY_VARIABLE = "MCV_SERVE_API_KEY"
+ROLES = ("all", "api", "worker")
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database",
+        default=None,
+        metavar="URL",
+        help="state database: sqlite:///PATH (default: service.sqlite3 in the data dir) or "
+        "postgresql://USER@HOST[:PORT]/DB, shared by any number of api and worker processes "
+        "(give the password in PGPASSWORD, not in the URL)",
+    )
+    parser.add_argument(
+        "--role",
+        choices=ROLES,
+        default="all",
+        help="all: serve the API and run tasks (default); api: serve the API only; worker: run tasks, "
+        "serve only /healthz, /readyz and /metrics (api and worker need --database postgresql://...)",
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="on PostgreSQL, a task whose worker stopped renewing its lease this long ago runs again "
+        "on another worker (default: 30)",
+    )
+    parser.add_argument(
+        "--api-key-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="API keys, one `KEY [scope,scope...]` a line (# comments); re-read on SIGHUP",
+    )
+    parser.add_argument(
+        "--rate-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="job and task creations per minute per API key (default: 500; 0: no limit)",
+    )
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """UsageError for a combination that cannot work; warnings for risky ones."""
+    if args.database is not None:
+        masked_url(args.database)  # its password is a secret from here on
+        reason = check_url(args.database)
+        if reason:
+            raise UsageError(
+                f"--database: not a database URL mcv knows ({reason}); not shown: it may hold a password"
+            )
+    shared = args.database is not None and not args.database.startswith("sqlite:")
+    if args.role != "all" and not shared:
+        raise UsageError(
+            f"--role {args.role} needs a database shared by several processes: add "
+            "--database postgresql://USER@HOST/DB (on SQLite one process serves the API and runs "
+            "the tasks: --role all)"
+        )
+    if shared and not os.environ.get("MCV_SIGNING_KEY"):
+        print(
+            "warning: MCV_SIGNING_KEY is not set: every api and worker process must then share the data "
+            "dir's `secret` file, or links signed by one are refused by another; set the same "
+            "MCV_SIGNING_KEY in each (e.g. `openssl rand -hex 32`)",
+            file=sys.stderr,
+        )
+    if args.lease_seconds < 1:
+        raise UsageError("--lease-seconds: give at least 1 second")
+    if args.rate_limit is not None and args.rate_limit < 0:
+        raise UsageError("--rate-limit: give 0 (no limit) or a positive number of jobs per minute")
+    if args.api_key is not None:
+        register_secret(args.api_key)
+        print(
+            "warning: a key given with --api-key is visible in the process list and the shell history; "
+            f"prefer {API_KEY_VARIABLE} or --api-key-file",
+            file=sys.stderr,
+        )
+
+
+def env_api_key() -> str | None:
+    key = os.environ.get(API_KEY_VARIABLE, "").strip()
+    if key:
+        register_secret(key)
+    return key or None
+
+
+def settings_of(args: argparse.Namespace) -> dict[str, Any]:
+    return {} if args.rate_limit is None else {"rate_limit": args.rate_limit}
+
+
+def open_store(args: argparse.Namespace, data_dir: Path) -> Store:
+    """The store `--database` names (the data dir's SQLite file by default), migrated."""
+    import sqlite3
+
+    try:
+        if args.database is None:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        return Store(open_database(args.database, data_dir / "service.sqlite3"))
+    except (DatabaseUnavailable, SchemaTooNew) as exc:
+        raise UsageError(redact(str(exc))) from None
+    except (OSError, sqlite3.Error) as exc:
+        raise UsageError(f"cannot open the database in {data_dir}: {exc}") from None
+
+
+class KeyFile:
+    """The --api-key-file of a running service: read at start (a bad line stops the start) and on
+    SIGHUP (a bad line keeps the keys read before, and says so)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.source = f"file:{path.resolve()}"
+        self.count = 0
+        try:
+            self._lines = read_key_file(path)
+        except KeyFileError as exc:
+            raise UsageError(f"--api-key-file: {exc}") from None
+
+    def load(self, service: LocalService) -> None:
+        assert service.ctx is not None
+        apply_keys(service.ctx.store, self._lines, self.source, service.ctx.config.default_credits)
+        self.count = len(self._lines)
+
+    def reload(self, service: LocalService) -> None:
+        try:
+            self._lines = read_key_file(self.path)
+            self.load(service)
+        except (KeyFileError, DatabaseUnavailable) as exc:
+            print(f"error: {redact(str(exc))}; keeping the keys read before", file=sys.stderr, flush=True)
+            return
+        print(f"API keys: re-read {self.path} ({self.count})", flush=True)
+
+
+@contextlib.contextmanager
+def reload_on_sighup(key_file: KeyFile | None, service: LocalService) -> Iterator[None]:
+    if key_file is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        threading.Thread(target=key_file.reload, args=(service,), name="mcv-keys", daemon=True).start()
+
+    previous = signal.signal(signal.SIGHUP, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
+# mcv serve keys ...
+def register_keys(subparsers: Any) -> None:
+    keys: argparse.ArgumentParser = subparsers.add_parser(
+        "keys", help="manage the API keys kept in the database", description="API keys in the database."
+    )
+    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="create|list|revoke")
+    create = actions.add_parser("create", help="make a key for a new user; the key is printed once")
+    create.add_argument("--scopes", default=",".join(ALL_SCOPES), help="comma-separated (default: all)")
+    create.add_argument("--user", default=None, metavar="NAME", help="the new user's name")
+    create.add_argument(
+        "--rate-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="job creations per minute for this key (default: the service's --rate-limit; 0: none)",
+    )
+    actions.add_parser("list", help="ids, scopes, users and dates of the keys (never the keys)")
+    revoke = actions.add_parser("revoke", help="revoke a key by its id (from `keys list`)")
+    revoke.add_argument("key_id", metavar="ID")
+    keys.set_defaults(handler=_keys)
+
+
+def _keys(args: argparse.Namespace) -> int:
+    from mcv_pipelines.cli.serve_keys import run_keys
+
+    return run_keys(args)

@@ -1,0 +1,148 @@
+"""The headline: one `--role api` and two `--role worker` processes (real `mcv serve`) on PostgreSQL,
+sharing one data directory for files; a 100-row `mcv batch` against the API while one worker is
+SIGKILLed twice and restarted. Every row finishes, with exactly one job per row, and every output
+is byte for byte what the SQLite default (one process) produces for the same rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+from pg_server import PgServer
+from PIL import Image
+from team_helpers import MCV, Serve
+
+from mcv_pipelines.local_service.server import LocalService
+
+ROWS = 100
+KEY = "sk-team-batch-0123456789abcdef"
+PIPELINE = """\
+version: 1
+name: to-webp
+params:
+  image: {type: string}
+job:
+  tag: webp
+tasks:
+  source:
+    operation: import/upload
+    upload_from: "{{ params.image }}"
+  convert:
+    operation: convert
+    input: source
+    output_format: webp
+    quality: 70
+    filename: "{{ params.image | stem }}.webp"
+  publish:
+    operation: export/url
+    input: convert
+    download_to: "out/"
+"""
+BATCH = [*MCV, "batch", "webp.yaml", "--manifest", "rows.csv", "--concurrency", "8"]
+BATCH += ["--report", "report.jsonl", "--events", "events.jsonl", "--progress", "none"]
+
+
+def _work(root: Path) -> Path:
+    """A batch directory: the pipeline, ROWS small PNGs and their manifest."""
+    root.mkdir()
+    (root / "webp.yaml").write_text(PIPELINE)
+    (root / "img").mkdir()
+    lines = ["image"]
+    for i in range(ROWS):
+        Image.new("RGB", (8, 8), (i % 256, (i * 7) % 256, 90)).save(root / f"img/p{i:03d}.png")
+        lines.append(f"img/p{i:03d}.png")
+    (root / "rows.csv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def _env(base: str, home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCV_")}
+    return {
+        **env,
+        "MCV_BASE_URL": base,
+        "MCV_API_KEY": KEY,
+        "MCV_CONFIG": str(home / "none.toml"),
+        "MCV_DATA_DIR": str(home / "mcv-data"),
+    }
+
+
+def _finished_rows(work: Path) -> int:
+    path = work / "events.jsonl"
+    return path.read_text().count('"event": "row-finished"') if path.exists() else 0
+
+
+def _outputs(work: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((work / "out").iterdir())}
+
+
+def test_api_and_workers_on_postgres_match_the_sqlite_default(postgres: PgServer, tmp_path: Path) -> None:
+    # The SQLite default, one process, for the reference outputs.
+    reference = _work(tmp_path / "reference")
+    with LocalService(data_dir=tmp_path / "sqlite", api_key=KEY, settings={"rate_limit": 0}) as single:
+        done = subprocess.run(
+            BATCH,
+            cwd=reference,
+            env=_env(single.base_url, tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    expected = _outputs(reference)
+    assert len(expected) == ROWS
+
+    url = postgres.url(postgres.new_database())
+    shared = ["--database", url, "--data-dir", str(tmp_path / "shared")]
+    env = {"MCV_SIGNING_KEY": "a" * 64, "MCV_SERVE_API_KEY": KEY}
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    api = Serve(["--role", "api", "--rate-limit", "0", *shared], logs / "api.log", env)
+    worker_args = ["--role", "worker", "--lease-seconds", "2", *shared]
+    workers = [Serve(worker_args, logs / f"worker{n}.log", env) for n in (1, 2)]
+    work = _work(tmp_path / "team")
+    try:
+        batch = subprocess.Popen(
+            BATCH,
+            cwd=work,
+            env=_env(api.base, tmp_path),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        kills = 0
+        for when in (15, 50):  # rows finished before each SIGKILL of worker 1
+            deadline = time.monotonic() + 180
+            while _finished_rows(work) < when and batch.poll() is None:
+                assert time.monotonic() < deadline, "the batch made no progress"
+                time.sleep(0.05)
+            if batch.poll() is None:
+                workers[0].kill()
+                kills += 1
+                workers[0] = Serve(worker_args, logs / "worker1.log", env)
+        assert kills == 2, "the batch ended before both kills: too few rows to test the kills"
+        _, stderr = batch.communicate(timeout=300)
+        assert batch.returncode == 0, stderr
+    finally:
+        for process in (api, *workers):
+            process.stop()
+
+    report = [json.loads(line) for line in (work / "report.jsonl").read_text().splitlines()]
+    assert [row["status"] for row in report] == ["finished"] * ROWS
+    assert _outputs(work) == expected  # byte for byte
+
+    with LocalService(data_dir=tmp_path / "reader", api_key=KEY, database=url, role="api") as reader:
+        jobs = httpx.get(
+            f"{reader.base_url}/v2/jobs",
+            params={"per_page": 1000},
+            headers={"Authorization": f"Bearer {KEY}"},
+        ).json()["data"]
+    per_row = Counter(job["tag"].rsplit("-", 1)[0] for job in jobs)
+    assert len(per_row) == ROWS
+    assert set(per_row.values()) == {1}, per_row  # exactly one job per row
+    assert {job["status"] for job in jobs} == {"finished"}
