@@ -18,6 +18,7 @@ from mcv_pipelines.local_service.context import ServiceContext
 from mcv_pipelines.local_service.errors import ApiError
 from mcv_pipelines.local_service.faults import FaultInjector, Faults
 from mcv_pipelines.local_service.metrics import metrics_page
+from mcv_pipelines.local_service.openapi import openapi_json
 from mcv_pipelines.local_service.ratelimit import RateLimitHeaders
 
 __all__ = ["build_app", "routes"]
@@ -50,6 +51,7 @@ def routes() -> list[Route]:
         Route("/upload/{task_id}", uploads.receive_upload, methods=["POST"]),
         Route("/files/{task_id}/{filename}", files.download, methods=["GET", "HEAD"]),
         Route("/metrics", metrics_page, methods=["GET"]),
+        Route("/openapi.json", openapi_json, methods=["GET"]),
     ]
     table += [Route(f"/v2/{op}", tasks.create_task, methods=["POST"]) for op in routes_tasks.STANDALONE]
     return table

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mcv_pipelines.local_service.body_schema import schema_errors
 from mcv_pipelines.local_service.errors import InvalidData
 
 __all__ = [
@@ -138,6 +139,11 @@ def validate_task(
     for flag in ("inline", "archive_multiple_files", "capture_output"):
         if flag in task and not isinstance(task[flag], bool):
             add(flag, f"The {flag} field must be true or false.")
+    # The published operation schema too (what the OpenAPI document promises); a field the checks
+    # above already faulted keeps their message alone.
+    for name, messages in schema_errors(task, prefix).items():
+        if name not in errors:
+            errors[name] = messages
     return errors
 
 
