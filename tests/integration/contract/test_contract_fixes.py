@@ -72,3 +72,17 @@ def test_a_huge_value_is_never_quoted_back(client: httpx.Client) -> None:
     answer = client.post("/v2/import/base64", json={"file": big, "filename": "a.png"})
     assert answer.status_code == 422
     assert len(answer.text) < 1000
+
+
+def test_an_enormous_timeout_neither_crashes_the_timer_nor_the_task(client: httpx.Client) -> None:
+    # A timeout of 1e300 s crashed the task's timer thread (OverflowError; the task then had none).
+    job = {
+        "tasks": {
+            "in": {"operation": "import/raw", "file": "x", "filename": "a.txt"},
+            "zip": {"operation": "archive", "input": "in", "output_format": "zip", "timeout": 1e300},
+        }
+    }
+    created = client.post("/v2/jobs", json=job)
+    assert created.status_code == 201, created.text
+    done = client.get(f"/v2/jobs/{created.json()['data']['id']}/wait").json()["data"]
+    assert done["status"] == "finished"
