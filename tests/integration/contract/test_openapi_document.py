@@ -31,7 +31,7 @@ def test_served_document_is_the_committed_one(contract_service: LocalService) ->
 def _served_operations() -> set[tuple[str, str]]:
     out = set()
     for route in routes():
-        assert isinstance(route, Route)
+        assert isinstance(route, Route), f"{route!r}: describe what it serves in the document"
         methods = set(route.methods or ())
         if "GET" in methods and not route.path.startswith("/files/"):
             methods.discard("HEAD")  # Starlette answers HEAD for every GET; only /files means it
@@ -42,7 +42,11 @@ def _served_operations() -> set[tuple[str, str]]:
 def test_document_describes_every_route_and_nothing_else() -> None:
     paths = build_document()["paths"]
     documented = {(path, method) for path, item in paths.items() for method in item if method != "parameters"}
-    assert documented == _served_operations()
+    served = _served_operations()
+    assert served - documented == set(), (
+        "add these to local_service/openapi_*.py, then scripts/write-openapi.py"
+    )
+    assert documented - served == set(), "the document describes what the service does not serve"
 
 
 def _refs(node: Any) -> Iterator[str]:
