@@ -27,6 +27,7 @@ from mcv_pipelines.local_service.context import ServiceContext
 from mcv_pipelines.local_service.errors import ApiError
 from mcv_pipelines.local_service.faults import FaultInjector, Faults
 from mcv_pipelines.local_service.metrics import metrics_page
+from mcv_pipelines.local_service.openapi import openapi_json
 from mcv_pipelines.local_service.ratelimit import RateLimitHeaders
 
 __all__ = ["build_app", "operator_routes", "routes"]
@@ -68,6 +69,7 @@ def routes() -> list[Route]:
         Route("/upload/{task_id}", uploads.receive_upload, methods=["POST"]),
         Route("/files/{task_id}/{filename}", files.download, methods=["GET", "HEAD"]),
         *operator_routes(),
+        Route("/openapi.json", openapi_json, methods=["GET"]),
     ]
     table += [Route(f"/v2/{op}", tasks.create_task, methods=["POST"]) for op in routes_tasks.STANDALONE]
     table += console.routes()  # the web console: static pages and its three endpoints

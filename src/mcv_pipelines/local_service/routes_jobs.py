@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from mcv_pipelines.local_service.auth import Caller, authorize
 from mcv_pipelines.local_service.context import ServiceContext, context
-from mcv_pipelines.local_service.errors import ApiError
+from mcv_pipelines.local_service.errors import ApiError, not_found
 from mcv_pipelines.local_service.render import job_json, list_envelope
 from mcv_pipelines.local_service.request_utils import includes, json_body, owned_job, paging, wait_ended
 from mcv_pipelines.local_service.signing import upload_form
@@ -84,7 +84,8 @@ def _new_job(ctx: ServiceContext, caller: Caller, body: dict[str, Any]) -> str:
 
 def _job_answer(ctx: ServiceContext, job_id: str, status: int = 200) -> JSONResponse:
     job = ctx.store.get_job(job_id)
-    assert job is not None
+    if job is None:  # deleted meanwhile, e.g. while a wait request was blocked on it
+        raise not_found("Job")
     return JSONResponse({"data": job_json(job, ctx.store.job_tasks(job_id), ctx.base)}, status_code=status)
 
 

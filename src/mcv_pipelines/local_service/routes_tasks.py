@@ -126,6 +126,10 @@ async def delete_task(request: Request) -> Response:
 def _standalone(ctx: ServiceContext, caller: Caller, operation: str, body: dict[str, object]) -> Doc:
     payload = {**body, "operation": operation}
     errors = validate_task(payload)
+    if body.get("operation", operation) != operation:
+        errors["operation"] = [
+            f"This path creates {operation} tasks; leave operation out or make it {operation}."
+        ]
     depends_on: dict[str, str] = {}
     refs = input_names(payload.get("input")) + (
         input_names(payload.get("image")) if operation == "watermark" else []

@@ -199,6 +199,7 @@ class Scheduler:
         self._job_touched(task)
         self._running[task["id"]] = cancelled
         timeout = float(task["payload"].get("timeout") or self.config.default_timeout)
+        timeout = min(timeout, threading.TIMEOUT_MAX)  # a larger one overflows the timer's clock
         timer = threading.Timer(timeout, self._timed_out, (task["id"], timeout))
         timer.daemon = True
         self._timers[task["id"]] = timer

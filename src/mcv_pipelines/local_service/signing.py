@@ -16,7 +16,8 @@ def sign(key: bytes, *parts: object) -> str:
 
 
 def valid_signature(key: bytes, signature: str, *parts: object) -> bool:
-    return hmac.compare_digest(sign(key, *parts), signature)
+    # As bytes: compare_digest refuses str with non-ASCII characters, which a caller may send.
+    return hmac.compare_digest(sign(key, *parts).encode(), signature.encode("utf-8", "replace"))
 
 
 def upload_form(

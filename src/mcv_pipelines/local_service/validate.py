@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mcv_pipelines.local_service.body_schema import schema_errors
 from mcv_pipelines.local_service.errors import InvalidData
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
 
 EMBEDDED_LIMIT = 10 * 1024 * 1024  # import/base64 and import/raw
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP header name (RFC 9110 token)
 
 # operation -> required parameters (besides input, which processing and export tasks need)
 IMPORTS: dict[str, tuple[str, ...]] = {
@@ -135,9 +137,17 @@ def validate_task(
         isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())
     ):
         add("headers", "The headers must be an object of strings.")
+    elif isinstance(headers, dict) and not all(_TOKEN.match(name) for name in headers):
+        # HTTP cannot carry other names (the fetch crashed on them); values are the schema's concern.
+        add("headers", "Header names may contain only letters, digits and !#$%&'*+.^_`|~-.")
     for flag in ("inline", "archive_multiple_files", "capture_output"):
         if flag in task and not isinstance(task[flag], bool):
             add(flag, f"The {flag} field must be true or false.")
+    # The published operation schema too (what the OpenAPI document promises); a field the checks
+    # above already faulted keeps their message alone.
+    for name, messages in schema_errors(task, prefix).items():
+        if name not in errors:
+            errors[name] = messages
     return errors
 
 

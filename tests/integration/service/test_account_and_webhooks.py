@@ -14,7 +14,7 @@ from service_helpers import Receiver, wait_job
 from mcv_pipelines.local_service.server import LocalService
 
 JOB = {"tasks": {"in": {"operation": "import/raw", "file": "x", "filename": "a.txt"}}}
-FAILING_JOB = {"tasks": {"in": {"operation": "import/base64", "file": "!!", "filename": "a.txt"}}}
+FAILING_JOB = {"tasks": {"in": {"operation": "import/base64", "file": "abc", "filename": "a.txt"}}}
 
 
 def test_missing_or_bad_key_is_401_with_a_body(service: LocalService) -> None:

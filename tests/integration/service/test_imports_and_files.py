@@ -79,7 +79,7 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
                 "filename": "x.bin",
             },
             "r": {"operation": "import/raw", "file": "plain", "filename": "y.txt"},
-            "bad": {"operation": "import/base64", "file": "not base64!", "filename": "z.bin"},
+            "bad": {"operation": "import/base64", "file": "not=base64", "filename": "z.bin"},
         },
     )
     assert task_named(done, "b")["result"]["files"][0]["size"] == 5
@@ -103,12 +103,18 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
         ),
         (
             "import/azure/blob",
-            {"storage_account": "acc", "container": "c", "sas_token": "tok-123"},
+            {"storage_account": "acc", "container": "c", "sas_token": "tok-123", "blob": "a.txt"},
             "Azure container 'c'",
         ),
         (
             "import/google-cloud-storage",
-            {"project_id": "p", "bucket": "g", "client_email": "a@b", "private_key": "-----KEY-----"},
+            {
+                "project_id": "p",
+                "bucket": "g",
+                "client_email": "a@b",
+                "private_key": "-----KEY-----",
+                "file": "a.txt",
+            },
             "Google Cloud Storage bucket 'g'",
         ),
     ],
@@ -139,6 +145,7 @@ def test_export_s3_is_an_error_not_a_silent_success(client: httpx.Client) -> Non
                 "region": "r",
                 "access_key_id": "k",
                 "secret_access_key": "s",
+                "key": "out.txt",
             },
         },
     )

@@ -139,6 +139,10 @@ async def check(request: Request) -> Response:
         errors["text"] = [f"The pipeline is longer than {MAX_TEXT} characters."]
     if not _plain(params):
         errors["params"] = ["The params field must map names to plain values."]
+    if not isinstance(body.get("run", False), bool):
+        errors["run"] = ["The run field must be true or false."]
+    if not isinstance(body.get("name", ""), str):
+        errors["name"] = ["The name field must be a file name."]
     if errors or not isinstance(text, str):
         raise InvalidData(errors)
     name = PurePath(str(body.get("name") or "pipeline.yaml")).name or "pipeline.yaml"
