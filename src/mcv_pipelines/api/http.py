@@ -8,6 +8,7 @@ surely did not reach the service: a refused connection or a 429; any other fault
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import json
 from collections.abc import Mapping
@@ -79,6 +80,10 @@ class Requester:
         self.retry = retry
         self.pacer = pacer
         self.timeout = timeout
+        # Requests sent and not yet answered ("POST http://host/v2/jobs"), so that a command cut short
+        # by its --timeout can say what it was waiting for.
+        self.in_flight: list[str] = []
+        self.cut_short: list[str] = []  # those given up on when the caller was cancelled (its deadline)
 
     def _headers(self, has_body: bool) -> dict[str, str]:
         headers = {"Accept": "application/json", "User-Agent": _USER_AGENT}
@@ -106,8 +111,13 @@ class Requester:
         path = _path_of(url)
         while True:
             await self.pacer.acquire()
+            waiting = f"{method} {url.split('?', 1)[0]}"
+            self.in_flight.append(waiting)
             try:
                 answer = await self._send(method, url, params, content, http_timeout or self.timeout)
+            except asyncio.CancelledError:
+                self.cut_short.append(waiting)
+                raise
             except _NOT_SENT as exc:
                 error: Exception = NetworkError(method, path, _describe(exc))
                 error.__cause__ = exc
@@ -147,6 +157,8 @@ class Requester:
                 if kind is Kind.CREATE:
                     raise OutcomeUnknown(method, path, f"HTTP {answer.status} after the request was sent")
                 retryable = kind is Kind.IDEMPOTENT
+            finally:
+                self.in_flight.remove(waiting)
             faults += 1
             elapsed = self.retry.clock() - first
             if not retryable or faults >= self.retry.attempts or elapsed >= self.retry.max_elapsed:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.api.client import ApiClient
@@ -76,15 +77,66 @@ async def _receiver(mode: str, options: RunOptions) -> AsyncIterator[WebhookRece
         yield receiver
 
 
+@dataclass
+class _Stage:
+    """Where a run is, for the message when --timeout cuts it short."""
+
+    tag: str
+    doing: str = "preparing the run"
+    job: Job | None = None
+    deadline: float | None = None  # the event loop's time at which --timeout passes
+
+
 async def run_pipeline(
     client: ApiClient, pipeline: RenderedPipeline, options: RunOptions, events: EventSink
 ) -> RunOutcome:
-    """Run ``pipeline`` (already checked) on the service behind ``client``; see the module docstring."""
+    """Run ``pipeline`` (already checked) on the service behind ``client``; see the module docstring.
+
+    ``options.timeout`` bounds the whole run: creation and its reconciliation by tag, uploads,
+    following and downloads (issue 14: three unanswered requests of 60 s each outlasted --timeout 10).
+    """
+    stage = _Stage(job_tag(pipeline, options.run_id or new_run_id()))
+    if options.timeout is None:
+        return await _run(client, pipeline, options, events, stage)
+    stage.deadline = asyncio.get_running_loop().time() + options.timeout
+    try:
+        async with asyncio.timeout_at(stage.deadline):
+            return await _run(client, pipeline, options, events, stage)
+    except TimeoutError:
+        exc = _timed_out(client, options, stage)
+        events.emit("timeout", job_id=exc.job_id, tag=stage.tag, seconds=exc.seconds)
+        raise exc from None
+
+
+def _timed_out(client: ApiClient, options: RunOptions, stage: _Stage) -> RunTimeout:
+    seconds = options.timeout or 0.0
+    waiting = client.in_flight
+    pending = f"; no answer yet to {', '.join(waiting)}" if waiting else ""
+    more = "give it more time with --timeout, or a shorter --read-timeout to fail each request sooner"
+    if stage.job is None:
+        message = (
+            f"--timeout {seconds:g} s passed while {stage.doing}{pending}. Check that the service at "
+            f"{client.base_url} is up and answering (`mcv me` asks it), or {more}. If the job's creation "
+            f"got through, it is tagged {stage.tag!r}: `mcv jobs list --tag {stage.tag}`"
+        )
+        return RunTimeout(None, seconds, message=message)
+    out = str(options.out_dir) if options.out_dir else None
+    message = (
+        f"job {stage.job.id} did not end within {seconds:g} s (--timeout passed while {stage.doing}"
+        f"{pending}); it was left running on the service. Follow it later with: "
+        f"{resume_hint(stage.job.id, out)}, or {more}"
+    )
+    return RunTimeout(stage.job.id, seconds, out, message=message)
+
+
+async def _run(
+    client: ApiClient, pipeline: RenderedPipeline, options: RunOptions, events: EventSink, stage: _Stage
+) -> RunOutcome:
     clock = client.retry.clock
     started = clock()
     uploads = preflight(pipeline, options)
     dirs = export_dirs(pipeline, options)
-    tag = job_tag(pipeline, options.run_id or new_run_id())
+    tag = stage.tag
     mode = "sync" if options.wait == "auto" else options.wait
     tracker = TaskTracker(events)
     job: Job | None = None
@@ -97,6 +149,7 @@ async def run_pipeline(
                 if options.webhook_secret and options.declare_webhook_secret:
                     register_secret(options.webhook_secret)
                     extra["webhook_signing_secret"] = options.webhook_secret
+            stage.doing = "creating the job"
             job = await submit_job(
                 client,
                 pipeline,
@@ -106,15 +159,19 @@ async def run_pipeline(
                 ignore_error=True if options.keep_going else None,
                 extra=extra,
             )
+            stage.job = job
             tracker.observe(job)
             deadline = None if options.timeout is None else started + options.timeout
+            stage.doing = f"uploading {len(uploads)} file(s) for job {job.id}"
             uploaded = await upload_all(client, job, uploads, events, concurrency=options.upload_concurrency)
+            stage.doing = f"waiting for job {job.id} to end"
             job = await follow_job(
                 client, job, options, tracker, mode=mode, deadline=deadline, receiver=receiver
             )
         failures = failures_of(job, pipeline)
         files = []
         if job.status == "finished" or options.keep_going:
+            stage.doing = f"downloading the files of job {job.id}"
             files = await download_all(
                 client,
                 job,
@@ -125,6 +182,9 @@ async def run_pipeline(
                 max_resumes=options.download_resumes,
             )
     except asyncio.CancelledError:
+        loop = asyncio.get_running_loop()
+        if stage.deadline is not None and loop.time() >= stage.deadline:
+            raise  # --timeout passed (run_pipeline says so), not Ctrl-C
         raise await _interrupted(client, job, tag, options, events) from None
     except RunTimeout as exc:
         events.emit("timeout", job_id=exc.job_id, tag=tag, seconds=exc.seconds)
