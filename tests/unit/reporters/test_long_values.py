@@ -10,6 +10,7 @@ import pytest
 
 from mcv_pipelines.cli.main import main
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
+from mcv_pipelines.redact import register_secret
 from mcv_pipelines.reporters import REPORTER_NAMES
 from mcv_pipelines.shorten import shorten, shorten_message
 
@@ -78,3 +79,12 @@ def test_every_diagnostic_is_short_whoever_built_it() -> None:
     assert len(d.message) <= 2100
     assert d.hint is not None
     assert len(d.hint) < 100
+
+
+def test_a_long_secret_is_masked_before_it_is_shortened() -> None:
+    secret = "s3cr3t-" + "k" * 150 + "-tail"
+    register_secret(secret)
+    d = Diagnostic("op-option-value", Severity.ERROR, f"option 'url': {secret!r} is not a 'uri'", hint=secret)
+    assert secret[:20] not in d.message
+    assert "'***' is not a 'uri'" in d.message
+    assert d.hint == "***"
