@@ -88,20 +88,18 @@ def test_read_timeout_bounds_each_request_of_mcv_jobs(
     err = capsys.readouterr().err
     assert code == 3, err
     assert elapsed < 5 * 0.5 + 10 + SLACK, f"ran {elapsed:.1f} s"  # five tries with backoff, not 5 x 60 s
-    assert "GET /v2/jobs" in err
-    assert "timed out" in err.lower() or "timeout" in err.lower()
+    assert "GET /v2/jobs: network error: no answer within 0.5 s (--read-timeout, MCV_READ_TIMEOUT)" in err
+    assert "check that the service is up and answering, or raise that limit" in err
 
 
 def test_read_timeout_from_the_environment(
     isolated: Path, silent_service: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("MCV_READ_TIMEOUT", "0.3")
-    monkeypatch.setenv("MCV_CONNECT_TIMEOUT", "0.3")
-    started = time.monotonic()
-    code = main(["batch", str(_pipeline(isolated)), "--glob", "*.nothing", "--as", "x"])
-    capsys.readouterr()
-    assert code in (0, 2, 3)
-    assert time.monotonic() - started < 60
+    code = main(["tasks", "list"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "GET /v2/tasks: network error: no answer within 0.3 s" in err
 
 
 @pytest.mark.parametrize("command", [["run"], ["jobs", "list"], ["jobs", "wait"], ["batch"]])
