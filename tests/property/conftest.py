@@ -15,6 +15,6 @@ _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter
 
 settings.register_profile("default", max_examples=25, deadline=None, suppress_health_check=_SLOW_OK)
 settings.register_profile(
-    "long", max_examples=300, deadline=None, suppress_health_check=_SLOW_OK, database=None, print_blob=True
+    "long", max_examples=500, deadline=None, suppress_health_check=_SLOW_OK, database=None, print_blob=True
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
