@@ -16,7 +16,6 @@ import secrets
 import unicodedata
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import urljoin, urlsplit
@@ -24,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from mcv_pipelines.api.errors import TransferError
+from mcv_pipelines.api.partials import part_path, remove_stale_parts
 from mcv_pipelines.api.retry import RetryPolicy
 
 __all__ = ["CHUNK_SIZE", "MultipartBody", "Progress", "download", "safe_filename", "upload"]
@@ -209,8 +209,8 @@ async def download(
         dest.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TransferError(what, f"cannot create {dest.parent}: {exc.strerror or exc}") from exc
-    _remove_stale_parts(dest)
-    part = dest.with_name(f".{dest.name}.{os.getpid()}-{secrets.token_hex(4)}.part")
+    remove_stale_parts(dest)
+    part = part_path(dest)
     try:
         await _fetch(http, url, part, what, http_timeout, retry, max_resumes, progress)
         os.replace(part, dest)
@@ -221,38 +221,6 @@ async def download(
     finally:
         part.unlink(missing_ok=True)
     return dest
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # it exists, owned by someone else
-        return True
-    return True
-
-
-def _remove_stale_parts(dest: Path) -> None:
-    """Remove the partial files an earlier, killed download of ``dest`` left beside it (issue 14: a
-    batch SIGKILLed mid-download left ``.p026-t.png.6c519865.part`` for good). A part names the process
-    that writes it; one of a process still running is left alone."""
-    pattern = re.compile(rf"\.{re.escape(dest.name)}\.(?:(\d+)-)?[0-9a-f]{{8}}\.part")
-    try:
-        candidates = list(dest.parent.glob(f".{glob_escape(dest.name)}.*.part"))
-    except OSError:
-        return
-    for candidate in candidates:
-        match = pattern.fullmatch(candidate.name)
-        if match is None:
-            continue
-        pid = int(match.group(1)) if match.group(1) else None
-        if pid is not None and _alive(pid):
-            continue
-        try:
-            candidate.unlink(missing_ok=True)
-        except OSError:
-            continue
 
 
 async def _fetch(

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.api.client import ApiClient
@@ -26,6 +25,7 @@ from mcv_pipelines.api.receiver import WebhookReceiver
 from mcv_pipelines.errors import InterruptedRun, McvError
 from mcv_pipelines.pipeline.model import RenderedPipeline
 from mcv_pipelines.redact import register_secret
+from mcv_pipelines.run.deadline import Stage, timed_out
 from mcv_pipelines.run.downloads import check_known_targets, download_all, export_dirs
 from mcv_pipelines.run.events import EventSink
 from mcv_pipelines.run.follow import RunTimeout, follow_job, resume_hint
@@ -77,16 +77,6 @@ async def _receiver(mode: str, options: RunOptions) -> AsyncIterator[WebhookRece
         yield receiver
 
 
-@dataclass
-class _Stage:
-    """Where a run is, for the message when --timeout cuts it short."""
-
-    tag: str
-    doing: str = "preparing the run"
-    job: Job | None = None
-    deadline: float | None = None  # the event loop's time at which --timeout passes
-
-
 async def run_pipeline(
     client: ApiClient, pipeline: RenderedPipeline, options: RunOptions, events: EventSink
 ) -> RunOutcome:
@@ -95,7 +85,7 @@ async def run_pipeline(
     ``options.timeout`` bounds the whole run: creation and its reconciliation by tag, uploads,
     following and downloads (issue 14: three unanswered requests of 60 s each outlasted --timeout 10).
     """
-    stage = _Stage(job_tag(pipeline, options.run_id or new_run_id()))
+    stage = Stage(job_tag(pipeline, options.run_id or new_run_id()))
     if options.timeout is None:
         return await _run(client, pipeline, options, events, stage)
     stage.deadline = asyncio.get_running_loop().time() + options.timeout
@@ -103,34 +93,13 @@ async def run_pipeline(
         async with asyncio.timeout_at(stage.deadline):
             return await _run(client, pipeline, options, events, stage)
     except TimeoutError:
-        exc = _timed_out(client, options, stage)
+        exc = timed_out(client, options, stage)
         events.emit("timeout", job_id=exc.job_id, tag=stage.tag, seconds=exc.seconds)
         raise exc from None
 
 
-def _timed_out(client: ApiClient, options: RunOptions, stage: _Stage) -> RunTimeout:
-    seconds = options.timeout or 0.0
-    waiting = client.in_flight
-    pending = f"; no answer yet to {', '.join(waiting)}" if waiting else ""
-    more = "give it more time with --timeout, or a shorter --read-timeout to fail each request sooner"
-    if stage.job is None:
-        message = (
-            f"--timeout {seconds:g} s passed while {stage.doing}{pending}. Check that the service at "
-            f"{client.base_url} is up and answering (`mcv me` asks it), or {more}. If the job's creation "
-            f"got through, it is tagged {stage.tag!r}: `mcv jobs list --tag {stage.tag}`"
-        )
-        return RunTimeout(None, seconds, message=message)
-    out = str(options.out_dir) if options.out_dir else None
-    message = (
-        f"job {stage.job.id} did not end within {seconds:g} s (--timeout passed while {stage.doing}"
-        f"{pending}); it was left running on the service. Follow it later with: "
-        f"{resume_hint(stage.job.id, out)}, or {more}"
-    )
-    return RunTimeout(stage.job.id, seconds, out, message=message)
-
-
 async def _run(
-    client: ApiClient, pipeline: RenderedPipeline, options: RunOptions, events: EventSink, stage: _Stage
+    client: ApiClient, pipeline: RenderedPipeline, options: RunOptions, events: EventSink, stage: Stage
 ) -> RunOutcome:
     clock = client.retry.clock
     started = clock()
