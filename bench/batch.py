@@ -18,6 +18,7 @@ Prints a table.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import subprocess
@@ -162,9 +163,15 @@ def plain_loop(work: Path, service: LocalService, rows: int) -> tuple[float, int
 
 
 def main() -> None:
-    rows = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    concurrency = int(sys.argv[2]) if len(sys.argv) > 2 else 8
-    limit = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("rows", nargs="?", type=int, default=1000, help="manifest rows (default 1000)")
+    parser.add_argument("concurrency", nargs="?", type=int, default=8, help="rows at once (default 8)")
+    parser.add_argument(
+        "rate_limit", nargs="?", type=int, default=None,
+        help="job creations per minute the service allows (default the service's 500)",
+    )
+    args = parser.parse_args()
+    rows, concurrency, limit = args.rows, args.concurrency, args.rate_limit
     settings = {"rate_limit": limit} if limit else None
     with tempfile.TemporaryDirectory(prefix="mcv-bench-batch-") as tmp:
         work = Path(tmp)

@@ -8,8 +8,8 @@ The peak should stay near the chunk size whatever the file size: nothing holds a
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -77,7 +77,9 @@ async def measure(size: int, workdir: Path) -> list[tuple[str, int, float, int]]
 
 
 def main() -> None:
-    size = int(sys.argv[1]) * 1024 * 1024 if len(sys.argv) > 1 else 256 * 1024 * 1024
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("size_mib", nargs="?", type=int, default=256, help="MiB moved each way (default 256)")
+    size = parser.parse_args().size_mib * 1024 * 1024
     with tempfile.TemporaryDirectory() as tmp:
         rows = asyncio.run(measure(size, Path(tmp)))
     print(f"{'direction':<10} {'MiB':>8} {'seconds':>9} {'MiB/s':>9} {'peak MiB':>9}")

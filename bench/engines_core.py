@@ -7,6 +7,7 @@ and covers what Pillow, zlib and liblzma allocate outside Python's heap.
 
 from __future__ import annotations
 
+import argparse
 import resource
 import statistics
 import tempfile
@@ -55,6 +56,7 @@ def _run_case(
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         photo = [_photo(root / "photo.jpg", (4000, 3000))]

@@ -13,6 +13,7 @@ Prints a table. Target: the runner's peak RSS under 100 MB whatever the file siz
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -130,7 +131,11 @@ def run_curl(work: Path, source: Path, service: LocalService) -> dict[str, float
 
 
 def main() -> None:
-    size = int(sys.argv[1]) * MIB if len(sys.argv) > 1 else 1024 * MIB
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "size_mib", nargs="?", type=int, default=1024, help="file size in MiB (default 1024; ~3x on disk)"
+    )
+    size = parser.parse_args().size_mib * MIB
     if shutil.which("curl") is None:
         raise SystemExit("curl is not installed")
     with tempfile.TemporaryDirectory(prefix="mcv-bench-run-") as tmp:

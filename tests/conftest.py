@@ -1,36 +1,31 @@
 """Shared fixtures.
 
-``require_program`` is how a test says it needs an external program (ffmpeg, LibreOffice, Chromium):
-missing locally, the test is skipped with that reason; with MCV_REQUIRE_ENGINES=1 (set by .ci/run,
-which installs the programs) a missing program fails the test instead, so nothing is skipped in CI.
+``require_engine`` is how a test says it needs a local engine (ffmpeg, LibreOffice, Chromium), or one
+conversion of it: the engine registry is asked what runs here, as the service itself does, so a
+``convert`` on PATH that is not ImageMagick or a writer-only LibreOffice skips the test instead of
+failing it (issue 14). ``require_program`` is for other programs (openssl). Missing locally, the test is
+skipped with the reason; with MCV_REQUIRE_ENGINES=1 (set by .ci/run, which installs the programs) it
+fails instead, so nothing is skipped in CI.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Iterator
 
 import pytest
 
-ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"
-
-
-def _require_program(*names: str) -> str:
-    """Return the path of the first of ``names`` found on PATH, or skip/fail the test."""
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    reason = f"needs {' or '.join(names)} on PATH (install it, or run .ci/run as root)"
-    if ENGINES_REQUIRED:
-        pytest.fail(f"MCV_REQUIRE_ENGINES=1 but the test {reason}")
-    pytest.skip(reason)
+import engine_needs
+from mcv_pipelines.local_service.engines.base import Engine
 
 
 @pytest.fixture
 def require_program() -> Callable[..., str]:
-    return _require_program
+    return engine_needs.require_program
+
+
+@pytest.fixture(name="require_engine")
+def require_engine_fixture() -> Callable[..., Engine]:
+    return engine_needs.require_engine
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from mcv_pipelines.redact import redact
+from mcv_pipelines.shorten import shorten_message
+
 __all__ = ["Diagnostic", "Location", "ManifestCell", "Severity", "has_errors"]
 
 
@@ -59,6 +62,14 @@ class Diagnostic:
     hint: str | None = None
     related: tuple[Location, ...] = field(default=())
     manifest: ManifestCell | None = None
+
+    def __post_init__(self) -> None:
+        # The one place where every message is made short, whoever built it (issue 14: a 15 MB value
+        # quoted whole by a jsonschema message). Secrets are masked first: the head and tail of a long
+        # secret would no longer be recognised as it once shortened.
+        object.__setattr__(self, "message", shorten_message(redact(self.message)))
+        if self.hint is not None:
+            object.__setattr__(self, "hint", shorten_message(redact(self.hint)))
 
     @property
     def is_error(self) -> bool:

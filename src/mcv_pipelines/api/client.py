@@ -10,8 +10,10 @@ service in-process. Upload and download helpers never send the API key.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -61,7 +63,7 @@ class ApiClient(TaskShortcuts):
         self.settings = settings
         self.base_url = settings.base_url.rstrip("/")
         self.sync_url = (settings.sync_url or f"{self.base_url}/sync").rstrip("/")
-        self.timeouts = timeouts or Timeouts()
+        self.timeouts = timeouts or Timeouts.of(settings)
         self.retry = retry or RetryPolicy()
         self.pacer = pacer or Pacer(clock=self.retry.clock, sleep=self.retry.sleep)
         # No default headers: the key is added per API request, so uploads/downloads never carry it.
@@ -87,6 +89,24 @@ class ApiClient(TaskShortcuts):
 
     async def aclose(self) -> None:
         await self.http.aclose()
+
+    @property
+    def in_flight(self) -> tuple[str, ...]:
+        """Requests sent and not answered yet, as ``METHOD URL`` (no query), transfers included; after
+        a cancellation (a deadline), the ones it cut short."""
+        return tuple(dict.fromkeys(self._req.in_flight + self._req.cut_short))
+
+    @contextlib.contextmanager
+    def _transfer(self, method: str, url: str) -> Iterator[None]:
+        waiting = f"{method} {url.split('?', 1)[0]}"
+        self._req.in_flight.append(waiting)
+        try:
+            yield
+        except asyncio.CancelledError:
+            self._req.cut_short.append(waiting)
+            raise
+        finally:
+            self._req.in_flight.remove(waiting)
 
     @property
     def last_rate_limit(self) -> RateLimitInfo | None:
@@ -336,15 +356,16 @@ class ApiClient(TaskShortcuts):
                 name = form.name or form.id
                 raise UsageError(f"task {name} has no upload form (is it an import/upload task?)")
             form = form.result.form
-        return await transfer.upload(
-            self.http,
-            form.url,
-            form.parameters,
-            Path(path),
-            http_timeout=self.timeouts.transfer(),
-            retry=self.retry,
-            progress=progress,
-        )
+        with self._transfer("POST", form.url):
+            return await transfer.upload(
+                self.http,
+                form.url,
+                form.parameters,
+                Path(path),
+                http_timeout=self.timeouts.transfer(),
+                retry=self.retry,
+                progress=progress,
+            )
 
     async def download(
         self,
@@ -355,15 +376,16 @@ class ApiClient(TaskShortcuts):
         progress: transfer.Progress | None = None,
     ) -> Path:
         """Stream ``url`` to ``dest_path`` atomically, resuming a dropped stream with Range."""
-        return await transfer.download(
-            self.http,
-            url,
-            Path(dest_path),
-            http_timeout=self.timeouts.transfer(),
-            retry=self.retry,
-            max_resumes=max_resumes,
-            progress=progress,
-        )
+        with self._transfer("GET", url):
+            return await transfer.download(
+                self.http,
+                url,
+                Path(dest_path),
+                http_timeout=self.timeouts.transfer(),
+                retry=self.retry,
+                max_resumes=max_resumes,
+                progress=progress,
+            )
 
     async def download_file(self, file: File, dest_dir: str | Path) -> Path:
         """Download a result file into ``dest_dir`` under its sanitised name."""

@@ -8,6 +8,7 @@ surely did not reach the service: a refused connection or a 429; any other fault
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import json
 from collections.abc import Mapping
@@ -57,7 +58,16 @@ def _path_of(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, timeout: httpx.Timeout | None = None) -> str:
+    if timeout is not None and isinstance(exc, httpx.TimeoutException):
+        # Say which limit it was and the flag that sets it (issue 14: "ReadTimeout" alone said neither).
+        if isinstance(exc, httpx.ConnectTimeout):
+            return f"could not connect within {timeout.connect:g} s (--connect-timeout, MCV_CONNECT_TIMEOUT)"
+        if isinstance(exc, httpx.ReadTimeout):
+            return f"no answer within {timeout.read:g} s (--read-timeout, MCV_READ_TIMEOUT)"
+        if isinstance(exc, httpx.WriteTimeout):
+            return f"could not send the request within {timeout.write:g} s (--read-timeout, MCV_READ_TIMEOUT)"
+        return f"no free connection within {timeout.pool:g} s"
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -79,6 +89,10 @@ class Requester:
         self.retry = retry
         self.pacer = pacer
         self.timeout = timeout
+        # Requests sent and not yet answered ("POST http://host/v2/jobs"), so that a command cut short
+        # by its --timeout can say what it was waiting for.
+        self.in_flight: list[str] = []
+        self.cut_short: list[str] = []  # those given up on when the caller was cancelled (its deadline)
 
     def _headers(self, has_body: bool) -> dict[str, str]:
         headers = {"Accept": "application/json", "User-Agent": _USER_AGENT}
@@ -106,19 +120,27 @@ class Requester:
         path = _path_of(url)
         while True:
             await self.pacer.acquire()
+            waiting = f"{method} {url.split('?', 1)[0]}"
+            self.in_flight.append(waiting)
             try:
-                answer = await self._send(method, url, params, content, http_timeout or self.timeout)
+                limits = http_timeout or self.timeout
+                answer = await self._send(method, url, params, content, limits)
+            except asyncio.CancelledError:
+                self.cut_short.append(waiting)
+                raise
             except _NOT_SENT as exc:
-                error: Exception = NetworkError(method, path, _describe(exc))
+                error: Exception = NetworkError(
+                    method, path, _describe(exc, limits), timed_out=isinstance(exc, httpx.TimeoutException)
+                )
                 error.__cause__ = exc
                 retryable = kind is not Kind.WAIT  # the sync wait repeats itself, up to its deadline
             except _TooBig as exc:
                 raise BadResponse(method, path, str(exc)) from exc
             except _NETWORK as exc:
                 if kind is Kind.CREATE:
-                    raise OutcomeUnknown(method, path, _describe(exc)) from exc
+                    raise OutcomeUnknown(method, path, _describe(exc, limits)) from exc
                 error = NetworkError(
-                    method, path, _describe(exc), timed_out=isinstance(exc, httpx.TimeoutException)
+                    method, path, _describe(exc, limits), timed_out=isinstance(exc, httpx.TimeoutException)
                 )
                 error.__cause__ = exc
                 retryable = kind is Kind.IDEMPOTENT
@@ -147,6 +169,8 @@ class Requester:
                 if kind is Kind.CREATE:
                     raise OutcomeUnknown(method, path, f"HTTP {answer.status} after the request was sent")
                 retryable = kind is Kind.IDEMPOTENT
+            finally:
+                self.in_flight.remove(waiting)
             faults += 1
             elapsed = self.retry.clock() - first
             if not retryable or faults >= self.retry.attempts or elapsed >= self.retry.max_elapsed:

@@ -1,7 +1,8 @@
 """Where the service is and how to authenticate: the one module that knows host names.
 
 Each value comes from the first of: explicit arguments (command-line flags), the environment
-(``MCV_API_KEY``, ``MCV_BASE_URL``, ``MCV_SYNC_URL``, ``MCV_REGION``, ``MCV_SANDBOX``), a profile in a
+(``MCV_API_KEY``, ``MCV_BASE_URL``, ``MCV_SYNC_URL``, ``MCV_REGION``, ``MCV_SANDBOX``,
+``MCV_CONNECT_TIMEOUT``, ``MCV_READ_TIMEOUT``), a profile in a
 TOML file (``[NAME]`` tables in ``<user config dir>/mcv-pipelines/config.toml``, or the file named by
 ``MCV_CONFIG``; the profile is ``--profile NAME``, else ``MCV_PROFILE``, else ``default``).
 
@@ -15,6 +16,8 @@ service. A base URL given without a sync URL gets ``<base>/sync``, the local ser
 
     [local]
     base_url = "http://127.0.0.1:8080"
+    connect_timeout = 5      # seconds to open a connection (default 10)
+    read_timeout = 30        # seconds to wait for the next bytes of an answer (default 60; 120 transfers)
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ PUBLIC_SANDBOX_SYNC_URL = "https://sync.api.sandbox.cloudconvert.com"
 REGIONS = ("eu-central", "us-east")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
-_KEYS = ("api_key", "base_url", "sync_url", "region", "sandbox")
+_KEYS = ("api_key", "base_url", "sync_url", "region", "sandbox", "connect_timeout", "read_timeout")
 
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -98,6 +101,18 @@ def _load_profile(path: Path, name: str, explicit: bool) -> dict[str, Any]:
     return table
 
 
+def _seconds(value: Any, source: str) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if isinstance(value, bool) or not seconds > 0 or seconds == float("inf"):
+        raise UsageError(f"{source}: expected a positive number of seconds, got {value!r}")
+    return seconds
+
+
 def _url(value: str | None, source: str) -> str | None:
     if value is None or not str(value).strip():
         return None
@@ -117,6 +132,8 @@ class Settings:
     region: str | None = None
     sandbox: bool = False
     profile: str | None = None
+    connect_timeout: float | None = None  # None: the client's default (api.timeouts.Timeouts)
+    read_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if self.api_key:
@@ -126,7 +143,8 @@ class Settings:
         key = "***" if self.api_key else None
         return (
             f"Settings(base_url={self.base_url!r}, sync_url={self.sync_url!r}, api_key={key}, "
-            f"region={self.region!r}, sandbox={self.sandbox!r}, profile={self.profile!r})"
+            f"region={self.region!r}, sandbox={self.sandbox!r}, profile={self.profile!r}, "
+            f"connect_timeout={self.connect_timeout!r}, read_timeout={self.read_timeout!r})"
         )
 
     __str__ = __repr__
@@ -146,6 +164,8 @@ class Settings:
         region: str | None = None,
         sandbox: bool | None = None,
         profile: str | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
         env: Mapping[str, str] | None = None,
     ) -> Settings:
         """Combine arguments > environment > profile file, then fill the public hosts if needed."""
@@ -166,6 +186,8 @@ class Settings:
         sync, sync_src = pick(sync_url, "MCV_SYNC_URL", "sync_url")
         reg, _ = pick(region, "MCV_REGION", "region")
         sbx, sbx_src = pick(sandbox, "MCV_SANDBOX", "sandbox")
+        connect, connect_src = pick(connect_timeout, "MCV_CONNECT_TIMEOUT", "connect_timeout")
+        read, read_src = pick(read_timeout, "MCV_READ_TIMEOUT", "read_timeout")
         if key is not None and not isinstance(key, str):
             raise UsageError(f"{where}: api_key must be a string")
         if key:
@@ -177,6 +199,8 @@ class Settings:
             region=str(reg).strip() or None if reg is not None else None,
             sandbox=_flag(sbx, sbx_src) if sbx is not None else False,
             profile=name if table else None,
+            connect_timeout=_seconds(connect, connect_src),
+            read_timeout=_seconds(read, read_src),
         )
 
     @classmethod
@@ -189,6 +213,8 @@ class Settings:
         region: str | None = None,
         sandbox: bool = False,
         profile: str | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
     ) -> Settings:
         """Fill the hosts that were not given; the public instance only when a key comes alone."""
         if base_url is None and api_key:
@@ -203,6 +229,8 @@ class Settings:
             region=region,
             sandbox=sandbox,
             profile=profile,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
         )
 
 

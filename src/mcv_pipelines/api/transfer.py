@@ -23,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from mcv_pipelines.api.errors import TransferError
+from mcv_pipelines.api.partials import part_path, remove_stale_parts
 from mcv_pipelines.api.retry import RetryPolicy
 
 __all__ = ["CHUNK_SIZE", "MultipartBody", "Progress", "download", "safe_filename", "upload"]
@@ -208,7 +209,8 @@ async def download(
         dest.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TransferError(what, f"cannot create {dest.parent}: {exc.strerror or exc}") from exc
-    part = dest.with_name(f".{dest.name}.{secrets.token_hex(4)}.part")
+    remove_stale_parts(dest)
+    part = part_path(dest)
     try:
         await _fetch(http, url, part, what, http_timeout, retry, max_resumes, progress)
         os.replace(part, dest)

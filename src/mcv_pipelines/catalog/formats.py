@@ -38,7 +38,9 @@ _LISTING_OUTPUT = {"command": "any"}
 
 def normalise_format(fmt: str) -> str:
     """``.JPEG`` -> ``jpg``: lowercase, no leading dot, the listing's spelling."""
-    fmt = fmt.strip().lstrip(".").lower()
+    # Dots and spaces in any order at the start (" .tif"): a snapshot's formats must come out the same
+    # when normalised again, or it would not read back as written.
+    fmt = fmt.lstrip(". \t\r\n\f\v").rstrip().lower()
     return _ALIASES.get(fmt, fmt)
 
 

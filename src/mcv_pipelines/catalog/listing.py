@@ -10,6 +10,7 @@ it by order (the first non-deprecated engine listed for the formats), which sort
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import pairwise
@@ -126,8 +127,14 @@ def _descriptor(raw: Any, source: str, where: str) -> dict[str, Any]:
         raise _bad(source, where, f"descriptor without {', '.join(missing)}")
     where = f"{where} ({raw['operation']} {raw['input_format']} -> {raw['output_format']})"
     credits = raw.get("credits")
-    if credits is not None and (isinstance(credits, bool) or not isinstance(credits, int | float)):
+    if credits is not None and (
+        isinstance(credits, bool) or not isinstance(credits, int | float) or not math.isfinite(credits)
+    ):
         raise _bad(source, where, f"'credits' must be a number, not {credits!r}")
+    formats = {k: normalise_format(raw[k]) for k in ("input_format", "output_format")}
+    empty = [k for k, v in formats.items() if not v]
+    if empty:  # " " or "." is no format, and would be refused once the snapshot is read back
+        raise _bad(source, where, f"{' and '.join(empty)} names no format: {raw[empty[0]]!r}")
     options_raw = raw.get("options")
     if options_raw is not None and not isinstance(options_raw, list):
         raise _bad(source, where, "'options' must be a list")
@@ -146,8 +153,8 @@ def _descriptor(raw: Any, source: str, where: str) -> dict[str, Any]:
     explicit_default = raw.get("default")
     return {
         "operation": raw["operation"],
-        "input_format": normalise_format(raw["input_format"]),
-        "output_format": normalise_format(raw["output_format"]),
+        "input_format": formats["input_format"],
+        "output_format": formats["output_format"],
         "engine": raw["engine"],
         "credits": int(credits) if credits is not None else None,
         "options": options,

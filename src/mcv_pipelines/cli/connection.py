@@ -13,11 +13,13 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.settings import Settings, config_path
+from mcv_pipelines.api.timeouts import Timeouts
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact
 from mcv_pipelines.run.embedded import embedded_service
@@ -25,11 +27,13 @@ from mcv_pipelines.run.embedded import embedded_service
 __all__ = [
     "CLIENT_FACTORY",
     "add_connection_options",
+    "add_timeout_options",
     "emit",
     "emit_json",
     "resolve_settings",
     "run_with_client",
     "settings_from_args",
+    "with_timeouts",
 ]
 
 CLIENT_FACTORY: Callable[[Settings], ApiClient] = ApiClient
@@ -59,7 +63,33 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="data of the embedded local service, used when no service is configured (MCV_DATA_DIR)",
     )
+    add_timeout_options(group)
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def add_timeout_options(group: Any) -> None:
+    """--connect-timeout and --read-timeout: every request to the service is bounded by both."""
+    defaults = Timeouts()
+    group.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="SECONDS",
+        help=f"longest wait to open a connection to the service (default {defaults.connect:g}; "
+        "MCV_CONNECT_TIMEOUT, or connect_timeout in the profile)",
+    )
+    group.add_argument(
+        "--read-timeout",
+        type=float,
+        metavar="SECONDS",
+        help=f"longest wait for the next bytes of an answer (default {defaults.read:g} for API requests, "
+        f"{defaults.transfer_read:g} for uploads and downloads; the blocking job wait allows "
+        f"{defaults.sync_read:g}; MCV_READ_TIMEOUT, or read_timeout in the profile)",
+    )
+
+
+def with_timeouts(chosen: Settings, given: Settings) -> Settings:
+    """``chosen`` (the embedded service's settings) with the timeouts the user gave."""
+    return replace(chosen, connect_timeout=given.connect_timeout, read_timeout=given.read_timeout)
 
 
 def resolve_settings(args: argparse.Namespace) -> Settings:
@@ -76,6 +106,8 @@ def resolve_settings(args: argparse.Namespace) -> Settings:
         region=args.region,
         sandbox=args.sandbox,
         profile=args.profile,
+        connect_timeout=getattr(args, "connect_timeout", None),
+        read_timeout=getattr(args, "read_timeout", None),
     )
 
 
@@ -108,7 +140,7 @@ def run_with_client(args: argparse.Namespace, action: Callable[[ApiClient], Awai
     if settings.is_configured:
         return run(settings)
     with embedded_service(getattr(args, "data_dir", None)) as embedded:
-        return run(embedded.settings)
+        return run(with_timeouts(embedded.settings, settings))
 
 
 def emit(text: str) -> None:

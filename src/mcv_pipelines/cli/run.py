@@ -172,7 +172,7 @@ def service_for(args: argparse.Namespace) -> Iterator[tuple[Settings, bool]]:
                 f"(data: {embedded.data_dir}; set MCV_API_KEY or MCV_BASE_URL for another service)",
                 file=sys.stderr,
             )
-            yield embedded.settings, True
+            yield connection.with_timeouts(embedded.settings, settings), True
         return
     yield settings, False
 

@@ -80,7 +80,8 @@ def register(subparsers: Any) -> None:
         "--faults",
         default=None,
         help='fault injection for tests, e.g. "429=0.1,503=0.05,drop=0.02,delay=0.2:0.5,seed=7"; '
-        "drop_after=share loses POST answers after the request was carried out",
+        "drop_after=share loses POST answers after the request was carried out; files_delay=seconds "
+        "slows each chunk of a download",
     )
     parser.add_argument(
         "--public-url",

@@ -7,7 +7,9 @@ service carry the request out and then breaks the connection instead of answerin
 case a client must not resolve by sending a creating POST again.
 
 Only API paths (/v2, /sync/v2) are affected: upload forms and download links stay reliable, so a
-test measures the client's handling of API faults.
+test measures the client's handling of API faults. ``files_delay=SECONDS`` slows download links
+(/files) down instead: each chunk of a file's body waits that long, so a test can stop a client in the
+middle of a download.
 """
 
 from __future__ import annotations
@@ -34,13 +36,14 @@ class Faults:
     delay_seconds: float = 0.0
     seed: int = 0
     drop_after: float = 0.0  # POST answers lost after the request was carried out
+    files_delay: float = 0.0  # seconds before each body chunk of a /files answer
 
 
 def parse_faults(spec: str) -> Faults:
     """Parse ``"429=0.1,503=0.05,drop=0.02,drop_after=0.1,delay=0.2:0.5,seed=7"``; ValueError names a
     bad part."""
     statuses: dict[int, float] = {}
-    drop = drop_after = delay_share = delay_seconds = 0.0
+    drop = drop_after = delay_share = delay_seconds = files_delay = 0.0
     seed = 0
     for part in filter(None, (p.strip() for p in spec.split(","))):
         name, _, value = part.partition("=")
@@ -54,6 +57,8 @@ def parse_faults(spec: str) -> Faults:
             elif name == "delay":
                 share, _, seconds = value.partition(":")
                 delay_share, delay_seconds = float(share), float(seconds or 1.0)
+            elif name == "files_delay":
+                files_delay = float(value)
             elif name == "seed":
                 seed = int(value)
             else:
@@ -61,11 +66,11 @@ def parse_faults(spec: str) -> Faults:
         except ValueError:
             raise ValueError(
                 f"bad fault {part!r}: use 429|500|502|503|504=share, drop=share, drop_after=share, "
-                "delay=share:seconds, seed=N"
+                "delay=share:seconds, files_delay=seconds, seed=N"
             ) from None
     if sum(statuses.values()) + drop + drop_after > 1:
         raise ValueError("the fault shares add up to more than 1")
-    return Faults(statuses, drop, delay_share, delay_seconds, seed, drop_after)
+    return Faults(statuses, drop, delay_share, delay_seconds, seed, drop_after, files_delay)
 
 
 class InjectedDrop(ConnectionAbortedError):
@@ -91,6 +96,9 @@ class FaultInjector:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
+        if scope["type"] == "http" and self.faults.files_delay and path.startswith("/files"):
+            await self.app(scope, receive, self._slowed(send))
+            return
         if scope["type"] != "http" or not (path.startswith("/v2") or path.startswith("/sync/v2")):
             await self.app(scope, receive, send)
             return
@@ -111,6 +119,15 @@ class FaultInjector:
             await self.app(scope, receive, _discard)  # carried out; its answer never leaves
             await _break_off(send)
         await self.app(scope, receive, send)
+
+
+    def _slowed(self, send: Send) -> Send:
+        async def slow(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                await asyncio.sleep(self.faults.files_delay)
+            await send(message)
+
+        return slow
 
 
 _QUIET = _QuietDrops()

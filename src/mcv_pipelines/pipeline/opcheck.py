@@ -145,7 +145,10 @@ class OperationSchemas:
                 found.extend(translate(error))
             if operation.startswith("import/"):  # an import's `input` is reported once, by the graph check
                 found = [r for r in found if not (r.rule == "op-unknown-option" and r.path == ("input",))]
-        found.extend(embedded_size(operation, body))
+        too_large = embedded_size(operation, body)
+        if too_large:  # the size is said once, in MB, not again as the schema's maxLength
+            found = [r for r in found if not (r.path == ("file",) and r.message.endswith("is too long"))]
+        found.extend(too_large)
         result = tuple(found)
         if len(self._results) >= _CACHE_LIMIT:
             self._results.clear()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mcv_pipelines.diagnostics import Diagnostic, Location
 from mcv_pipelines.reporters.summary import summary
+from mcv_pipelines.shorten import shorten_line
 
 __all__ = ["report", "source_line"]
 
@@ -35,8 +36,9 @@ def _one(diagnostic: Diagnostic) -> list[str]:
         if line is not None:
             number = str(diagnostic.location.line)
             gutter = " " * len(number)
+            line, column = shorten_line(line, diagnostic.location.column)
             # keep tabs so the caret lands under the right character
-            pad = "".join(c if c == "\t" else " " for c in line[: diagnostic.location.column - 1])
+            pad = "".join(c if c == "\t" else " " for c in line[: column - 1])
             out += [f" {gutter} |", f" {number} | {line}", f" {gutter} | {pad}^"]
     if diagnostic.hint:
         out.append(f"  = hint: {diagnostic.hint}")

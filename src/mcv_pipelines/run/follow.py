@@ -31,12 +31,15 @@ def resume_hint(job_id: str, download_dir: str | None = None) -> str:
 class RunTimeout(ServiceTrouble):
     """The run's --timeout passed before the job ended; the job keeps running."""
 
-    def __init__(self, job_id: str, seconds: float, download_dir: str | None = None) -> None:
+    def __init__(
+        self, job_id: str | None, seconds: float, download_dir: str | None = None, message: str | None = None
+    ) -> None:
         self.job_id = job_id
         self.seconds = seconds
         super().__init__(
-            f"job {job_id} did not end within {seconds:g} s; it was left running on the service. "
-            f"Follow it later with: {resume_hint(job_id, download_dir)}"
+            message
+            or f"job {job_id} did not end within {seconds:g} s; it was left running on the service. "
+            f"Follow it later with: {resume_hint(job_id or 'JOB_ID', download_dir)}"
         )
 
 

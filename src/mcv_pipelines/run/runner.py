@@ -25,6 +25,7 @@ from mcv_pipelines.api.receiver import WebhookReceiver
 from mcv_pipelines.errors import InterruptedRun, McvError
 from mcv_pipelines.pipeline.model import RenderedPipeline
 from mcv_pipelines.redact import register_secret
+from mcv_pipelines.run.deadline import Stage, timed_out
 from mcv_pipelines.run.downloads import check_known_targets, download_all, export_dirs
 from mcv_pipelines.run.events import EventSink
 from mcv_pipelines.run.follow import RunTimeout, follow_job, resume_hint
@@ -79,12 +80,32 @@ async def _receiver(mode: str, options: RunOptions) -> AsyncIterator[WebhookRece
 async def run_pipeline(
     client: ApiClient, pipeline: RenderedPipeline, options: RunOptions, events: EventSink
 ) -> RunOutcome:
-    """Run ``pipeline`` (already checked) on the service behind ``client``; see the module docstring."""
+    """Run ``pipeline`` (already checked) on the service behind ``client``; see the module docstring.
+
+    ``options.timeout`` bounds the whole run: creation and its reconciliation by tag, uploads,
+    following and downloads (issue 14: three unanswered requests of 60 s each outlasted --timeout 10).
+    """
+    stage = Stage(job_tag(pipeline, options.run_id or new_run_id()))
+    if options.timeout is None:
+        return await _run(client, pipeline, options, events, stage)
+    stage.deadline = asyncio.get_running_loop().time() + options.timeout
+    try:
+        async with asyncio.timeout_at(stage.deadline):
+            return await _run(client, pipeline, options, events, stage)
+    except TimeoutError:
+        exc = timed_out(client, options, stage)
+        events.emit("timeout", job_id=exc.job_id, tag=stage.tag, seconds=exc.seconds)
+        raise exc from None
+
+
+async def _run(
+    client: ApiClient, pipeline: RenderedPipeline, options: RunOptions, events: EventSink, stage: Stage
+) -> RunOutcome:
     clock = client.retry.clock
     started = clock()
     uploads = preflight(pipeline, options)
     dirs = export_dirs(pipeline, options)
-    tag = job_tag(pipeline, options.run_id or new_run_id())
+    tag = stage.tag
     mode = "sync" if options.wait == "auto" else options.wait
     tracker = TaskTracker(events)
     job: Job | None = None
@@ -97,6 +118,7 @@ async def run_pipeline(
                 if options.webhook_secret and options.declare_webhook_secret:
                     register_secret(options.webhook_secret)
                     extra["webhook_signing_secret"] = options.webhook_secret
+            stage.doing = "creating the job"
             job = await submit_job(
                 client,
                 pipeline,
@@ -106,15 +128,19 @@ async def run_pipeline(
                 ignore_error=True if options.keep_going else None,
                 extra=extra,
             )
+            stage.job = job
             tracker.observe(job)
             deadline = None if options.timeout is None else started + options.timeout
+            stage.doing = f"uploading {len(uploads)} file(s) for job {job.id}"
             uploaded = await upload_all(client, job, uploads, events, concurrency=options.upload_concurrency)
+            stage.doing = f"waiting for job {job.id} to end"
             job = await follow_job(
                 client, job, options, tracker, mode=mode, deadline=deadline, receiver=receiver
             )
         failures = failures_of(job, pipeline)
         files = []
         if job.status == "finished" or options.keep_going:
+            stage.doing = f"downloading the files of job {job.id}"
             files = await download_all(
                 client,
                 job,
@@ -125,6 +151,9 @@ async def run_pipeline(
                 max_resumes=options.download_resumes,
             )
     except asyncio.CancelledError:
+        loop = asyncio.get_running_loop()
+        if stage.deadline is not None and loop.time() >= stage.deadline:
+            raise  # --timeout passed (run_pipeline says so), not Ctrl-C
         raise await _interrupted(client, job, tag, options, events) from None
     except RunTimeout as exc:
         events.emit("timeout", job_id=exc.job_id, tag=tag, seconds=exc.seconds)

@@ -10,7 +10,9 @@ import httpx
 import pytest
 from engine_job_helpers import b64_import, run_job, task_named
 
-RequireProgram = Callable[..., str]
+from mcv_pipelines.local_service.engines.base import Engine
+
+RequireEngine = Callable[..., Engine]
 
 
 def assert_failed_clearly(client: httpx.Client, tasks: dict[str, object], failing: str) -> dict[str, object]:
@@ -33,9 +35,9 @@ def assert_failed_clearly(client: httpx.Client, tasks: dict[str, object], failin
 
 
 def test_truncated_mp4(
-    require_program: RequireProgram, client: httpx.Client, clip: Path, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, clip: Path, tmp_path: Path
 ) -> None:
-    require_program("ffmpeg")
+    require_engine("ffmpeg")
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(clip.read_bytes()[: clip.stat().st_size // 3])
     task = assert_failed_clearly(
@@ -49,8 +51,8 @@ def test_truncated_mp4(
     assert "broken.mp4" in str(task["message"]) or "input" in str(task["message"]).lower(), task
 
 
-def test_garbage_docx(require_program: RequireProgram, client: httpx.Client, tmp_path: Path) -> None:
-    require_program("soffice", "libreoffice")
+def test_garbage_docx(require_engine: RequireEngine, client: httpx.Client, tmp_path: Path) -> None:
+    require_engine("libreoffice", "convert", "docx", "pdf")
     garbage = tmp_path / "report.docx"
     garbage.write_bytes(b"PK\x03\x04 this is not really a word document" * 20)
     assert_failed_clearly(
@@ -67,12 +69,12 @@ def closed_port() -> int:
 
 
 def test_url_on_a_closed_port_for_import_and_capture(
-    require_program: RequireProgram, client: httpx.Client
+    require_engine: RequireEngine, client: httpx.Client
 ) -> None:
     url = f"http://127.0.0.1:{closed_port()}/nothing.html"
     task = assert_failed_clearly(client, {"fetch": {"operation": "import/url", "url": url}}, "fetch")
     assert "127.0.0.1" in str(task["message"]), task
-    require_program("chromium", "chromium-browser", "google-chrome")
+    require_engine("chromium")
     task = assert_failed_clearly(
         client, {"shot": {"operation": "capture-website", "url": url, "output_format": "png"}}, "shot"
     )
@@ -81,11 +83,9 @@ def test_url_on_a_closed_port_for_import_and_capture(
 
 @pytest.mark.parametrize("engine", ["ghostscript", "qpdf", "pypdf"])
 def test_damaged_pdf_is_refused_by_every_optimizer(
-    require_program: RequireProgram, client: httpx.Client, tmp_path: Path, engine: str
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path, engine: str
 ) -> None:
-    program = {"ghostscript": "gs", "qpdf": "qpdf"}.get(engine)
-    if program:
-        require_program(program)
+    require_engine(engine)
     damaged = tmp_path / "damaged.pdf"
     damaged.write_bytes(b"%PDF-1.4 nothing of a document follows" * 10)
     optimize = {"operation": "optimize", "input": "pdf", "engine": engine}

@@ -15,7 +15,9 @@ from engine_job_helpers import ASSETS, b64_import, download_all, run_job
 from PIL import Image
 from pypdf import PdfReader
 
-RequireProgram = Callable[..., str]
+from mcv_pipelines.local_service.engines.base import Engine
+
+RequireEngine = Callable[..., Engine]
 
 PAGE = """<!doctype html><html><head><title>Capture me</title>
 <style>body{background:#1d4ed8;color:#fff;font:32px sans-serif;margin:40px}</style></head>
@@ -40,9 +42,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_ghostscript_optimize_web(
-    require_program: RequireProgram, client: httpx.Client, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
-    require_program("gs")
+    require_engine("ghostscript")
     job = run_job(
         client,
         {
@@ -62,9 +64,9 @@ def test_ghostscript_optimize_web(
 
 
 def test_pdftoppm_makes_one_png_per_page(
-    require_program: RequireProgram, client: httpx.Client, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
-    require_program("pdftoppm")
+    require_engine("poppler")
     job = run_job(
         client,
         {
@@ -85,9 +87,10 @@ def test_pdftoppm_makes_one_png_per_page(
 
 
 def test_office_documents_to_pdf(
-    require_program: RequireProgram, client: httpx.Client, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
-    require_program("soffice", "libreoffice")
+    for source in ("docx", "txt", "csv"):
+        require_engine("libreoffice", "convert", source, "pdf")
     sources = tmp_path / "src"
     sources.mkdir()
     (sources / "notes.txt").write_text("Plain text notes\nsecond line\n")
@@ -115,9 +118,9 @@ def test_office_documents_to_pdf(
 
 
 def test_capture_website_png_and_pdf(
-    require_program: RequireProgram, client: httpx.Client, site: str, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, site: str, tmp_path: Path
 ) -> None:
-    require_program("chromium", "chromium-browser", "google-chrome")
+    require_engine("chromium")
     job = run_job(
         client,
         {
@@ -143,9 +146,9 @@ def test_capture_website_png_and_pdf(
 
 
 def test_format_names_as_users_write_them(
-    require_program: RequireProgram, client: httpx.Client, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
-    require_program("pdftoppm")
+    require_engine("poppler")
     job = run_job(
         client,
         {

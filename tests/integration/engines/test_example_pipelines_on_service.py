@@ -26,12 +26,13 @@ from pypdf import PdfReader
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.models import Job
 from mcv_pipelines.api.settings import Settings
+from mcv_pipelines.local_service.engines.base import Engine
 from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.pipeline.check import check_pipeline
 
 ROOT = ASSETS.parent.parent
 PIPELINES = ROOT / "pipelines"
-RequireProgram = Callable[..., str]
+RequireEngine = Callable[..., Engine]
 Outputs = dict[str, Path]
 
 # Real values for every pipeline (what a user passes with -p), and the programs each one needs.
@@ -53,12 +54,13 @@ VALUES: dict[str, dict[str, Any]] = {
     "video-poster": {"video": "pipelines/assets/clip.mp4", "poster_at": "00:00:01.5"},
     "website-capture": {"name": "loopback"},  # url: the loopback page, set in the test
 }
-PROGRAMS: dict[str, tuple[str, ...]] = {
+# What each example needs beyond the core engines: (engine, operation, input format, output format).
+ENGINES: dict[str, tuple[str, ...]] = {
     "audio-command": ("ffmpeg",),
     "video-poster": ("ffmpeg",),
-    "office-to-pdf": ("soffice", "libreoffice"),
-    "office-to-pdf-merge": ("soffice", "libreoffice"),
-    "website-capture": ("chromium", "chromium-browser", "google-chrome"),
+    "office-to-pdf": ("libreoffice", "convert", "docx", "pdf"),
+    "office-to-pdf-merge": ("libreoffice", "convert", "docx", "pdf"),
+    "website-capture": ("chromium",),
 }
 ENVIRON = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLEEXAMPLE", "AWS_SECRET_ACCESS_KEY": "not-a-real-secret-0123"}
 
@@ -193,10 +195,10 @@ def check_outputs(name: str, job: Job, out: Outputs) -> None:
 
 @pytest.mark.parametrize("name", sorted(VALUES))
 async def test_example_pipeline_runs_on_the_local_service(
-    name: str, service: LocalService, require_program: RequireProgram, page_url: str, tmp_path: Path
+    name: str, service: LocalService, require_engine: RequireEngine, page_url: str, tmp_path: Path
 ) -> None:
-    if name in PROGRAMS:
-        require_program(*PROGRAMS[name])
+    if name in ENGINES:
+        require_engine(*ENGINES[name])
     values = dict(VALUES[name])
     if name == "website-capture":
         values["url"] = page_url

@@ -15,7 +15,9 @@ import pytest
 from engine_job_helpers import ASSETS, b64_import, download_all, run_job, task_named
 from PIL import Image
 
-RequireProgram = Callable[..., str]
+from mcv_pipelines.local_service.engines.base import Engine
+
+RequireEngine = Callable[..., Engine]
 
 
 def probe(path: Path) -> dict[str, Any]:
@@ -34,9 +36,9 @@ def codecs(info: dict[str, Any]) -> dict[str, str]:
 
 
 def test_audio_and_video_conversions(
-    require_program: RequireProgram, client: httpx.Client, clip: Path, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, clip: Path, tmp_path: Path
 ) -> None:
-    require_program("ffmpeg")
+    require_engine("ffmpeg")
     job = run_job(
         client,
         {
@@ -60,9 +62,9 @@ def test_audio_and_video_conversions(
 
 
 def test_video_thumbnail_at_a_timestamp_and_ffprobe_metadata(
-    require_program: RequireProgram, client: httpx.Client, clip: Path, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, clip: Path, tmp_path: Path
 ) -> None:
-    require_program("ffmpeg", "ffprobe")
+    require_engine("ffmpeg")
     job = run_job(
         client,
         {
@@ -95,9 +97,9 @@ def test_video_thumbnail_at_a_timestamp_and_ffprobe_metadata(
 
 
 def test_ffmpeg_command_with_mapped_paths_and_captured_output(
-    require_program: RequireProgram, client: httpx.Client, clip: Path, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, clip: Path, tmp_path: Path
 ) -> None:
-    require_program("ffmpeg")
+    require_engine("ffmpeg")
     job = run_job(
         client,
         {
@@ -122,9 +124,9 @@ def test_ffmpeg_command_with_mapped_paths_and_captured_output(
 
 
 def test_imagemagick_command_converts(
-    require_program: RequireProgram, client: httpx.Client, tmp_path: Path
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
-    require_program("convert", "magick")
+    require_engine("imagemagick")
     job = run_job(
         client,
         {
@@ -142,9 +144,9 @@ def test_imagemagick_command_converts(
 
 
 def test_commands_reaching_outside_fail_the_task_and_the_service_goes_on(
-    require_program: RequireProgram, client: httpx.Client, clip: Path
+    require_engine: RequireEngine, client: httpx.Client, clip: Path
 ) -> None:
-    require_program("ffmpeg")
+    require_engine("ffmpeg")
     attempts = {
         "passwd": {
             "engine": "ffmpeg", "command": "ffmpeg",
@@ -166,9 +168,9 @@ def test_commands_reaching_outside_fail_the_task_and_the_service_goes_on(
 
 
 def test_a_failing_command_says_why_without_the_banner(
-    require_program: RequireProgram, client: httpx.Client, clip: Path
+    require_engine: RequireEngine, client: httpx.Client, clip: Path
 ) -> None:
-    require_program("ffmpeg")
+    require_engine("ffmpeg")
     tasks = {
         "clip": b64_import(clip),
         "cut": {
@@ -184,9 +186,9 @@ def test_a_failing_command_says_why_without_the_banner(
 
 
 def test_a_timed_out_encode_is_a_timeout_and_no_crash(
-    require_program: RequireProgram, client: httpx.Client, clip: Path, caplog: pytest.LogCaptureFixture
+    require_engine: RequireEngine, client: httpx.Client, clip: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    require_program("ffmpeg")
+    require_engine("ffmpeg")
     slow = {
         "operation": "convert", "input": "clip", "output_format": "webm", "video_codec": "av1",
         "preset": "veryslow", "width": 1920, "timeout": 1,

@@ -15,7 +15,9 @@ from pypdf import PdfReader
 from run_helpers import asset, pipeline
 
 from mcv_pipelines.cli.main import main
+from mcv_pipelines.local_service.engines.base import Engine
 
+RequireEngine = Callable[..., Engine]
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(["run", *argv, "--progress", "plain"])
@@ -92,9 +94,9 @@ def test_archive_renditions_members(
 
 
 def test_audio_command_with_ffmpeg(
-    isolated: Path, capsys: pytest.CaptureFixture[str], require_program: Callable[..., str]
+    isolated: Path, capsys: pytest.CaptureFixture[str], require_engine: RequireEngine
 ) -> None:
-    require_program("ffmpeg")
+    require_engine("ffmpeg")
     code, _, err = run(capsys, pipeline("audio-command"), "-p", f"audio={asset('tone.wav')}")
     assert code == 0, err
     folder = isolated / "out" / "audio-command"
@@ -105,9 +107,9 @@ def test_audio_command_with_ffmpeg(
 
 
 def test_office_to_pdf_with_libreoffice(
-    isolated: Path, capsys: pytest.CaptureFixture[str], require_program: Callable[..., str]
+    isolated: Path, capsys: pytest.CaptureFixture[str], require_engine: RequireEngine
 ) -> None:
-    require_program("soffice", "libreoffice")
+    require_engine("libreoffice", "convert", "docx", "pdf")
     code, _, err = run(
         capsys,
         pipeline("office-to-pdf"),

@@ -248,3 +248,21 @@ async def test_download_file_uses_sanitised_name(make_client, tmp_path: Path) ->
     dest = await client.download_file(File(filename="../../x.txt", url="http://127.0.0.1:9999/f"), tmp_path)
     assert dest == tmp_path / "x.txt"
     assert dest.read_bytes() == b"ok"
+
+
+async def test_download_removes_parts_of_killed_attempts_but_not_of_running_ones(
+    make_client, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = 2**22 + 17  # above the default pid_max: no process has it
+    (out / ".p026-t.png.6c519865.part").write_bytes(b"old")  # the leftover (no pid)
+    (out / f".p026-t.png.{dead}-0badf00d.part").write_bytes(b"killed")
+    running = out / f".p026-t.png.{os.getpid()}-feedbeef.part"  # this process, downloading it now
+    running.write_bytes(b"live")
+    (out / ".other.png.6c519865.part").write_bytes(b"another file's")
+    client = make_client(lambda request: httpx.Response(200, content=b"png"))
+    await client.download("http://127.0.0.1:9999/files/x/p026-t.png", out / "p026-t.png")
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [".other.png.6c519865.part", running.name, "p026-t.png"]
+    )

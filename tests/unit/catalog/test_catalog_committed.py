@@ -32,12 +32,14 @@ def test_every_conversion_type_of_the_core_engines_is_in_the_snapshot(engine: En
         assert [o.name for o in desc.options or ()] == sorted(o.name for o in kind.options)
 
 
-def test_the_snapshot_matches_what_every_engine_advertises(require_program: Callable[..., str]) -> None:
+def test_the_snapshot_matches_what_every_engine_advertises(require_engine: Callable[..., object]) -> None:
     """Where every engine's program is installed (always in CI), the committed catalog must list exactly
     the conversion types and options the engines advertise, or validation drifts from what runs.
     Program versions are left out of the comparison: they differ from machine to machine."""
-    for program in ("ffmpeg", "convert", "gm", "gs", "qpdf", "pdftoppm", "soffice", "chromium"):
-        require_program(program)
+    for engine in ("ffmpeg", "imagemagick", "graphicsmagick", "ghostscript", "qpdf", "poppler", "chromium"):
+        require_engine(engine)
+    for office in ("docx", "xlsx", "pptx"):  # LibreOffice with Writer, Calc and Impress
+        require_engine("libreoffice", "convert", office, "pdf")
     committed = load_catalog(default_catalog_path())
     advertised = {
         ConversionKey(k.operation, k.input_format, k.output_format, k.engine): sorted(

@@ -14,10 +14,10 @@ import pytest
 from PIL import Image, ImageStat
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest
+from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest
 from mcv_pipelines.local_service.engines.chromium import ChromiumEngine
 
-RequireProgram = Callable[..., str]
+RequireEngine = Callable[..., Engine]
 
 PAGE = """<!doctype html><html><head><title>t</title></head>
 <body style="margin:0;background:#ffffff;font-family:sans-serif">
@@ -43,8 +43,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def chromium(require_program: RequireProgram) -> ChromiumEngine:
-    require_program("chromium", "chromium-browser", "google-chrome")
+def chromium(require_engine: RequireEngine) -> ChromiumEngine:
+    require_engine("chromium")
     return ChromiumEngine()
 
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest, InputFile
+from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest, InputFile
 from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
 from mcv_pipelines.local_service.engines.magick import GraphicsMagickEngine, ImageMagickEngine
 
-RequireProgram = Callable[..., str]
+RequireEngine = Callable[..., Engine]
 
 
 def command_request(
@@ -51,8 +51,8 @@ def picture(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def clip(require_program: RequireProgram, tmp_path: Path) -> Path:
-    require_program("ffmpeg")
+def clip(require_engine: RequireEngine, tmp_path: Path) -> Path:
+    require_engine("ffmpeg")
     (tmp_path / "in").mkdir(exist_ok=True)
     target = tmp_path / "in" / "clip.mp4"
     subprocess.run(
@@ -158,8 +158,8 @@ def test_cancel_stops_the_program(clip: Path, tmp_path: Path) -> None:
     assert caught.value.code == "CANCELLED"
 
 
-def test_imagemagick_convert_resizes(require_program: RequireProgram, picture: Path, tmp_path: Path) -> None:
-    require_program("convert")
+def test_imagemagick_convert_resizes(require_engine: RequireEngine, picture: Path, tmp_path: Path) -> None:
+    require_engine("imagemagick")
     arguments = "/input/photo/photo.png -resize 50% /output/half.png"
     request = command_request(tmp_path, {"photo": picture}, command="convert", arguments=arguments)
     result = ImageMagickEngine().run(request)
@@ -173,9 +173,9 @@ def test_imagemagick_convert_resizes(require_program: RequireProgram, picture: P
 
 
 def test_imagemagick_runs_under_the_restrictive_policy(
-    require_program: RequireProgram, picture: Path, tmp_path: Path
+    require_engine: RequireEngine, picture: Path, tmp_path: Path
 ) -> None:
-    require_program("convert")
+    require_engine("imagemagick")
     request = command_request(
         tmp_path, {"photo": picture}, command="convert", arguments="-list policy", capture_output=True
     )
@@ -185,9 +185,9 @@ def test_imagemagick_runs_under_the_restrictive_policy(
 
 
 def test_imagemagick_refuses_file_reading_coders_in_arguments(
-    require_program: RequireProgram, picture: Path, tmp_path: Path
+    require_engine: RequireEngine, picture: Path, tmp_path: Path
 ) -> None:
-    require_program("convert")
+    require_engine("imagemagick")
     request = command_request(
         tmp_path, {"photo": picture}, command="convert", arguments="text:notes.txt /output/x.png"
     )
@@ -196,8 +196,8 @@ def test_imagemagick_refuses_file_reading_coders_in_arguments(
     assert caught.value.code == "COMMAND_NOT_ALLOWED"
 
 
-def test_graphicsmagick_gm_convert(require_program: RequireProgram, picture: Path, tmp_path: Path) -> None:
-    require_program("gm")
+def test_graphicsmagick_gm_convert(require_engine: RequireEngine, picture: Path, tmp_path: Path) -> None:
+    require_engine("graphicsmagick")
     arguments = "convert /input/photo/photo.png -resize 30x20 /output/s.jpg"
     request = command_request(tmp_path, {"photo": picture}, command="gm", arguments=arguments)
     result = GraphicsMagickEngine().run(request)
@@ -206,9 +206,9 @@ def test_graphicsmagick_gm_convert(require_program: RequireProgram, picture: Pat
 
 
 def test_graphicsmagick_refuses_drawing_script_inputs(
-    require_program: RequireProgram, tmp_path: Path
+    require_engine: RequireEngine, tmp_path: Path
 ) -> None:
-    require_program("gm")
+    require_engine("graphicsmagick")
     (tmp_path / "in").mkdir()
     disguised = tmp_path / "in" / "innocent.png"
     disguised.write_text("push graphic-context\nimage over 0,0 0,0 'text:/etc/passwd'\npop graphic-context\n")

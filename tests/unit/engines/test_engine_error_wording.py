@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest
+from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest
 from mcv_pipelines.local_service.engines.failures import hide_paths
 from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
 from mcv_pipelines.local_service.engines.image_io import load_image
@@ -19,6 +19,7 @@ from mcv_pipelines.local_service.engines.options import (
     str_option,
 )
 
+RequireEngine = Callable[..., Engine]
 
 def test_hide_paths_keeps_file_names_and_sandbox_paths() -> None:
     text = "/tmp/mcv-service-x/tasks/d44/broken.mp4: Invalid data; see /input/clip/a.mp4 and http://h/x/y"
@@ -38,9 +39,9 @@ def test_an_unreadable_image_says_so_without_its_directory(tmp_path: Path) -> No
 
 
 def test_a_truncated_video_is_an_invalid_input(
-    require_program: Callable[..., str], make_request: Callable[..., EngineRequest], tmp_path: Path
+    require_engine: RequireEngine, make_request: Callable[..., EngineRequest], tmp_path: Path
 ) -> None:
-    require_program("ffmpeg", "ffprobe")
+    require_engine("ffmpeg")
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(b"\x00\x00\x00\x20ftypisom" + b"\x00" * 200)
     with pytest.raises(EngineError) as caught:

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest, InputFile
+from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest, InputFile
 from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
 
-RequireProgram = Callable[..., str]
+RequireEngine = Callable[..., Engine]
 
 
 def make_request(
@@ -63,9 +63,8 @@ def make_clip(directory: Path, name: str = "clip.mp4", seconds: float = 1.0) -> 
 
 
 @pytest.fixture
-def engine(require_program: RequireProgram) -> FfmpegEngine:
-    require_program("ffmpeg")
-    require_program("ffprobe")
+def engine(require_engine: RequireEngine) -> FfmpegEngine:
+    require_engine("ffmpeg")
     return FfmpegEngine()
 
 

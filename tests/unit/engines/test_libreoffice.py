@@ -10,10 +10,16 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest, EngineResult, InputFile
+from mcv_pipelines.local_service.engines.base import (
+    Engine,
+    EngineError,
+    EngineRequest,
+    EngineResult,
+    InputFile,
+)
 from mcv_pipelines.local_service.engines.libreoffice import LibreOfficeEngine
 
-RequireProgram = Callable[..., str]
+RequireEngine = Callable[..., Engine]
 
 
 def make_request(
@@ -44,12 +50,14 @@ def engine() -> LibreOfficeEngine:
 
 
 @pytest.fixture
-def office(require_program: RequireProgram, engine: LibreOfficeEngine) -> LibreOfficeEngine:
-    require_program("soffice")
+def office(require_engine: RequireEngine, engine: LibreOfficeEngine) -> LibreOfficeEngine:
+    require_engine("libreoffice", "convert", "txt", "pdf")
     return engine
 
 
-def test_listing_has_the_office_formats(office: LibreOfficeEngine) -> None:
+def test_listing_has_the_office_formats(office: LibreOfficeEngine, require_engine: RequireEngine) -> None:
+    require_engine("libreoffice", "convert", "xlsx", "pdf")  # Calc
+    require_engine("libreoffice", "convert", "pptx", "pdf")  # Impress
     inputs = {t.input_format for t in office.conversion_types()}
     assert {"docx", "odt", "rtf", "txt", "xlsx", "ods", "csv", "pptx", "odp"} <= inputs
     assert {t.output_format for t in office.conversion_types()} == {"pdf"}
@@ -63,7 +71,10 @@ def test_text_document_to_pdf(office: LibreOfficeEngine, tmp_path: Path) -> None
     assert "Quarterly notes" in text
 
 
-def test_spreadsheet_csv_to_pdf(office: LibreOfficeEngine, tmp_path: Path) -> None:
+def test_spreadsheet_csv_to_pdf(
+    office: LibreOfficeEngine, require_engine: RequireEngine, tmp_path: Path
+) -> None:
+    require_engine("libreoffice", "convert", "csv", "pdf")  # a writer-only install has no Calc
     source = write(tmp_path / "in" / "stock.csv", "item,quantity\nwidget,3\ngadget,14\n")
     result = office.run(make_request(tmp_path, source, "csv"))
     text = PdfReader(result.files[0]).pages[0].extract_text()

@@ -11,12 +11,12 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest, InputFile
+from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest, InputFile
 from mcv_pipelines.local_service.engines.ghostscript import PROFILES, GhostscriptEngine
 from mcv_pipelines.local_service.engines.pdftoppm import PdftoppmEngine
 from mcv_pipelines.local_service.engines.qpdf import QpdfEngine
 
-RequireProgram = Callable[..., str]
+RequireEngine = Callable[..., Engine]
 
 
 def write_pdf(path: Path, pages: int) -> Path:
@@ -85,9 +85,9 @@ def broken(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("profile", list(PROFILES))
 def test_ghostscript_optimize_keeps_pages_and_text(
-    require_program: RequireProgram, document: Path, tmp_path: Path, profile: str
+    require_engine: RequireEngine, document: Path, tmp_path: Path, profile: str
 ) -> None:
-    require_program("gs")
+    require_engine("ghostscript")
     result = GhostscriptEngine().run(
         make_request(tmp_path, "optimize", document, "pdf", {"profile": profile})
     )
@@ -98,17 +98,17 @@ def test_ghostscript_optimize_keeps_pages_and_text(
 
 
 def test_ghostscript_unknown_profile_is_refused(
-    require_program: RequireProgram, document: Path, tmp_path: Path
+    require_engine: RequireEngine, document: Path, tmp_path: Path
 ) -> None:
-    require_program("gs")
+    require_engine("ghostscript")
     with pytest.raises(EngineError) as caught:
         GhostscriptEngine().run(make_request(tmp_path, "optimize", document, "pdf", {"profile": "mrc"}))
     assert caught.value.code == "INVALID_OPTION"
     assert "profile" in caught.value.message
 
 
-def test_qpdf_optimize_linearizes(require_program: RequireProgram, document: Path, tmp_path: Path) -> None:
-    qpdf = require_program("qpdf")
+def test_qpdf_optimize_linearizes(require_engine: RequireEngine, document: Path, tmp_path: Path) -> None:
+    qpdf = str(require_engine("qpdf").program)  # type: ignore[attr-defined]
     result = QpdfEngine().run(make_request(tmp_path, "optimize", document, "pdf"))
     assert len(page_texts(result.files[0])) == 3
     check = subprocess.run(
@@ -119,9 +119,10 @@ def test_qpdf_optimize_linearizes(require_program: RequireProgram, document: Pat
 
 @pytest.mark.parametrize("engine_class", [GhostscriptEngine, QpdfEngine, PdftoppmEngine])
 def test_a_file_that_is_not_a_pdf_is_refused(
-    require_program: RequireProgram, broken: Path, tmp_path: Path, engine_class: type
+    require_engine: RequireEngine, broken: Path, tmp_path: Path, engine_class: type
 ) -> None:
-    require_program({"GhostscriptEngine": "gs", "QpdfEngine": "qpdf"}.get(engine_class.__name__, "pdftoppm"))
+    names = {"GhostscriptEngine": "ghostscript", "QpdfEngine": "qpdf", "PdftoppmEngine": "poppler"}
+    require_engine(names[engine_class.__name__])
     operation, output = ("convert", "png") if engine_class is PdftoppmEngine else ("optimize", "pdf")
     with pytest.raises(EngineError) as caught:
         engine_class().run(make_request(tmp_path, operation, broken, output))
@@ -131,9 +132,9 @@ def test_a_file_that_is_not_a_pdf_is_refused(
 
 
 def test_every_page_becomes_a_numbered_png(
-    require_program: RequireProgram, document: Path, tmp_path: Path
+    require_engine: RequireEngine, document: Path, tmp_path: Path
 ) -> None:
-    require_program("pdftoppm")
+    require_engine("poppler")
     result = PdftoppmEngine().run(make_request(tmp_path, "convert", document, "png", {"pixel_density": 72}))
     assert [f.name for f in result.files] == ["report-1.png", "report-2.png", "report-3.png"]
     with Image.open(result.files[0]) as image:
@@ -141,9 +142,9 @@ def test_every_page_becomes_a_numbered_png(
 
 
 def test_page_selection_and_filename_pattern(
-    require_program: RequireProgram, document: Path, tmp_path: Path
+    require_engine: RequireEngine, document: Path, tmp_path: Path
 ) -> None:
-    require_program("pdftoppm")
+    require_engine("poppler")
     options = {"pages": "2-3", "width": 150, "filename": "slide-%d.jpg"}
     result = PdftoppmEngine().run(make_request(tmp_path, "convert", document, "jpg", options))
     assert [f.name for f in result.files] == ["slide-1.jpg", "slide-2.jpg"]
@@ -152,17 +153,17 @@ def test_page_selection_and_filename_pattern(
 
 
 def test_single_page_keeps_the_plain_name(
-    require_program: RequireProgram, document: Path, tmp_path: Path
+    require_engine: RequireEngine, document: Path, tmp_path: Path
 ) -> None:
-    require_program("pdftoppm")
+    require_engine("poppler")
     result = PdftoppmEngine().run(make_request(tmp_path, "convert", document, "png", {"page_range": "3"}))
     assert [f.name for f in result.files] == ["report.png"]
 
 
 def test_pages_outside_the_document_are_refused(
-    require_program: RequireProgram, document: Path, tmp_path: Path
+    require_engine: RequireEngine, document: Path, tmp_path: Path
 ) -> None:
-    require_program("pdftoppm")
+    require_engine("poppler")
     with pytest.raises(EngineError) as caught:
         PdftoppmEngine().run(make_request(tmp_path, "convert", document, "png", {"pages": "4-5"}))
     assert caught.value.code == "INVALID_OPTION"
@@ -170,9 +171,9 @@ def test_pages_outside_the_document_are_refused(
 
 
 def test_pdf_thumbnail_is_the_first_page(
-    require_program: RequireProgram, document: Path, tmp_path: Path
+    require_engine: RequireEngine, document: Path, tmp_path: Path
 ) -> None:
-    require_program("pdftoppm")
+    require_engine("poppler")
     result = PdftoppmEngine().run(make_request(tmp_path, "thumbnail", document, "png", {"height": 100}))
     assert len(result.files) == 1
     with Image.open(result.files[0]) as image:

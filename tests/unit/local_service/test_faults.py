@@ -21,3 +21,9 @@ def test_drop_after_is_its_own_share() -> None:
     assert parse_faults("drop_after=0.5,seed=2") == Faults(drop_after=0.5, seed=2)
     with pytest.raises(ValueError, match="more than 1"):
         parse_faults("drop=0.6,drop_after=0.6")
+
+
+def test_files_delay_slows_download_links_only() -> None:
+    assert parse_faults("files_delay=0.25") == Faults(files_delay=0.25)
+    with pytest.raises(ValueError, match="files_delay=seconds"):
+        parse_faults("files_delay=slow")

@@ -1,0 +1,64 @@
+"""What a test needs from this machine: a local engine (asked of the engine registry, as the service
+asks it) or another program on PATH. Missing locally, the test is skipped with the reason; with
+MCV_REQUIRE_ENGINES=1 (set by .ci/run, which installs the programs) it fails instead.
+
+Used through the ``require_engine`` and ``require_program`` fixtures of tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+
+import pytest
+
+from mcv_pipelines.local_service.engines import available_engines, find_conversion
+from mcv_pipelines.local_service.engines.base import Engine
+
+__all__ = ["ENGINES_REQUIRED", "require_engine", "require_program"]
+
+ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"
+
+
+def _missing(reason: str) -> None:
+    if ENGINES_REQUIRED:
+        pytest.fail(f"MCV_REQUIRE_ENGINES=1 but the test {reason}")
+    pytest.skip(reason)
+
+
+@functools.cache
+def _engines_on(path: str) -> dict[str, Engine]:
+    """The engines that run with this PATH (asking each its version costs a process start: once)."""
+    del path  # the cache key: a test that changes PATH gets engines found on its own PATH
+    return {engine.name: engine for engine in available_engines()}
+
+
+def require_engine(
+    name: str, operation: str | None = None, input_format: str = "any", output_format: str | None = None
+) -> Engine:
+    """The engine ``name`` as the registry finds it here, or skip/fail the test.
+
+    With ``operation``, the engine must also list that conversion (``input_format`` to ``output_format``):
+    a LibreOffice without Calc lists no xlsx -> pdf.
+    """
+    engine = _engines_on(os.environ.get("PATH", "")).get(name)
+    install = "install it, or run .ci/run as root"
+    if engine is None:
+        _missing(f"needs the {name} engine, which cannot run here: its program is missing or is not {name} "
+                 f"({install})")
+        raise AssertionError("unreachable")  # pytest.skip and pytest.fail raise
+    if operation is not None and find_conversion([engine], operation, input_format, output_format) is None:
+        _missing(f"needs {operation} {input_format} -> {output_format or 'same'} from the {name} engine "
+                 f"{engine.version()}, which does not list it here ({install} in full)")
+    return engine
+
+
+def require_program(*names: str) -> str:
+    """Return the path of the first of ``names`` found on PATH, or skip/fail the test."""
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    _missing(f"needs {' or '.join(names)} on PATH (install it, or run .ci/run as root)")
+    raise AssertionError("unreachable")
