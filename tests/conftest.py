@@ -16,6 +16,7 @@ import pytest
 
 import engine_needs
 from mcv_pipelines.local_service.engines.base import Engine
+from seaweed import SeaweedS3, need_weed
 
 
 @pytest.fixture
@@ -35,3 +36,23 @@ def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MCV_CACHE_DIR", str(tmp_path_factory.mktemp("mcv-cache")))
         yield
+
+
+@pytest.fixture(scope="session")
+def seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedS3]:
+    """A real S3 server (SeaweedFS) on loopback for the session: the storage and team tests share it,
+    each under a prefix of its own."""
+    server = SeaweedS3(need_weed(), tmp_path_factory.mktemp("seaweed"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3_env(seaweed: SeaweedS3, monkeypatch: pytest.MonkeyPatch) -> SeaweedS3:
+    """The session's S3 server, its endpoint and credentials in the AWS_* variables."""
+    for name, value in seaweed.env.items():
+        monkeypatch.setenv(name, value)
+    return seaweed

@@ -1,12 +1,14 @@
-"""The headline: one `--role api` and two `--role worker` processes (real `mcv serve`) on PostgreSQL,
-sharing one data directory for files; a 100-row `mcv batch` against the API while one worker is
-SIGKILLed twice and restarted. Every row finishes, with exactly one job per row, and every output
-is byte for byte what the SQLite default (one process) produces for the same rows."""
+"""The headline: one `--role api` and two `--role worker` processes (real `mcv serve`) on PostgreSQL
+and S3 (SeaweedFS), each with a data directory of its own as on separate machines; a 100-row
+`mcv batch` against the API while one worker is SIGKILLed twice and restarted. Every row finishes,
+with exactly one job per row, every output is byte for byte what the SQLite default (one process,
+files in its data directory) produces for the same rows, and no process keeps a task's file on disk."""
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import time
 from collections import Counter
@@ -15,6 +17,7 @@ from pathlib import Path
 import httpx
 from pg_server import PgServer
 from PIL import Image
+from seaweed import SeaweedS3
 from team_helpers import MCV, Serve
 
 from mcv_pipelines.local_service.server import LocalService
@@ -80,7 +83,9 @@ def _outputs(work: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((work / "out").iterdir())}
 
 
-def test_api_and_workers_on_postgres_match_the_sqlite_default(postgres: PgServer, tmp_path: Path) -> None:
+def test_api_and_workers_on_postgres_and_s3_match_the_sqlite_default(
+    postgres: PgServer, seaweed: SeaweedS3, tmp_path: Path
+) -> None:
     # The SQLite default, one process, for the reference outputs.
     reference = _work(tmp_path / "reference")
     with LocalService(data_dir=tmp_path / "sqlite", api_key=KEY, settings={"rate_limit": 0}) as single:
@@ -98,13 +103,18 @@ def test_api_and_workers_on_postgres_match_the_sqlite_default(postgres: PgServer
     assert len(expected) == ROWS
 
     url = postgres.url(postgres.new_database())
-    shared = ["--database", url, "--data-dir", str(tmp_path / "shared")]
-    env = {"MCV_SIGNING_KEY": "a" * 64, "MCV_SERVE_API_KEY": KEY}
+    storage = f"s3://{seaweed.bucket}/team-{secrets.token_hex(4)}"
+    shared = ["--database", url, "--storage", storage, "--s3-endpoint", seaweed.endpoint]
+    env = {"MCV_SIGNING_KEY": "a" * 64, "MCV_SERVE_API_KEY": KEY, **seaweed.env}
     logs = tmp_path / "logs"
     logs.mkdir()
-    api = Serve(["--role", "api", "--rate-limit", "0", *shared], logs / "api.log", env)
-    worker_args = ["--role", "worker", "--lease-seconds", "2", *shared]
-    workers = [Serve(worker_args, logs / f"worker{n}.log", env) for n in (1, 2)]
+
+    def own(name: str) -> list[str]:  # each process on "its own machine": no directory in common
+        return [*shared, "--data-dir", str(tmp_path / name)]
+
+    api = Serve(["--role", "api", "--rate-limit", "0", *own("api")], logs / "api.log", env)
+    worker_args = [["--role", "worker", "--lease-seconds", "2", *own(f"worker{n}")] for n in (1, 2)]
+    workers = [Serve(worker_args[n], logs / f"worker{n + 1}.log", env) for n in (0, 1)]
     work = _work(tmp_path / "team")
     try:
         batch = subprocess.Popen(
@@ -124,7 +134,7 @@ def test_api_and_workers_on_postgres_match_the_sqlite_default(postgres: PgServer
             if batch.poll() is None:
                 workers[0].kill()
                 kills += 1
-                workers[0] = Serve(worker_args, logs / "worker1.log", env)
+                workers[0] = Serve(worker_args[0], logs / "worker1.log", env)
         assert kills == 2, "the batch ended before both kills: too few rows to test the kills"
         _, stderr = batch.communicate(timeout=300)
         assert batch.returncode == 0, stderr
@@ -135,6 +145,9 @@ def test_api_and_workers_on_postgres_match_the_sqlite_default(postgres: PgServer
     report = [json.loads(line) for line in (work / "report.jsonl").read_text().splitlines()]
     assert [row["status"] for row in report] == ["finished"] * ROWS
     assert _outputs(work) == expected  # byte for byte
+    for name in ("api", "worker1", "worker2"):  # the files lived in S3, not on any process's disk
+        left = [p for p in (tmp_path / name / "tasks").rglob("*") if p.is_file()]
+        assert left == [], f"{name} kept task files: {left[:3]}"
 
     with LocalService(data_dir=tmp_path / "reader", api_key=KEY, database=url, role="api") as reader:
         jobs = httpx.get(

@@ -64,6 +64,7 @@ class SeaweedS3:
         self.secret_key = secrets.token_urlsafe(30)
         self.process: subprocess.Popen[bytes] | None = None
         self.endpoint = ""
+        self._ports: list[int] = []  # chosen at the first start, kept for a restart
 
     @property
     def env(self) -> dict[str, str]:
@@ -85,7 +86,8 @@ class SeaweedS3:
             "actions": ["Admin", "Read", "Write", "List", "Tagging"],
         }
         config.write_text(json.dumps({"identities": [identity]}))
-        master, volume, filer, s3, *grpc = _free_ports(8)
+        self._ports = self._ports or _free_ports(8)  # a restart comes back at the same address
+        master, volume, filer, s3, *grpc = self._ports
         self.endpoint = f"http://127.0.0.1:{s3}"
         argv = [
             self.weed, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
