@@ -19,6 +19,7 @@ from mcv_pipelines.local_service.changes import Change, ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
 from mcv_pipelines.local_service.operations import Outcome, check_sandbox, execute
+from mcv_pipelines.local_service.progress import TaskProgress
 from mcv_pipelines.local_service.store import Doc, Store, now_iso, parse_iso
 from mcv_pipelines.local_service.tasks import ENDED, TaskFailed, new_id
 from mcv_pipelines.local_service.validate import input_names
@@ -205,8 +206,9 @@ class Scheduler:
             if task is None:
                 return
             try:
+                progress = TaskProgress(self.store, self.changes, task)  # speed: percent while it runs
                 outcome: Outcome | TaskFailed = execute(
-                    self.config, self.engines, task, self._inputs(task), cancelled
+                    self.config, self.engines, task, self._inputs(task), cancelled, progress
                 )
             except TaskFailed as failure:
                 outcome = failure
