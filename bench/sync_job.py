@@ -7,8 +7,8 @@ Each server runs in a child process of its own (the local service with its rate 
 fresh data directory; the floor app); one httpx client in this process sends the requests one at a
 time over a kept-alive loopback connection and times each answer. The image is a 16x16 PNG converted
 to webp, so nearly all of a job's time is the service's own overhead. ``--py-spy`` samples every
-thread of the service with py-spy (pip install py-spy) while the jobs run and writes collapsed stacks. Prints a table of p50/p95/mean latency.
-Target (issue 15): the sync job at <= 15 ms p50.
+thread of the service with py-spy (in the dev extra) while the jobs run and writes collapsed stacks.
+Prints a table of p50/p95/mean latency. Target (issue 15): the sync job at <= 15 ms p50.
 """
 
 from __future__ import annotations

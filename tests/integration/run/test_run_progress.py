@@ -1,0 +1,26 @@
+"""`mcv run` shows a running task's percent as the service reports it (issue 15)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from run_helpers import write_slow_pipeline
+
+from mcv_pipelines.cli.main import main
+from mcv_pipelines.local_service.server import LocalService
+
+
+@pytest.mark.parametrize("wait", ["sync", "poll"])
+def test_plain_progress_shows_the_percent_of_a_running_task(
+    isolated: Path, remote: LocalService, capsys: pytest.CaptureFixture[str], wait: str
+) -> None:
+    slow, text = write_slow_pipeline(isolated)
+    argv = ["run", str(slow), "-p", f"text={text}", "-p", "sleep=2", "--wait", wait, "--progress", "plain"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    shown = [int(p) for p in re.findall(r"^task md processing (\d+)%", err, re.MULTILINE)]
+    assert shown, err
+    assert all(0 < percent < 100 for percent in shown), shown
+    assert "task md finished" in err
