@@ -78,6 +78,15 @@ def test_api_commands_start_no_local_service_until_one_is_needed(tmp_path: Path)
     assert _loaded(modules, "starlette", "uvicorn", "mcv_pipelines.local_service", "mcv_pipelines.run") == []
 
 
+@pytest.mark.parametrize("command", ["run", "batch"])
+def test_run_and_batch_load_the_web_server_only_to_embed_it(tmp_path: Path, command: str) -> None:
+    """With MCV_BASE_URL set, `mcv batch` talks to that service: starlette and the engines are dead
+    weight at its start (they were ~1.5 s of a 400-row batch's run as a subprocess)."""
+    code, modules = _imported(tmp_path, command, "--help")
+    assert code == 0
+    assert _loaded(modules, "starlette", "uvicorn", "mcv_pipelines.local_service.server") == []
+
+
 @pytest.mark.parametrize("row", COMMANDS, ids=[row.name for row in COMMANDS])
 def test_a_command_imports_no_other_command(tmp_path: Path, row: Command) -> None:
     name = row.name
