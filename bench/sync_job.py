@@ -7,8 +7,9 @@ Each server runs in a child process of its own (the local service with its rate 
 fresh data directory; the floor app); one httpx client in this process sends the requests one at a
 time over a kept-alive loopback connection and times each answer. The image is a 16x16 PNG converted
 to webp, so nearly all of a job's time is the service's own overhead. ``--py-spy`` samples every
-thread of the service with py-spy (in the dev extra) while the jobs run and writes collapsed stacks.
-Prints a table of p50/p95/mean latency. Target (issue 15): the sync job at <= 15 ms p50.
+thread of the service with py-spy (in the dev extra), waits included, and writes collapsed stacks.
+Prints a table of p50/p95/mean latency and the server's CPU time per request (user + system of every
+thread, from /proc: steadier than latency on a busy machine). Target (issue 15): the sync job at <= 15 ms p50.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ data_dir, port, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 stop = threading.Event()
 signal.signal(signal.SIGTERM, lambda *_: stop.set())
 with LocalService(data_dir=data_dir, api_key=key, port=port, settings={"rate_limit": 10**9}):
-    print("ready", flush=True)
     stop.wait()
 """
 
@@ -104,10 +104,26 @@ def _job_body(image: bytes, index: int) -> dict[str, Any]:
     }
 
 
-def _timed(client: httpx.Client, url: str, bodies: list[dict[str, Any]], warmup: int) -> list[float]:
-    """Milliseconds of each request after the first ``warmup`` ones; every answer must be a success."""
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and its threads so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _measured(
+    client: httpx.Client, url: str, bodies: list[dict[str, Any]], warmup: int, pid: int
+) -> tuple[list[float], float]:
+    """Milliseconds of each request after ``warmup`` ones, and the server's CPU ms per request."""
+    _timed(client, url, bodies[:warmup])
+    cpu = _cpu_seconds(pid)
+    times = _timed(client, url, bodies[warmup:])
+    return times, (_cpu_seconds(pid) - cpu) * 1000 / len(times)
+
+
+def _timed(client: httpx.Client, url: str, bodies: list[dict[str, Any]]) -> list[float]:
+    """Milliseconds of each request; every answer must be a success."""
     times: list[float] = []
-    for index, body in enumerate(bodies):
+    for body in bodies:
         started = time.perf_counter()
         response = client.post(url, json=body)
         elapsed = (time.perf_counter() - started) * 1000
@@ -116,17 +132,16 @@ def _timed(client: httpx.Client, url: str, bodies: list[dict[str, Any]], warmup:
         data = response.json()["data"]
         if data.get("status") not in ("finished", None) and data.get("id") != "floor":
             raise SystemExit(f"{url}: job ended {data.get('status')}: {response.text[:300]}")
-        if index >= warmup:
-            times.append(elapsed)
+        times.append(elapsed)
     return times
 
 
-def _row(label: str, times: list[float]) -> str:
+def _row(label: str, times: list[float], cpu_ms: float) -> str:
     ordered = sorted(times)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return (
         f"{label:<44}{statistics.median(ordered):>8.2f}{p95:>8.2f}{statistics.fmean(ordered):>8.2f}"
-        f"{1000 / statistics.fmean(ordered):>9.0f}"
+        f"{1000 / statistics.fmean(ordered):>9.0f}{cpu_ms:>14.2f}"
     )
 
 
@@ -139,6 +154,11 @@ def main() -> None:
         "--warmup", type=int, default=20, help="requests sent first, not counted (default 20)"
     )
     parser.add_argument("--py-spy", metavar="FILE", help="sample the service with py-spy; collapsed stacks")
+    parser.add_argument(
+        "--service-script",
+        metavar="FILE",
+        help="run this Python file as the service instead (argv: DATA_DIR PORT KEY), to try a change",
+    )
     args = parser.parse_args()
 
     buffer = io.BytesIO()
@@ -150,7 +170,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mcv-bench-sync-") as tmp:
         port = _free_port()
         script = Path(tmp) / "service.py"
-        script.write_text(SERVICE)
+        script.write_text(Path(args.service_script).read_text() if args.service_script else SERVICE)
         service = subprocess.Popen(
             [sys.executable, str(script), str(Path(tmp) / "data"), str(port), KEY], env=env
         )
@@ -160,14 +180,14 @@ def main() -> None:
             if args.py_spy:
                 sampler = subprocess.Popen(
                     ["py-spy", "record", "--pid", str(service.pid), "--format", "raw", "--threads",
-                     "--rate", "500", "--output", args.py_spy, "--nonblocking"],
+                     "--rate", "500", "--output", args.py_spy, "--nonblocking", "--idle"],
                     stdout=subprocess.DEVNULL,
                 )  # fmt: skip
                 time.sleep(1)  # attached before the first request
             headers = {"Authorization": f"Bearer {KEY}"}
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=60) as client:
                 bodies = [_job_body(image, i) for i in range(total)]
-                sync_times = _timed(client, "/sync/v2/jobs", bodies, args.warmup)
+                sync_times, sync_cpu = _measured(client, "/sync/v2/jobs", bodies, args.warmup, service.pid)
         finally:
             if sampler is not None:
                 sampler.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
@@ -182,18 +202,18 @@ def main() -> None:
             _wait_listening(floor_port, floor)
             with httpx.Client(base_url=f"http://127.0.0.1:{floor_port}", timeout=60) as client:
                 bodies = [{"tag": f"floor-{i}", "tasks": {"a": 1}} for i in range(total)]
-                floor_times = _timed(client, "/echo", bodies, args.warmup)
+                floor_times, floor_cpu = _measured(client, "/echo", bodies, args.warmup, floor.pid)
         finally:
             _stop(floor)
 
     print(
         f"{args.jobs} requests each (after {args.warmup} warm-up), one at a time, {os.cpu_count()} CPU(s)\n"
     )
-    header = f"{'request':<44}{'p50 ms':>8}{'p95 ms':>8}{'mean':>8}{'per s':>9}"
+    header = f"{'request':<44}{'p50 ms':>8}{'p95 ms':>8}{'mean':>8}{'per s':>9}{'server CPU ms':>14}"
     print(header)
     print("-" * len(header))
-    print(_row("POST /sync/v2/jobs base64 -> webp -> url", sync_times))
-    print(_row("floor: Starlette + uvicorn, trivial JSON POST", floor_times))
+    print(_row("POST /sync/v2/jobs base64 -> webp -> url", sync_times, sync_cpu))
+    print(_row("floor: Starlette + uvicorn, trivial JSON POST", floor_times, floor_cpu))
     p50 = statistics.median(sync_times)
     verdict = "ok" if p50 <= TARGET_P50_MS else "MISSED"
     print(
