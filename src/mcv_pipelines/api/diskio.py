@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import BinaryIO
 
@@ -26,7 +26,9 @@ __all__ = ["CHUNK_SIZE", "WriteBehind", "read_ahead"]
 CHUNK_SIZE = 1024 * 1024  # per disk read or write; two are in memory at most
 
 
-async def read_ahead(handle: BinaryIO, size: int, chunk_size: int = CHUNK_SIZE) -> AsyncIterator[bytes]:
+async def read_ahead(
+    handle: BinaryIO, size: int, chunk_size: int = CHUNK_SIZE
+) -> AsyncGenerator[bytes, None]:
     """Up to ``size`` bytes of ``handle`` in chunks, the next one read while the caller uses this one.
 
     Stops early at the end of the file (the caller compares the count). An OSError of a read is raised

@@ -8,6 +8,7 @@ header, redirects followed). Downloads write to a temporary file beside the targ
 
 from __future__ import annotations
 
+import contextlib
 import mimetypes
 import os
 import re
@@ -111,11 +112,13 @@ class MultipartBody:
             ) from exc
         sent = 0
         try:
-            async for chunk in read_ahead(handle, self.size):  # the next MiB is read while this one goes
-                sent += len(chunk)
-                yield chunk
-                if progress is not None:
-                    progress(sent, self.size)
+            # aclosing: stopped early (a failed send), the read in flight ends before the file closes
+            async with contextlib.aclosing(read_ahead(handle, self.size)) as chunks:
+                async for chunk in chunks:  # the next MiB is read while this one goes out
+                    sent += len(chunk)
+                    yield chunk
+                    if progress is not None:
+                        progress(sent, self.size)
         except OSError as exc:
             raise TransferError(f"upload of {self.path}", f"read failed: {exc.strerror or exc}") from exc
         finally:
