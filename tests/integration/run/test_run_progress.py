@@ -12,12 +12,13 @@ from mcv_pipelines.cli.main import main
 from mcv_pipelines.local_service.server import LocalService
 
 
-@pytest.mark.parametrize("wait", ["sync", "poll"])
 def test_plain_progress_shows_the_percent_of_a_running_task(
-    isolated: Path, remote: LocalService, capsys: pytest.CaptureFixture[str], wait: str
+    isolated: Path, remote: LocalService, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Polling a remote service (every second while things change), a 3-second task is seen running
+    at least once between its start and its end, with the percent its engine reported."""
     slow, text = write_slow_pipeline(isolated)
-    argv = ["run", str(slow), "-p", f"text={text}", "-p", "sleep=2", "--wait", wait, "--progress", "plain"]
+    argv = ["run", str(slow), "-p", f"text={text}", "-p", "sleep=3", "--wait", "poll", "--progress", "plain"]
     assert main(argv) == 0
     err = capsys.readouterr().err
     shown = [int(p) for p in re.findall(r"^task md processing (\d+)%", err, re.MULTILINE)]
