@@ -14,12 +14,12 @@ from mcv_pipelines.local_service.server import LocalService
 
 
 def _video(ffmpeg: str, path: Path) -> Path:
-    """Two seconds of a busy test pattern: quick to make, a few seconds' work for VP9 (whose encoder
+    """Three seconds of a busy test pattern: quick to make, a few seconds' work for VP9 (whose encoder
     hands out frames as it goes; x264's look-ahead would hold them all until the end)."""
     subprocess.run(
         [
             ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
-            "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=2",
+            "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=3",
             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path),
         ],
         check=True,
