@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "integration" / "storage"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/seaweed.py
 from seaweed import SeaweedS3, find_weed
 
 SERVICE = textwrap.dedent("""

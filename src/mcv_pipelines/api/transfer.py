@@ -8,7 +8,7 @@ header, redirects followed). Downloads write to a temporary file beside the targ
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import mimetypes
 import os
 import re
@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from mcv_pipelines.api.diskio import CHUNK_SIZE, WriteBehind, read_ahead
 from mcv_pipelines.api.errors import TransferError
 from mcv_pipelines.api.partials import part_path, remove_stale_parts
 from mcv_pipelines.api.retry import RetryPolicy
@@ -30,8 +31,6 @@ __all__ = ["CHUNK_SIZE", "MultipartBody", "Progress", "download", "safe_filename
 
 Progress = Callable[[int, int | None], None]  # (bytes so far, total or None), called as bytes move
 
-WRITE_SIZE = 512 * 1024  # received bytes gathered before one write to disk
-CHUNK_SIZE = 512 * 1024  # per read of the file being uploaded: big enough to keep thread hops rare
 _MAX_REDIRECTS = 5
 _UNSAFE = re.compile(r'[<>:"|?*/\\]')
 
@@ -107,28 +106,24 @@ class MultipartBody:
         """Yield the body in chunks of at most CHUNK_SIZE bytes, reading the file as it goes."""
         yield self._head()
         try:
-            handle: BinaryIO = await asyncio.to_thread(self.path.open, "rb")
+            handle: BinaryIO = self.path.open("rb")
         except OSError as exc:
             raise TransferError(
                 f"upload of {self.path}", f"cannot read the file: {exc.strerror or exc}"
             ) from exc
+        sent = 0
         try:
-            sent = 0
-            while sent < self.size:
-                try:
-                    chunk = await asyncio.to_thread(handle.read, min(CHUNK_SIZE, self.size - sent))
-                except OSError as exc:
-                    raise TransferError(
-                        f"upload of {self.path}", f"read failed: {exc.strerror or exc}"
-                    ) from exc
-                if not chunk:
-                    break
-                sent += len(chunk)
-                yield chunk
-                if progress is not None:
-                    progress(sent, self.size)
+            # aclosing: stopped early (a failed send), the read in flight ends before the file closes
+            async with contextlib.aclosing(read_ahead(handle, self.size)) as chunks:
+                async for chunk in chunks:  # the next MiB is read while this one goes out
+                    sent += len(chunk)
+                    yield chunk
+                    if progress is not None:
+                        progress(sent, self.size)
+        except OSError as exc:
+            raise TransferError(f"upload of {self.path}", f"read failed: {exc.strerror or exc}") from exc
         finally:
-            await asyncio.to_thread(handle.close)
+            handle.close()
         if sent != self.size:
             raise TransferError(f"upload of {self.path}", "the file changed size while it was being sent")
         yield self._tail()
@@ -233,68 +228,53 @@ async def _fetch(
     max_resumes: int,
     progress: Progress | None,
 ) -> None:
-    written = 0
     drops = 0
     total: int | None = None
-    handle: BinaryIO = await asyncio.to_thread(part.open, "wb")
-    try:
+    # Written behind: the disk takes each MiB on a worker thread while the next one arrives.
+    async with WriteBehind(part.open("wb")) as out:
         while True:
             # identity: Range offsets then count the bytes we store
             headers = {"User-Agent": "mcv-pipelines", "Accept-Encoding": "identity"}
-            if written:
-                headers["Range"] = f"bytes={written}-"
+            if out.written:
+                headers["Range"] = f"bytes={out.written}-"
             request = http.build_request("GET", url, headers=headers, timeout=http_timeout)
             try:
                 response = await http.send(request, stream=True, follow_redirects=True)
                 try:
-                    if response.status_code == 206 and written:
+                    if response.status_code == 206 and out.written:
                         content_range = response.headers.get("content-range")
-                        if not _range_starts_at(content_range, written):
+                        if not _range_starts_at(content_range, out.written):
                             raise TransferError(what, "the server resumed at the wrong offset")
                         total = total or _range_total(content_range)
                     elif response.status_code == 200:
-                        if written:  # the server ignored Range: start over
-                            await asyncio.to_thread(handle.seek, 0)
-                            await asyncio.to_thread(handle.truncate)
-                            written = 0
+                        if out.written:  # the server ignored Range: start over
+                            await out.flush()
+                            out.handle.seek(0)
+                            out.handle.truncate()
+                            out.written = 0
                         length = response.headers.get("content-length")
                         total = int(length) if length and length.isdigit() else None
                     else:
                         raise TransferError(what, f"HTTP {response.status_code}", status=response.status_code)
-                    pending = bytearray()  # gathered to WRITE_SIZE: one thread hop per write
                     try:
                         async for chunk in response.aiter_bytes():
-                            pending += chunk
-                            if len(pending) >= WRITE_SIZE:
-                                written += await _write(handle, pending)
-                                if progress is not None:
-                                    progress(written, total)
+                            if await out.add(chunk) and progress is not None:
+                                progress(out.written, total)
                     finally:  # a drop loses nothing already received
-                        written += await _write(handle, pending)
+                        await out.flush()
                     if progress is not None:
-                        progress(written, total)
+                        progress(out.written, total)
                 finally:
                     await response.aclose()
-                if total is None or written >= total:
+                if total is None or out.written >= total:
                     return
-                reason = f"the stream ended after {written} of {total} bytes"
+                reason = f"the stream ended after {out.written} of {total} bytes"
             except httpx.TransportError as exc:
                 reason = f"{type(exc).__name__}: {exc}"
             drops += 1
             if drops > max_resumes:
                 raise TransferError(what, f"gave up after {max_resumes} resumes ({reason})")
             await retry.sleep(retry.backoff(drops))
-    finally:
-        await asyncio.to_thread(handle.close)
-
-
-async def _write(handle: BinaryIO, pending: bytearray) -> int:
-    if not pending:
-        return 0
-    data = bytes(pending)
-    pending.clear()
-    await asyncio.to_thread(handle.write, data)
-    return len(data)
 
 
 def _range_total(content_range: str | None) -> int | None:

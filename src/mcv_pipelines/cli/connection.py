@@ -22,7 +22,6 @@ from mcv_pipelines.api.settings import Settings, config_path
 from mcv_pipelines.api.timeouts import Timeouts
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact
-from mcv_pipelines.run.embedded import embedded_service
 
 __all__ = [
     "CLIENT_FACTORY",
@@ -139,6 +138,10 @@ def run_with_client(args: argparse.Namespace, action: Callable[[ApiClient], Awai
 
     if settings.is_configured:
         return run(settings)
+    # Imported only here: a configured service needs neither the local service (starlette, uvicorn)
+    # nor the runner package (rich), and importing them cost every API command ~0.2 s (issue 15).
+    from mcv_pipelines.run.embedded import embedded_service
+
     with embedded_service(getattr(args, "data_dir", None)) as embedded:
         return run(with_timeouts(embedded.settings, settings))
 

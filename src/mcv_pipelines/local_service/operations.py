@@ -10,7 +10,7 @@ import os
 import shutil
 import threading
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,9 @@ def execute(
     task: Doc,
     inputs: list[InputFile],
     cancelled: threading.Event,
+    progress: Callable[[float], None] | None = None,
 ) -> Outcome:
+    """Run one task; ``progress`` hears its engine's percent done (see local_service/progress.py)."""
     operation = str(task["operation"])
     payload: dict[str, Any] = task["payload"]
     out_dir = config.task_dir(task["id"])
@@ -68,7 +70,7 @@ def execute(
         return _export_url(config, task, inputs, out_dir)
     if operation == "export/upload":
         return _export_upload(payload, inputs)
-    return _process(config, engines, task, inputs, out_dir, cancelled)
+    return _process(config, engines, task, inputs, out_dir, cancelled, progress)
 
 
 def check_sandbox(config: ServiceConfig, paths: Sequence[Path]) -> None:
@@ -114,6 +116,7 @@ def _process(
     inputs: list[InputFile],
     out_dir: Path,
     cancelled: threading.Event,
+    progress: Callable[[float], None] | None = None,
 ) -> Outcome:
     payload = task["payload"]
     operation = task["operation"]
@@ -137,8 +140,9 @@ def _process(
             f"The engine {kind.engine} has no version {wanted_version}; "
             f"available: {', '.join(known_versions)}.",
         )
+    # Not made here: engines that need scratch space make it (most need none), and making and removing
+    # an empty directory per task was a fifth of the service's CPU per job on a busy disk (issue 15).
     work_dir = config.work_dir(task["id"])
-    work_dir.mkdir(parents=True, exist_ok=True)
     request = EngineRequest(
         operation=operation,
         input_format=input_format,
@@ -150,6 +154,8 @@ def _process(
         timeout=float(payload.get("timeout") or config.default_timeout),
         cancelled=cancelled,
     )
+    if progress is not None:
+        request.progress = progress
     try:
         result = engine.run(request)
     except EngineError as exc:

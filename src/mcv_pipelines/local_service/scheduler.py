@@ -20,6 +20,7 @@ from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
 from mcv_pipelines.local_service.leases import job_status
 from mcv_pipelines.local_service.operations import Outcome, execute
+from mcv_pipelines.local_service.progress import TaskProgress
 from mcv_pipelines.local_service.storage import DirectoryStorage, Storage
 from mcv_pipelines.local_service.storage.instore import run_in_store
 from mcv_pipelines.local_service.storage.taskfiles import check_stored_sandbox, discard, fetch_input, publish
@@ -218,8 +219,9 @@ class Scheduler:
             if task is None:
                 return
             try:
+                progress = TaskProgress(self.store, self.changes, task)  # percent while it runs
                 done = run_in_store(self.storage, self.config, self.store, task) or execute(
-                    self.config, self.engines, task, self._inputs(task), cancelled
+                    self.config, self.engines, task, self._inputs(task), cancelled, progress
                 )
                 outcome: Outcome | TaskFailed = publish(self.storage, self.config, task_id, done)
             except TaskFailed as failure:

@@ -61,6 +61,12 @@ class WebhookDispatcher:
         """
         if self._stopping.is_set():
             return
+        if not self._heard(event, job_id):
+            # Nobody to tell: no hand-off to the pool, no job rendered (most jobs; issue 15).
+            if event != "job.created":
+                with self._lock:
+                    self._created.pop(job_id, None)
+            return
         with self._lock:
             before = self._created.pop(job_id, None) if event != "job.created" else None
             try:
@@ -69,6 +75,16 @@ class WebhookDispatcher:
                 return
             if event == "job.created":
                 self._created[job_id] = future
+
+    def _heard(self, event: str, job_id: str) -> bool:
+        """Whether a delivery of ``event`` has a receiver: the job's own URL or a user webhook."""
+        job = self.store.get_job(job_id)
+        if job is None:
+            return False
+        if job.get("webhook_url") and event != "job.created":
+            return True
+        hooks = self.store.user_webhooks(job["user_id"])
+        return any(not hook.get("disabled") and event in hook.get("events", []) for hook in hooks)
 
     def _deliver_all(self, event: str, job_id: str, before: Future[None] | None = None) -> None:
         if before is not None:

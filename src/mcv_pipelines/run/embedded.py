@@ -19,15 +19,17 @@ import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from mcv_pipelines.api.settings import Settings
 from mcv_pipelines.errors import ServiceTrouble, UsageError
 from mcv_pipelines.local_service.lock import DataDirBusy, DataDirLock
-from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.redact import register_secret
+
+if TYPE_CHECKING:
+    from mcv_pipelines.local_service.server import LocalService
 
 __all__ = ["EmbeddedService", "default_data_dir", "embedded_service", "stored_api_key"]
 
@@ -90,6 +92,10 @@ def embedded_service(
         raise UsageError(
             f"cannot use {directory} as the local data directory: {exc.strerror or exc}"
         ) from exc
+    # Imported here: a command that talks to a configured service (`mcv batch` with MCV_BASE_URL)
+    # imports this module too, and starlette, uvicorn and the engines cost it a start-up (issue 15).
+    from mcv_pipelines.local_service.server import LocalService
+
     try:
         key = stored_api_key(directory)
         service = LocalService(data_dir=directory, api_key=key, faults=faults, settings=settings)

@@ -1,9 +1,9 @@
 """Helpers of the `mcv run` integration tests (imported by name: pytest puts this folder on sys.path).
 
-``SlowTextEngine`` converts txt to md, sleeping ``sleep`` seconds or failing with ``fail``: a slow or
-failing task without depending on the real engines' timing. ``Faulty`` wraps the real transport to
-produce the network faults a real server will not: a redirecting upload host, a download cut in the
-middle, the answer to the job's creation lost after the service handled it.
+``SlowTextEngine`` converts txt to md, sleeping ``sleep`` seconds (reporting its progress meanwhile)
+or failing with ``fail``: a slow or failing task without depending on the real engines' timing.
+``Faulty`` wraps the real transport to produce the network faults a real server will not: a redirecting
+upload host, a download cut in the middle, the answer to the job's creation lost after the service handled it.
 """
 
 from __future__ import annotations
@@ -94,10 +94,12 @@ class SlowTextEngine:
         yield ConversionType("convert", "txt", "md", "slowtext", 1, options, (EngineVersion("1.0"),))
 
     def run(self, request: EngineRequest) -> EngineResult:
-        deadline = time.monotonic() + float(request.options.get("sleep") or 0)
-        while time.monotonic() < deadline:
+        sleep = float(request.options.get("sleep") or 0)
+        started = time.monotonic()
+        while (spent := time.monotonic() - started) < sleep:
             if request.cancelled.is_set():
                 raise EngineError("CANCELLED", "stopped")
+            request.progress(100 * spent / sleep)  # as a real engine does: the service throttles it
             time.sleep(0.02)
         if request.options.get("fail"):
             raise EngineError(str(request.options["fail"]), "The slow text engine was told to fail.")

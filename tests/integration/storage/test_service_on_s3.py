@@ -21,12 +21,12 @@ import boto3
 import httpx
 import pytest
 from PIL import Image
-from seaweed import SeaweedS3
 
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.settings import Settings
 from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.local_service.signing import file_url
+from seaweed import SeaweedS3
 
 SIGNING_KEY = secrets.token_hex(32)
 

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from seaweed import SeaweedS3, need_weed
 
 from mcv_pipelines.local_service.storage import Storage, StorageError, open_storage
 from mcv_pipelines.local_service.storage.s3 import PART_SIZE
 from mcv_pipelines.redact import redact
+from seaweed import SeaweedS3, need_weed
 
 MIB = 1024 * 1024
 

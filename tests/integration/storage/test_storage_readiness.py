@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from seaweed import SeaweedS3, need_weed
 
 from mcv_pipelines.local_service.server import LocalService
+from seaweed import SeaweedS3, need_weed
 
 
 def _ready(base: str) -> httpx.Response:

@@ -17,10 +17,10 @@ from pathlib import Path
 import httpx
 from pg_server import PgServer
 from PIL import Image
-from seaweed import SeaweedS3
 from team_helpers import MCV, Serve
 
 from mcv_pipelines.local_service.server import LocalService
+from seaweed import SeaweedS3
 
 ROWS = 100
 KEY = "sk-team-batch-0123456789abcdef"

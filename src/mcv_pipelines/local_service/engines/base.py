@@ -96,6 +96,8 @@ class EngineRequest:
     ``options`` is the task's payload as submitted (``input`` removed), so engine options such as
     ``width`` or ``quality`` are read from it directly. ``cancelled`` is set when the task is cancelled
     or times out; long-running engines check it (or kill their child process when it is set).
+    ``work_dir`` is scratch space that does not exist yet: an engine that needs it creates it
+    (``mkdir(parents=True, exist_ok=True)``); it is removed after the run either way.
     ``progress`` takes the task's percent done (0-100) as the engine learns it (ffmpeg's -progress,
     pages rendered, stages passed); the caller throttles and stores it, so calling it often is cheap.
     """

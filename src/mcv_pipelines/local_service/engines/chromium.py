@@ -166,9 +166,12 @@ class ChromiumEngine(ProgramEngine):
         argv = [self.program, *_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"]
         deadline = time.monotonic() + (request.timeout or 300)
         try:
+            # Stages are the progress: browser up, page loaded (and waited for), captured.
             with DevToolsSession(argv, deadline, request.cancelled) as browser:
                 session = _open_page(browser, width, height, scale)
+                request.progress(20)
                 _navigate(browser, session, url, wait)
+                request.progress(60)
                 if parameters.pop("full_page", False):
                     metrics = browser.call("Page.getLayoutMetrics", session=session)
                     size = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
@@ -176,6 +179,7 @@ class ChromiumEngine(ProgramEngine):
                                           "height": size.get("height", height)}  # fmt: skip
                     parameters["captureBeyondViewport"] = True
                 data = browser.call(method, parameters, session=session).get("data", "")
+                request.progress(90)
         finally:
             shutil.rmtree(profile, ignore_errors=True)
         if not data:

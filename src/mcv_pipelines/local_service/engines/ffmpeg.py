@@ -39,6 +39,7 @@ from mcv_pipelines.local_service.engines.ffmpeg_options import (
     parse_time,
     scale_filter,
     trim_arguments,
+    written_seconds,
 )
 from mcv_pipelines.local_service.engines.ffmpeg_watermark import (
     WATERMARK_OPTIONS,
@@ -47,6 +48,7 @@ from mcv_pipelines.local_service.engines.ffmpeg_watermark import (
 )
 from mcv_pipelines.local_service.engines.naming import output_path, single_input
 from mcv_pipelines.local_service.engines.process import find_program, program_version, run_checked
+from mcv_pipelines.local_service.engines.progress import FfmpegProgress, line_pipe
 
 __all__ = ["FfmpegEngine"]
 
@@ -171,15 +173,22 @@ class FfmpegEngine:
             raise EngineError("UNSUPPORTED_OPERATION", f"ffmpeg does not run {request.operation}")
         return handler(request)
 
-    def _ffmpeg(self, request: EngineRequest, argv: list[str], what: str) -> None:
+    def _ffmpeg(
+        self, request: EngineRequest, argv: list[str], what: str, seconds: float | None = None
+    ) -> None:
+        """Run ffmpeg; given the ``seconds`` it writes, its ``-progress`` (on a pipe of its own, so the
+        error output stays clean) moves the task's percent."""
         assert self.ffmpeg is not None
-        run_checked(
-            [self.ffmpeg, *_BASE, *argv],
-            what=what,
-            cwd=request.work_dir,
-            timeout=request.timeout,
-            cancelled=request.cancelled,
-        )
+        parser = FfmpegProgress(seconds, request.progress)
+        with line_pipe(parser.feed) as fd:
+            run_checked(
+                [self.ffmpeg, *_BASE, "-progress", f"pipe:{fd}", *argv],
+                what=what,
+                cwd=request.work_dir,
+                timeout=request.timeout,
+                cancelled=request.cancelled,
+                pass_fds=(fd,),
+            )
 
     def _probe(self, request: EngineRequest, source: Path) -> dict[str, Any]:
         assert self.ffprobe is not None
@@ -212,7 +221,7 @@ class FfmpegEngine:
         if media is None or not self._caps.writable(media):
             raise EngineError("UNSUPPORTED_CONVERSION", f"ffmpeg here cannot write {request.output_format}")
         source = single_input(request)
-        self._probe(request, source)
+        info = self._probe(request, source)
         before, after = trim_arguments(request.options)
         target = output_path(request, request.output_format)
         argv = [
@@ -223,7 +232,8 @@ class FfmpegEngine:
             *convert_arguments(media, self._caps, request.options),
             str(target),
         ]
-        self._ffmpeg(request, argv, f"converting {source.name} to {request.output_format}")
+        seconds = written_seconds(_duration(info), request.options)
+        self._ffmpeg(request, argv, f"converting {source.name} to {request.output_format}", seconds)
         return EngineResult(files=[target])
 
     def _thumbnail(self, request: EngineRequest) -> EngineResult:
@@ -234,7 +244,7 @@ class FfmpegEngine:
             )
         source = single_input(request)
         info = self._probe(request, source)
-        duration = float(info.get("format", {}).get("duration") or 0)
+        duration = _duration(info) or 0
         at = parse_time(request.options, "timestamp") or 0.0
         if duration and at >= duration:
             raise EngineError(
@@ -318,12 +328,12 @@ class FfmpegEngine:
                 "UNSUPPORTED_CONVERSION", f"watermark needs a video, not {request.input_format}"
             )
         source = single_input(request)
-        self._probe(request, source)
+        info = self._probe(request, source)
         drawtext = watermark_filter(request.options, self._font, request.work_dir)
         target = output_path(request, request.input_format)
         codec_args = convert_arguments(media, self._caps, {"preset": "veryfast", "audio_codec": "copy"})
         argv = ["-i", str(source), "-vf", drawtext, *codec_args, str(target)]
-        self._ffmpeg(request, argv, f"watermarking {source.name}")
+        self._ffmpeg(request, argv, f"watermarking {source.name}", _duration(info))
         return EngineResult(files=[target])
 
 
@@ -332,3 +342,11 @@ _THUMBNAIL_OPTIONS = (
     OptionSpec("width", "integer", None, None, "Width in pixels; height follows when unset"),
     OptionSpec("height", "integer", None, None, "Height in pixels; width follows when unset"),
 )
+
+
+def _duration(info: dict[str, Any]) -> float | None:
+    """The input's length in seconds as ffprobe read it (None for a still image or an unknown one)."""
+    try:
+        return float(info.get("format", {}).get("duration") or 0) or None
+    except (TypeError, ValueError):
+        return None

@@ -28,6 +28,7 @@ __all__ = [
     "parse_time",
     "scale_filter",
     "trim_arguments",
+    "written_seconds",
 ]
 
 PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -101,6 +102,17 @@ def trim_arguments(options: Mapping[str, Any]) -> tuple[list[str], list[str]]:
             raise EngineError("INVALID_OPTION", "trim_end must be later than trim_start")
         after = ["-t", f"{end - (start or 0):.3f}"]
     return before, after
+
+
+def written_seconds(duration: float | None, options: Mapping[str, Any]) -> float | None:
+    """Seconds of media a conversion writes: the input's ``duration`` cut by ``trim_start``/``trim_end``
+    (what ffmpeg's ``-progress`` out_time counts up to); None when unknown."""
+    start = parse_time(options, "trim_start") or 0.0
+    end = parse_time(options, "trim_end")
+    stop = end if end is not None and (duration is None or end < duration) else duration
+    if stop is None:
+        return None
+    return max(0.0, stop - start) or None
 
 
 def scale_filter(options: Mapping[str, Any]) -> str | None:

@@ -17,6 +17,7 @@ from mcv_pipelines.local_service.engines.options import enum_option
 from mcv_pipelines.local_service.engines.pdf_input import single_pdf
 from mcv_pipelines.local_service.engines.process import run_checked
 from mcv_pipelines.local_service.engines.program_engine import ProgramEngine
+from mcv_pipelines.local_service.engines.progress import GhostscriptPages
 
 __all__ = ["PROFILES", "GhostscriptEngine"]
 
@@ -58,8 +59,7 @@ class GhostscriptEngine(ProgramEngine):
         source = single_pdf(request)
         target = output_path(request, "pdf")
         argv = [
-            self.program,
-            "-q",
+            self.program,  # not -q: its "Page N" lines are the task's progress
             "-dSAFER",
             "-dBATCH",
             "-dNOPAUSE",
@@ -77,6 +77,7 @@ class GhostscriptEngine(ProgramEngine):
             cwd=request.work_dir,
             timeout=request.timeout,
             cancelled=request.cancelled,
+            on_line=GhostscriptPages(request.progress).feed,
         )
         # Ghostscript exits 0 on a PDF it cannot open at all, writing one blank page: not a success.
         if any(sign in outcome.output for sign in _UNREADABLE):

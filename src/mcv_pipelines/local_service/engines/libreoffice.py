@@ -131,7 +131,10 @@ class LibreOfficeEngine(ProgramEngine):
         ]
         if request.input_format == "csv":
             argv.append(f"--infilter={_CSV_FILTER}")
+        # LibreOffice says nothing while it converts: its stages are the progress (a profile free,
+        # the document converted, the PDF in place).
         profile = self._acquire(request)
+        request.progress(10)
         try:
             outcome = run_program(
                 [*argv[:1], f"-env:UserInstallation={profile.url}", *argv[1:], str(staged)],
@@ -159,6 +162,7 @@ class LibreOfficeEngine(ProgramEngine):
                 )
             tail = outcome.output.strip().splitlines()[-1:] or [f"exit code {outcome.returncode}"]
             raise EngineError("CONVERSION_FAILED", f"LibreOffice wrote no PDF for {source.name}: {tail[0]}")
+        request.progress(90)
         target = output_path(request, "pdf")
         shutil.move(produced, target)
         return EngineResult(files=[target])

@@ -24,6 +24,7 @@ from mcv_pipelines.local_service.engines.options import int_option
 from mcv_pipelines.local_service.engines.pdf_input import page_count, selected_pages, single_pdf
 from mcv_pipelines.local_service.engines.process import run_checked
 from mcv_pipelines.local_service.engines.program_engine import ProgramEngine
+from mcv_pipelines.local_service.engines.progress import PdftoppmPages
 
 __all__ = ["PdftoppmEngine"]
 
@@ -94,9 +95,11 @@ class PdftoppmEngine(ProgramEngine):
         size = ["-scale-to-x", str(width or -1), "-scale-to-y", str(height or -1)] if width or height else []
         render_dir = request.work_dir / "pdftoppm"
         render_dir.mkdir(parents=True, exist_ok=True)
+        pages_done = PdftoppmPages(len(pages), request.progress)
         for first, last in _runs(pages):
             argv = [
                 self.program,
+                "-progress",
                 flag,
                 "-r",
                 str(density),
@@ -109,7 +112,11 @@ class PdftoppmEngine(ProgramEngine):
                 str(render_dir / "page"),
             ]
             run_checked(
-                argv, what=f"rendering {source.name}", timeout=request.timeout, cancelled=request.cancelled
+                argv,
+                what=f"rendering {source.name}",
+                timeout=request.timeout,
+                cancelled=request.cancelled,
+                on_line=pages_done.feed,
             )
         rendered = sorted(render_dir.glob("page-*"), key=_page_number)
         if len(rendered) != len(pages):

@@ -9,6 +9,7 @@ program cannot fill the memory).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_OUTPUT = 1_000_000
+log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.05
 
 
@@ -62,8 +64,9 @@ class _TailBuffer:
             self.truncated = True
 
 
-def _drain(stream: object, buffer: _TailBuffer) -> None:
+def _drain(stream: object, buffer: _TailBuffer, on_line: Callable[[str], None] | None = None) -> None:
     read = getattr(stream, "read1", None) or getattr(stream, "read")  # noqa: B009 - typed as object
+    pending = b""
     while True:
         try:
             chunk = read(65536)
@@ -72,6 +75,18 @@ def _drain(stream: object, buffer: _TailBuffer) -> None:
         if not chunk:
             return
         buffer.add(chunk)
+        if on_line is not None:
+            *lines, pending = (pending + chunk).replace(b"\r", b"\n").split(b"\n")
+            pending = pending[-4096:]  # a line without an end is no progress line: keep it bounded
+            for line in lines:
+                _hear(on_line, line)
+
+
+def _hear(on_line: Callable[[str], None], line: bytes) -> None:
+    try:
+        on_line(line.decode("utf-8", "replace"))
+    except Exception:  # progress is a courtesy: a parser's bug must not fail the program's run
+        log.exception("progress line not understood")
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -88,8 +103,12 @@ def run_program(
     cancelled: threading.Event | None = None,
     max_output: int = DEFAULT_MAX_OUTPUT,
     pass_fds: Sequence[int] = (),
+    on_line: Callable[[str], None] | None = None,
 ) -> ProcessOutcome:
-    """Run ``argv`` (no shell) and wait for it, killing its process group on timeout or cancel."""
+    """Run ``argv`` (no shell) and wait for it, killing its process group on timeout or cancel.
+
+    ``on_line`` hears each line of its output as it comes (a progress parser).
+    """
     if cwd is not None:
         cwd.mkdir(parents=True, exist_ok=True)
     try:
@@ -106,7 +125,7 @@ def run_program(
     except OSError as exc:
         raise EngineError("PROGRAM_NOT_STARTED", f"could not start {argv[0]}: {exc.strerror}") from exc
     buffer = _TailBuffer(max_output)
-    reader = threading.Thread(target=_drain, args=(process.stdout, buffer), daemon=True)
+    reader = threading.Thread(target=_drain, args=(process.stdout, buffer, on_line), daemon=True)
     reader.start()
     deadline = None if timeout is None else time.monotonic() + timeout
     timed_out = was_cancelled = False
@@ -158,9 +177,13 @@ def run_checked(
     timeout: float | None = None,
     cancelled: threading.Event | None = None,
     ok_codes: frozenset[int] = frozenset({0}),
+    pass_fds: Sequence[int] = (),
+    on_line: Callable[[str], None] | None = None,
 ) -> ProcessOutcome:
     """``run_program``, turning a timeout, a cancel or a failing exit code into an EngineError."""
-    outcome = run_program(argv, cwd=cwd, env=env, timeout=timeout, cancelled=cancelled)
+    outcome = run_program(
+        argv, cwd=cwd, env=env, timeout=timeout, cancelled=cancelled, pass_fds=pass_fds, on_line=on_line
+    )
     if outcome.timed_out:
         raise EngineError("TIMEOUT", f"{what} did not finish within {timeout:g} seconds and was stopped")
     if outcome.cancelled:

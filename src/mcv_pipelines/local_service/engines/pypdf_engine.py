@@ -40,6 +40,7 @@ from mcv_pipelines.local_service.engines.page_ranges import parse_pages
 from mcv_pipelines.local_service.engines.pdf_io import PASSWORD, image_as_pdf, is_pdf, open_pdf
 from mcv_pipelines.local_service.engines.pdf_metadata import read_pdf_metadata, write_pdf_metadata
 from mcv_pipelines.local_service.engines.pdf_watermark import image_overlay_page, text_overlay_page
+from mcv_pipelines.local_service.engines.progress import Steps
 
 __all__ = ["PypdfEngine"]
 
@@ -100,6 +101,7 @@ class PypdfEngine:
     def _merge(self, request: EngineRequest) -> EngineResult:
         writer = PdfWriter()
         password = str_option(request.options, "password", None)  # tried on every encrypted input
+        appended = Steps(len(request.inputs), request.progress, end=80)  # writing the whole is the rest
         for item in _checked(request, request.inputs):
             if is_pdf(item.path):
                 reader = open_pdf(item.path, password)
@@ -113,6 +115,7 @@ class PypdfEngine:
                     ) from exc
             with library_errors(f"add {item.path.name!r} to the merged PDF"):
                 writer.append(reader)
+            appended.advance()
         names = OutputNames(request.output_dir, str_option(request.options, "filename", None), 1)
         out = names.next(request.inputs[0].path.stem, "pdf")
         _write(writer, out)
@@ -130,17 +133,21 @@ class PypdfEngine:
             inputs, mark_page = _split_watermark_image(inputs, style)
         names = OutputNames(request.output_dir, str_option(options, "filename", None), len(inputs))
         result = EngineResult()
-        for item in _checked(request, inputs):
+        for number, item in enumerate(_checked(request, inputs)):
             reader = open_pdf(item.path, password)
             out = names.next(item.path.stem, "pdf")
             with library_errors(f"{request.operation} {item.path.name!r}"):
                 writer = PdfWriter(clone_from=reader)
+                # Each input's pages share its slice of 0-90 %; writing the files is the rest.
+                share = 90 / max(1, len(inputs))
+                start, end = number * share, (number + 1) * share
+                pages = Steps(len(writer.pages), request.progress, start=start, end=end)
                 if request.operation == "optimize":
-                    _optimize(writer, enum_option(options, "profile", "web", PROFILES))
+                    _optimize(writer, enum_option(options, "profile", "web", PROFILES), pages)
                 elif request.operation == "metadata/write":
                     write_pdf_metadata(writer, dict_option(options, "metadata"))
                 elif style is not None:
-                    _watermark(writer, style, mark_page, options.get("pages"), layer)
+                    _watermark(writer, style, mark_page, options.get("pages"), layer, pages)
             _write(writer, out)
             if request.operation == "optimize" and out.stat().st_size >= item.path.stat().st_size:
                 shutil.copyfile(item.path, out)  # nothing gained: hand back the original bytes
@@ -168,8 +175,11 @@ def _watermark(
     mark_page: pypdf.PageObject | None,
     pages: object,
     layer: str,
+    done: Steps,
 ) -> None:
-    for index in parse_pages(pages, len(writer.pages)):
+    chosen = parse_pages(pages, len(writer.pages))
+    done.total = max(1, len(chosen))
+    for index in chosen:
         page = writer.pages[index]
         if page.rotation % 360:
             page.transfer_rotation_to_content()
@@ -179,9 +189,10 @@ def _watermark(
             else image_overlay_page(page, mark_page, style)
         )
         page.merge_page(overlay, over=layer == "above")
+        done.advance()
 
 
-def _optimize(writer: PdfWriter, profile: str) -> None:
+def _optimize(writer: PdfWriter, profile: str, done: Steps) -> None:
     quality = _PROFILE_IMAGE_QUALITY.get(profile)
     for page in writer.pages:
         if quality is not None:
@@ -189,6 +200,7 @@ def _optimize(writer: PdfWriter, profile: str) -> None:
                 if image.image is not None and image.image.mode in ("RGB", "L") and _is_jpeg(image.data):
                     image.replace(image.image, quality=quality)
         page.compress_content_streams(level=9)
+        done.advance()
     writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
 
 

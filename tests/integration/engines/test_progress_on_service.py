@@ -1,0 +1,66 @@
+"""A long conversion's ``percent`` moves while it runs, seen over the HTTP API (issue 15)."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from mcv_pipelines.local_service.server import LocalService
+
+
+def _video(ffmpeg: str, path: Path) -> Path:
+    """Three seconds of a busy test pattern: quick to make, a few seconds' work for VP9 (whose encoder
+    hands out frames as it goes; x264's look-ahead would hold them all until the end)."""
+    subprocess.run(
+        [
+            ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+            "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=3",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path),
+        ],
+        check=True,
+        timeout=60,
+    )  # fmt: skip
+    return path
+
+
+def test_percent_moves_while_ffmpeg_converts(
+    service: LocalService, client: httpx.Client, require_program: Callable[..., str], tmp_path: Path
+) -> None:
+    ffmpeg = require_program("ffmpeg")
+    require_program("ffprobe")
+    source = _video(ffmpeg, tmp_path / "pattern.mp4")
+    tasks = {
+        "in": {
+            "operation": "import/base64",
+            "file": base64.b64encode(source.read_bytes()).decode(),
+            "filename": "pattern.mp4",
+        },
+        "slow": {
+            "operation": "convert",
+            "input": "in",
+            "output_format": "webm",
+            "engine": "ffmpeg",
+        },
+    }
+    created = client.post("/v2/jobs", json={"tasks": tasks})
+    assert created.status_code == 201, created.text
+    slow = next(t for t in created.json()["data"]["tasks"] if t["name"] == "slow")
+
+    seen: list[tuple[str, int]] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        task = client.get(f"/v2/tasks/{slow['id']}").json()["data"]
+        seen.append((task["status"], task["percent"]))
+        if task["status"] in ("finished", "error"):
+            break
+        time.sleep(0.02)
+
+    assert seen[-1] == ("finished", 100), seen[-1]
+    running = [percent for status, percent in seen if status == "processing"]
+    assert any(0 < percent < 100 for percent in running), sorted(set(running))
+    assert running == sorted(running), "percent never goes back while a task runs"
