@@ -11,7 +11,14 @@ import contextlib
 import threading
 from collections.abc import Iterable, Iterator
 
-__all__ = ["MASK", "not_registering", "redact", "register_secret", "registered_secrets"]
+__all__ = [
+    "MASK",
+    "forgetting_new_secrets",
+    "not_registering",
+    "redact",
+    "register_secret",
+    "registered_secrets",
+]
 
 MASK = "***"
 _MIN_LENGTH = 3  # masking one- or two-character values would garble ordinary text
@@ -40,6 +47,22 @@ def not_registering() -> Iterator[None]:
         yield
     finally:
         _paused.on = before
+
+
+@contextlib.contextmanager
+def forgetting_new_secrets() -> Iterator[None]:
+    """Secrets registered (in any thread) while the block runs are forgotten when it ends.
+
+    For a process that checks many unrelated pipelines one after another (a test session's generated
+    ones): a value one of them declared secret, say "POST", must not mask that word in the next.
+    """
+    with _lock:
+        before = set(_secrets)
+    try:
+        yield
+    finally:
+        with _lock:
+            _secrets.intersection_update(before)
 
 
 def registered_secrets() -> Iterable[str]:

@@ -33,7 +33,16 @@ def tables(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
 
 def _csv(header: list[str], rows: list[list[str]], delimiter: str, newline: str) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, delimiter=delimiter, lineterminator=newline)
+    # Python's writer leaves a lone "\r" unquoted when the line ends in "\n" (it quotes only the
+    # terminator's own characters), and every CSV reader takes that "\r" for a line break: such text
+    # is ambiguous, not a manifest a user could have meant. Quote every field when a cell holds one.
+    broken = any("\r" in cell or "\n" in cell for cell in [*header, *(c for r in rows for c in r)])
+    writer = csv.writer(
+        out,
+        delimiter=delimiter,
+        lineterminator=newline,
+        quoting=csv.QUOTE_ALL if broken else csv.QUOTE_MINIMAL,
+    )
     writer.writerow(header)
     writer.writerows(rows)
     return out.getvalue()
@@ -53,6 +62,7 @@ def _read(data: bytes, fmt: str) -> list[dict[str, Any]] | None:
 @given(table=tables(), delimiter=st.sampled_from([",", "\t"]), newline=st.sampled_from(["\n", "\r\n"]),
        encoding=st.sampled_from(ENCODINGS))
 @example(table=(["a"], [["\r"]]), delimiter=",", newline="\n", encoding="utf-8")
+@example(table=(["a"], [[""], ["\r"]]), delimiter=",", newline="\n", encoding="utf-8")
 @example(table=(["a", "b"], [["\ufeff", "\u2028"]]), delimiter=",", newline="\r\n", encoding="utf-8-sig")
 def test_csv_and_tsv_read_back_or_refuse_cleanly(
     table: tuple[list[str], list[list[str]]], delimiter: str, newline: str, encoding: str

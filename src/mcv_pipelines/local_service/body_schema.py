@@ -15,6 +15,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from mcv_pipelines.local_service.engines.lookup import normalize_listing_format
+
 __all__ = ["operation_file", "operation_schema", "schema_errors"]
 
 
@@ -85,13 +87,22 @@ def _field(path: Iterable[Any]) -> str:
     return ".".join(str(part) for part in path)
 
 
+_FORMAT_FIELDS = frozenset({"input_format", "output_format"})
+
+
 def schema_errors(task: Mapping[str, Any], prefix: str = "") -> dict[str, list[str]]:
     """{field path: [messages]} of ``task`` against its operation's schema (empty when valid)."""
     validator = _validator(str(task.get("operation")))
     if validator is None:
         return {}
     errors: dict[str, list[str]] = {}
-    for error in validator.iter_errors(dict(task)):
+    # Formats as the service reads them ("JPEG", ".jpeg" are jpg): a spelling the service accepts and
+    # normalises must not be refused here.
+    body = {
+        key: normalize_listing_format(value) if key in _FORMAT_FIELDS and isinstance(value, str) else value
+        for key, value in task.items()
+    }
+    for error in validator.iter_errors(body):
         if error.validator == "required" and isinstance(error.instance, dict):
             found = [
                 ([*error.absolute_path, name], f"The {name} field is required.")

@@ -152,8 +152,19 @@ def test_commands_reaching_outside_fail_the_task_and_the_service_goes_on(
             "engine": "ffmpeg", "command": "ffmpeg",
             "arguments": "-nostdin -f data -i /etc/passwd -map 0 -c copy -f data /output/passwd.txt",
         },
-        "other": {"engine": "ffmpeg", "command": "sh", "arguments": "-c 'cat /etc/passwd'"},
     }  # fmt: skip
+    # A program outside the allowed list is refused when the job is created (422 naming the field, as
+    # the OpenAPI document says), before anything runs.
+    refused = client.post(
+        "/v2/jobs",
+        json={"tasks": {"clip": b64_import(clip), "other": {
+            "operation": "command", "input": "clip", "engine": "ffmpeg", "command": "sh",
+            "arguments": "-c 'cat /etc/passwd'",
+        }}},
+    )  # fmt: skip
+    assert refused.status_code == 422, refused.text
+    assert "tasks.other.command" in refused.json()["errors"]
+    assert "root:" not in refused.text
     for name, options in attempts.items():
         job = run_job(
             client, {"clip": b64_import(clip), name: {"operation": "command", "input": "clip", **options}}
