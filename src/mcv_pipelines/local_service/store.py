@@ -183,6 +183,25 @@ class Store(AccountStore):
         )
         return [_load(row[0]) for row in rows]
 
+    def waiting_near(self, ids: list[str]) -> list[Doc]:
+        """Waiting tasks among ``ids`` or depending on one of them, in creation order (what the
+        scheduler looks at after those tasks were saved or ended). Reads only waiting rows, and parses
+        only those that match."""
+        found: dict[str, tuple[int, Doc]] = {}
+        for start in range(0, len(ids), 200):  # keep within SQLite's limit of ? marks
+            part = ids[start : start + 200]
+            marks, likes = ",".join("?" * len(part)), " OR ".join("deps LIKE ?" for _ in part)
+            rows = self._read(
+                f"SELECT seq, doc FROM tasks WHERE status = 'waiting' AND (id IN ({marks}) OR {likes})",
+                [*part, *(f"%{i}%" for i in part)],
+            )
+            wanted = set(part)
+            for seq, doc in rows:
+                task = _load(doc)
+                if task["id"] in wanted or wanted & set(task.get("depends_on", {}).values()):
+                    found[task["id"]] = (int(seq), task)
+        return [task for _, task in sorted(found.values(), key=lambda pair: pair[0])]
+
     def list_tasks(self, user_id: int, filters: dict[str, str], limit: int, offset: int) -> list[Doc]:
         sql, args = "SELECT doc FROM tasks WHERE user_id = ?", list[Any]([user_id])
         for column in ("job_id", "status", "operation"):
