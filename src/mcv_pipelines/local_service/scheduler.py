@@ -84,7 +84,8 @@ class Scheduler:
         self.store.save_tasks(tasks, job)
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"])
-        self.kick([t["id"] for t in tasks])
+        new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
+        self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
 
     def add_task(self, task: Doc) -> None:
         self.store.save_task(task)
