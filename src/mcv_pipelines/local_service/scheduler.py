@@ -131,6 +131,7 @@ class Scheduler:
         discard(self.storage, self.config, task_id)
         if task is not None:
             self._job_changed(task.get("job_id"))
+        self.kick([task_id])  # a task waiting on it has an input gone: it fails (or runs, ignore_error)
 
     def delete_job(self, job_id: str) -> None:
         job = self.store.get_job(job_id)
@@ -142,6 +143,7 @@ class Scheduler:
             self.changes.publish(Change("job", job_id, "deleted", user_id=job.get("user_id")))
         for task in tasks:
             discard(self.storage, self.config, task["id"])
+        self.kick([t["id"] for t in tasks])  # a task of another job may have waited on one of them
 
     def complete_upload(self, task_id: str, entry: Doc) -> None:
         """An import/upload task got its file (already in the store)."""

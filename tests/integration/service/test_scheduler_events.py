@@ -137,3 +137,12 @@ def test_a_small_export_downloads_whole_in_part_and_as_head(http: httpx.Client) 
     assert (part.status_code, part.content) == (206, b"text")
     head = httpx.head(url)
     assert (head.status_code, head.content, head.headers["etag"]) == (200, b"", whole.headers["etag"])
+
+
+def test_a_task_waiting_on_a_deleted_task_fails_at_once(http: httpx.Client) -> None:
+    created = http.post("/v2/jobs", json={"tasks": {"in": RAW, "md": _convert(sleep=5)}}).json()["data"]
+    md_id = task_named(created, "md")["id"]
+    follow = http.post("/v2/convert", json={"input": md_id, "output_format": "txt"}).json()["data"]
+    assert http.delete(f"/v2/tasks/{md_id}").status_code == 204
+    done = http.get(f"/sync/v2/tasks/{follow['id']}").json()["data"]  # no janitor round in this service
+    assert (done["status"], done["code"]) == ("error", "INPUT_TASK_FAILED")
