@@ -3,7 +3,8 @@
 Starting and cancelling a thread per task cost about a tenth of the service's CPU per job. Here one
 daemon thread (started with the first deadline) sleeps until the earliest deadline, or until a nearer
 one is added, and calls ``on_expired(key, seconds)`` for each that passes without being cancelled.
-A cancelled deadline stays in the heap until it comes up, then is skipped.
+A cancelled deadline stays in the heap until it comes up and is skipped, or until cancelled ones
+are most of the heap, which is then rebuilt (tasks end long before their default 5 h timeout).
 
 Example::
 
@@ -55,11 +56,19 @@ class Deadlines:
     def cancel(self, key: str) -> None:
         with self._wake:
             self._active.pop(key, None)
+            if len(self._heap) > 64 and len(self._heap) > 2 * len(self._active):  # mostly cancelled ones
+                self._heap = [entry for entry in self._heap if self._live(entry)]
+                heapq.heapify(self._heap)
 
     def pending(self) -> int:
         """Deadlines added and neither expired nor cancelled."""
         with self._wake:
             return len(self._active)
+
+    def held(self) -> int:
+        """Entries kept: the pending deadlines and cancelled ones not yet dropped."""
+        with self._wake:
+            return len(self._heap)
 
     def stop(self) -> None:
         with self._wake:
@@ -85,7 +94,7 @@ class Deadlines:
     def _next_due(self) -> tuple[str, float] | None:
         """The next expired (key, seconds), waiting for it; None once stopped. Called locked."""
         while not self._stopped:
-            while self._heap and self._active.get(self._heap[0][2], (None,))[0] != self._heap[0][1]:
+            while self._heap and not self._live(self._heap[0]):
                 heapq.heappop(self._heap)  # cancelled or replaced
             if not self._heap:
                 self._wake.wait()
@@ -98,3 +107,8 @@ class Deadlines:
             heapq.heappop(self._heap)
             return key, self._active.pop(key)[1]
         return None
+
+    def _live(self, entry: tuple[float, int, str]) -> bool:
+        """Not cancelled nor replaced since added. Called locked."""
+        active = self._active.get(entry[2])
+        return active is not None and active[0] == entry[1]

@@ -75,3 +75,15 @@ def test_a_failing_callback_does_not_stop_the_others() -> None:
         assert fired == ["good"]
     finally:
         deadlines.stop()
+
+
+def test_cancelled_deadlines_do_not_pile_up() -> None:
+    deadlines = Deadlines(lambda key, seconds: None)
+    try:
+        for n in range(10_000):  # tasks that end long before their 5 h timeout
+            deadlines.add(f"t{n}", 5 * 3600)
+            deadlines.cancel(f"t{n}")
+        assert deadlines.pending() == 0
+        assert deadlines.held() <= 130
+    finally:
+        deadlines.stop()
