@@ -55,9 +55,8 @@ class Store(AccountStore):
 
     def _save_job(self, tx: Tx, job: Doc) -> None:
         values = (job["user_id"], job.get("tag"), job["status"], json.dumps(job), job["id"])
-        if tx.one("SELECT seq FROM jobs WHERE id = ?", (job["id"],)):
-            tx.execute("UPDATE jobs SET user_id = ?, tag = ?, status = ?, doc = ? WHERE id = ?", values)
-        else:
+        sql = "UPDATE jobs SET user_id = ?, tag = ?, status = ?, doc = ? WHERE id = ? RETURNING seq"
+        if not tx.execute(sql, values):  # a new job (one statement for the usual update, not two)
             tx.execute(
                 "INSERT INTO jobs (user_id, tag, status, doc, id, seq) VALUES (?, ?, ?, ?, ?, ?)",
                 (*values, self.db.next_seq(tx)),
@@ -124,13 +123,12 @@ class Store(AccountStore):
             deps,
             task["id"],
         )
-        if tx.one("SELECT seq FROM tasks WHERE id = ?", (task["id"],)):
-            tx.execute(
-                "UPDATE tasks SET job_id = ?, user_id = ?, operation = ?, status = ?, ended_at = ?, doc = ?,"
-                " deps = ? WHERE id = ?",
-                values,
-            )
-        else:
+        updated = tx.execute(
+            "UPDATE tasks SET job_id = ?, user_id = ?, operation = ?, status = ?, ended_at = ?, doc = ?,"
+            " deps = ? WHERE id = ? RETURNING seq",
+            values,
+        )
+        if not updated:  # a new task
             tx.execute(
                 "INSERT INTO tasks (job_id, user_id, operation, status, ended_at, doc, deps, id, seq)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
