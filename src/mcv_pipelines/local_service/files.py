@@ -7,9 +7,12 @@ Streamed from the store (from disk when it is a directory) with Content-Length, 
 from __future__ import annotations
 
 import time
+from stat import S_ISREG
 
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
+from starlette.types import Receive, Scope, Send
 
 from mcv_pipelines.local_service.context import context
 from mcv_pipelines.local_service.errors import ApiError, not_found
@@ -38,8 +41,31 @@ async def download(request: Request) -> Response:
     path = ctx.storage.local_path(task_id, filename)
     if path is None:  # a remote store: streamed out of it
         return ctx.metrics.counted(await stored_download(ctx.storage, task_id, filename, request, inline))
-    if not path.is_file():
+    try:
+        stat = path.stat()
+    except OSError:
+        stat = None
+    if stat is None or not S_ISREG(stat.st_mode):
         raise not_found("File")
-    return ctx.metrics.counted(
-        FileResponse(path, filename=filename, content_disposition_type="inline" if inline else "attachment")
-    )
+    disposition = "inline" if inline else "attachment"
+    return ctx.metrics.counted(_SmallFileResponse(path, filename=filename, stat_result=stat,
+                                                  content_disposition_type=disposition))  # fmt: skip
+
+
+class _SmallFileResponse(FileResponse):
+    """A FileResponse (same headers, Range and HEAD support) that sends a small file whole, read at
+    once, when the whole file is asked for: no worker-thread hops to open, read and close it."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        stat = self.stat_result
+        whole = Headers(scope=scope).get("range") is None and scope.get("method") == "GET"
+        if stat is None or not whole or stat.st_size > self.chunk_size:
+            await super().__call__(scope, receive, send)
+            return
+        with open(self.path, "rb") as file:  # noqa: ASYNC230 - a few KiB on local disk
+            body = file.read(self.chunk_size + 1)
+        if len(body) != stat.st_size:  # changed since the stat: let the full path deal with it
+            await super().__call__(scope, receive, send)
+            return
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from mcv_pipelines.local_service.changes import Change, ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
@@ -86,7 +86,8 @@ class LeaseScheduler(Scheduler):
             except DatabaseUnavailable:
                 pass
 
-    def kick(self) -> None:
+    def kick(self, ids: Iterable[str] | None = None) -> None:
+        """Wake the claim loops (which task can run is the database's to say)."""
         with self._wake:
             self._generation += 1
             self._wake.notify_all()
@@ -137,13 +138,9 @@ class LeaseScheduler(Scheduler):
         if any(d is None or d["status"] == "error" for d in deps) and not (job and job.get("ignore_error")):
             self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("processing",))
             return
-        timeout = float(task["payload"].get("timeout") or self.config.default_timeout)
-        timer = threading.Timer(timeout, self._timed_out, (task["id"], timeout))
-        timer.daemon = True
         with self._lock:
-            self._timers[task["id"]] = timer
             self._queued += 1  # _run counts it off
-        timer.start()
+        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
         self._run(task["id"], cancelled)
 
     def _heartbeat_loop(self) -> None:

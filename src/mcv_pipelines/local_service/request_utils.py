@@ -18,6 +18,7 @@ from mcv_pipelines.local_service.tasks import ENDED
 __all__ = ["includes", "json_body", "owned_job", "owned_task", "paging", "wait_ended"]
 
 _RECHECK_MAX = 5.0
+_UNDER_WAY = ("waiting", "processing")  # changes that cannot end a wait
 
 
 async def json_body(request: Request) -> dict[str, Any]:
@@ -73,15 +74,18 @@ def owned_job(ctx: ServiceContext, caller: Caller, job_id: str) -> Doc:
 async def wait_ended(ctx: ServiceContext, kind: str, item_id: str) -> Doc | None:
     """Wait until the job or task has ended (or the longest sync wait passed); the latest state.
 
-    Woken by the change feed: a change of the item (or of a task of the job), made in this process
-    or heard from another one. The state is read again on every wake-up, and also after a quiet spell
-    that doubles up to ``_RECHECK_MAX`` seconds, in case a notice was lost (a database reconnect).
+    Woken by the change feed: a change of the item to a status other than processing (its end, or
+    its deletion), made in this process or heard from another one. A job's new status is written with
+    the end of its last task and published after, so the job's own change is the one to wait for; the
+    starts and progress of its tasks wake nobody. The state is read again on every wake-up, and also
+    after a quiet spell that doubles up to ``_RECHECK_MAX`` seconds, in case a notice was lost (a
+    database reconnect).
     """
     deadline = time.monotonic() + ctx.config.sync_max_wait
     recheck = 0.5
 
     def concerns(change: Change) -> bool:
-        return change.id == item_id or change.job_id == item_id
+        return change.id == item_id and change.kind == kind and change.status not in _UNDER_WAY
 
     async with ctx.changes.subscribe(concerns, limit=100) as changes:
         while True:  # subscribed before the first read: a change in between is not missed

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 from mcv_pipelines.local_service.changes import Change, ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
+from mcv_pipelines.local_service.deadlines import Deadlines
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
 from mcv_pipelines.local_service.leases import job_status
 from mcv_pipelines.local_service.operations import Outcome, execute
@@ -54,7 +55,7 @@ class Scheduler:
         self._lock = threading.RLock()
         self._running: dict[str, threading.Event] = {}
         self._queued = 0  # submitted to the pool, waiting for a free worker thread
-        self._timers: dict[str, threading.Timer] = {}
+        self._deadlines = Deadlines(self._timed_out)  # task timeouts, all on one thread
         self._stopping = threading.Event()
         self._janitor = threading.Thread(target=self._janitor_loop, name="mcv-janitor", daemon=True)
 
@@ -73,10 +74,9 @@ class Scheduler:
     def stop(self) -> None:
         self._stopping.set()
         with self._lock:
-            for timer in self._timers.values():
-                timer.cancel()
             for event in self._running.values():
                 event.set()
+        self._deadlines.stop()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     # entry points
@@ -84,15 +84,16 @@ class Scheduler:
         self.store.save_tasks(tasks, job)
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"])
-        self.kick()
+        new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
+        self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
 
     def add_task(self, task: Doc) -> None:
         self.store.save_task(task)
-        self.kick()
+        self.kick([task["id"]])
 
     def cancel(self, task_id: str) -> Doc | None:
         self._end(task_id, TaskFailed("CANCELLED", "The task was cancelled."), ("waiting", "processing"))
-        self.kick()
+        self.kick([task_id])
         return self.store.get_task(task_id)
 
     def retry(self, task_id: str) -> Doc | None:
@@ -120,7 +121,7 @@ class Scheduler:
         self.store.save_task(task)
         self._job_changed(task.get("job_id"))
         self._job_touched(task)
-        self.kick()
+        self.kick([task["id"]])
         return self.store.get_task(task["id"])
 
     def delete_task(self, task_id: str) -> None:
@@ -130,6 +131,7 @@ class Scheduler:
         discard(self.storage, self.config, task_id)
         if task is not None:
             self._job_changed(task.get("job_id"))
+        self.kick([task_id])  # a task waiting on it has an input gone: it fails (or runs, ignore_error)
 
     def delete_job(self, job_id: str) -> None:
         job = self.store.get_job(job_id)
@@ -141,6 +143,7 @@ class Scheduler:
             self.changes.publish(Change("job", job_id, "deleted", user_id=job.get("user_id")))
         for task in tasks:
             discard(self.storage, self.config, task["id"])
+        self.kick([t["id"] for t in tasks])  # a task of another job may have waited on one of them
 
     def complete_upload(self, task_id: str, entry: Doc) -> None:
         """An import/upload task got its file (already in the store)."""
@@ -151,7 +154,7 @@ class Scheduler:
             self._end(task_id, failure, ("waiting",))
         else:
             self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
-        self.kick()
+        self.kick([task_id])
 
     def queue_depth(self) -> int:
         """Tasks that could run now but wait for a worker: handed to the pool and not yet started,
@@ -166,50 +169,61 @@ class Scheduler:
         return count
 
     # scheduling
-    def kick(self) -> None:
-        """Start every waiting task whose inputs have ended; fail those whose inputs failed."""
+    def kick(self, ids: Iterable[str] | None = None) -> None:
+        """Start every waiting task whose inputs have ended; fail those whose inputs failed.
+
+        With ``ids`` (tasks just saved, ended or retried) only those and their waiting dependants are
+        looked at, so the cost of an event does not grow with the number of waiting tasks; without,
+        every waiting task is (at start, and on each janitor round as a safety net).
+        """
         if self._stopping.is_set():
             return
         with self._lock:
-            changed = True
-            while changed:
-                changed = False
-                for task in self.store.tasks_with_status("waiting"):
-                    if task["operation"] == "import/upload" or task["id"] in self._running:
-                        continue
-                    changed |= self._consider(task)
+            if ids is None:
+                changed = True
+                while changed:
+                    changed = False
+                    for task in self.store.tasks_with_status("waiting"):
+                        changed |= self._consider(task) is not None
+                return
+            todo = list(ids)
+            while todo:  # a task failed for its input fails its own dependants in turn
+                todo = [t["id"] for t in self.store.waiting_near(todo) if self._consider(t) == "failed"]
 
-    def _consider(self, task: Doc) -> bool:
+    def _consider(self, task: Doc) -> str | None:
+        """Start ``task`` ("started") or fail it for a failed input ("failed"); None when it waits on."""
+        if task["operation"] == "import/upload" or task["id"] in self._running:
+            return None
         deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
         if any(d is not None and d["status"] not in ENDED for d in deps):
-            return False
+            return None
         job = self.store.get_job(task["job_id"]) if task.get("job_id") else None
         ignore = bool(job and job.get("ignore_error"))
         if any(d is None or d["status"] == "error" for d in deps) and not ignore:
             self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("waiting",))
-            return True
-        cancelled = threading.Event()
+            return "failed"
+        began: list[bool] = []
 
         def begin(t: Doc) -> bool:
             if t["status"] != "waiting":
                 return False
             t.update(status="processing", started_at=now_iso(), message=None)
+            began.append(True)
             return True
 
-        self.store.update_task(task["id"], begin)
+        with self.store.transaction():  # the task and its job's start in one write
+            self.store.update_task(task["id"], begin)
+            if began and job and not job.get("started_at"):
+                self.store.update_job(job["id"], lambda j: j.update(started_at=now_iso()) is None)
+        if not began:  # another path ended it meanwhile
+            return None
         self._job_touched(task)
+        cancelled = threading.Event()
         self._running[task["id"]] = cancelled
-        timeout = float(task["payload"].get("timeout") or self.config.default_timeout)
-        timeout = min(timeout, threading.TIMEOUT_MAX)  # a larger one overflows the timer's clock
-        timer = threading.Timer(timeout, self._timed_out, (task["id"], timeout))
-        timer.daemon = True
-        self._timers[task["id"]] = timer
-        timer.start()
-        if job and not job.get("started_at"):
-            self.store.update_job(job["id"], lambda j: j.update(started_at=now_iso()) is None)
+        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
         self._queued += 1
         self._pool.submit(self._run, task["id"], cancelled)
-        return True
+        return "started"
 
     def _run(self, task_id: str, cancelled: threading.Event) -> None:
         with self._lock:
@@ -238,7 +252,7 @@ class Scheduler:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
             if (self.store.get_task(task_id) or {}).get("status", "error") == "error":
                 discard(self.storage, self.config, task_id)  # deleted or stopped while it ran: drop its files
-            self.kick()
+            self.kick([task_id])
 
     def _inputs(self, task: Doc) -> list[InputFile]:
         files: list[InputFile] = []
@@ -257,19 +271,20 @@ class Scheduler:
     def _timed_out(self, task_id: str, timeout: float) -> None:
         failure = TaskFailed("TIMEOUT", f"The task was cancelled after its timeout of {timeout:g} seconds.")
         self._end(task_id, failure, ("processing",))
-        self.kick()
+        self.kick([task_id])
 
     def _stop_running(self, task_id: str) -> None:
+        self._deadlines.cancel(task_id)
         with self._lock:
             event = self._running.pop(task_id, None)
-            timer = self._timers.pop(task_id, None)
         if event is not None:
             event.set()
-        if timer is not None:
-            timer.cancel()
 
     def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> None:
-        """End a task (once): finished with an outcome, or error with a failure."""
+        """End a task (once): finished with an outcome, or error with a failure.
+
+        The task, the user's credits and the job's status are written in one transaction, and only
+        then published: whoever wakes on the task's end reads a job that already shows it."""
         ended: list[Doc] = []
 
         def change(t: Doc) -> bool:
@@ -292,17 +307,20 @@ class Scheduler:
             ended.append(t)
             return True
 
-        self.store.update_task(task_id, change)
+        moved: Doc | None = None
+        with self.store.transaction():
+            self.store.update_task(task_id, change)
+            if ended and not isinstance(outcome, TaskFailed) and outcome.credits:
+                self.store.add_credits(ended[0]["user_id"], -outcome.credits)
+            if ended:
+                moved = self._recompute_job(ended[0].get("job_id"))
         self._stop_running(task_id)
         if not ended:
             return
-        task = ended[0]
-        self.changes.publish(_ended_change(task))
+        self.changes.publish(_ended_change(ended[0]))
+        self._publish_job(moved)
         if isinstance(outcome, TaskFailed):
             discard(self.storage, self.config, task_id)
-        elif outcome.credits:
-            self.store.add_credits(task["user_id"], -outcome.credits)
-        self._job_changed(task.get("job_id"))
 
     def _job_touched(self, task: Doc) -> None:
         """A task of a job started or was retried: the job, still processing, changed (the console's
@@ -312,28 +330,34 @@ class Scheduler:
             self.changes.publish(Change("job", task["job_id"], "processing", user_id=task.get("user_id")))
 
     def _job_changed(self, job_id: str | None) -> None:
+        self._publish_job(self._recompute_job(job_id))
+
+    def _recompute_job(self, job_id: str | None) -> Doc | None:
         """Recompute the job's status from its tasks, reading them and writing the job in one
-        transaction: two tasks ending at once must not leave a stale status behind."""
+        transaction (the caller's, when in one): two tasks ending at once must not leave a stale
+        status behind. The job when its status moved, for ``_publish_job`` once committed."""
         if not job_id:
-            return
-        events: list[str] = []
+            return None
         moved: list[Doc] = []
 
         def change(job: Doc) -> bool:
             before = job["status"]
             if not job_status(job, self.store.job_tasks(job_id)):  # under the job's row lock
                 return False
-            if job["status"] != before and job["status"] in ENDED:
-                events.append("job.failed" if job["status"] == "error" else "job.finished")
             if job["status"] != before:
                 moved.append(job)
             return True
 
         self.store.update_job(job_id, change)
-        for job in moved:  # the console's live view hears of the job's new status
-            self.changes.publish(Change("job", job_id, job["status"], user_id=job.get("user_id")))
-        for event in events:
-            self._emit(event, job_id)
+        return moved[0] if moved else None
+
+    def _publish_job(self, job: Doc | None) -> None:
+        """Tell of a job's new status (the console's live view), and send its webhook event once it ended."""
+        if job is None:
+            return
+        self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
+        if job["status"] in ENDED:
+            self._emit("job.failed" if job["status"] == "error" else "job.finished", job["id"])
 
     def _janitor_loop(self) -> None:
         while not self._stopping.wait(self.config.janitor_interval):

@@ -55,9 +55,8 @@ class Store(AccountStore):
 
     def _save_job(self, tx: Tx, job: Doc) -> None:
         values = (job["user_id"], job.get("tag"), job["status"], json.dumps(job), job["id"])
-        if tx.one("SELECT seq FROM jobs WHERE id = ?", (job["id"],)):
-            tx.execute("UPDATE jobs SET user_id = ?, tag = ?, status = ?, doc = ? WHERE id = ?", values)
-        else:
+        sql = "UPDATE jobs SET user_id = ?, tag = ?, status = ?, doc = ? WHERE id = ? RETURNING seq"
+        if not tx.execute(sql, values):  # a new job (one statement for the usual update, not two)
             tx.execute(
                 "INSERT INTO jobs (user_id, tag, status, doc, id, seq) VALUES (?, ?, ?, ?, ?, ?)",
                 (*values, self.db.next_seq(tx)),
@@ -124,13 +123,12 @@ class Store(AccountStore):
             deps,
             task["id"],
         )
-        if tx.one("SELECT seq FROM tasks WHERE id = ?", (task["id"],)):
-            tx.execute(
-                "UPDATE tasks SET job_id = ?, user_id = ?, operation = ?, status = ?, ended_at = ?, doc = ?,"
-                " deps = ? WHERE id = ?",
-                values,
-            )
-        else:
+        updated = tx.execute(
+            "UPDATE tasks SET job_id = ?, user_id = ?, operation = ?, status = ?, ended_at = ?, doc = ?,"
+            " deps = ? WHERE id = ? RETURNING seq",
+            values,
+        )
+        if not updated:  # a new task
             tx.execute(
                 "INSERT INTO tasks (job_id, user_id, operation, status, ended_at, doc, deps, id, seq)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -182,6 +180,25 @@ class Store(AccountStore):
             statuses,
         )
         return [_load(row[0]) for row in rows]
+
+    def waiting_near(self, ids: list[str]) -> list[Doc]:
+        """Waiting tasks among ``ids`` or depending on one of them, in creation order (what the
+        scheduler looks at after those tasks were saved or ended). Reads only waiting rows, and parses
+        only those that match."""
+        found: dict[str, tuple[int, Doc]] = {}
+        for start in range(0, len(ids), 200):  # keep within SQLite's limit of ? marks
+            part = ids[start : start + 200]
+            marks, likes = ",".join("?" * len(part)), " OR ".join("deps LIKE ?" for _ in part)
+            rows = self._read(
+                f"SELECT seq, doc FROM tasks WHERE status = 'waiting' AND (id IN ({marks}) OR {likes})",
+                [*part, *(f"%{i}%" for i in part)],
+            )
+            wanted = set(part)
+            for seq, doc in rows:
+                task = _load(doc)
+                if task["id"] in wanted or wanted & set(task.get("depends_on", {}).values()):
+                    found[task["id"]] = (int(seq), task)
+        return [task for _, task in sorted(found.values(), key=lambda pair: pair[0])]
 
     def list_tasks(self, user_id: int, filters: dict[str, str], limit: int, offset: int) -> list[Doc]:
         sql, args = "SELECT doc FROM tasks WHERE user_id = ?", list[Any]([user_id])

@@ -156,6 +156,11 @@ class _FormReader:
             handle.commit()
             self.files.append({"filename": self._filename, "md5": self._md5.hexdigest(), "size": self._size})
 
+    @property
+    def open(self) -> bool:
+        """A file is being written (not yet committed or aborted)."""
+        return self._handle is not None
+
     def discard(self) -> None:
         if self._handle is not None:
             self._handle.abort()
@@ -180,10 +185,14 @@ async def _feed(request: Request, parser: MultipartParser, reader: _FormReader) 
             batch.clear()
             if reader.error is not None:
                 return
+    await run_in_threadpool(_last, parser, reader, bytes(batch))  # one hop for a small body
+
+
+def _last(parser: MultipartParser, reader: _FormReader, batch: bytes) -> None:
     if batch:
-        await run_in_threadpool(parser.write, bytes(batch))
+        parser.write(batch)
     if reader.error is None:
-        await run_in_threadpool(parser.finalize)
+        parser.finalize()
 
 
 async def receive_upload(request: Request) -> Response:
@@ -206,7 +215,8 @@ async def receive_upload(request: Request) -> Response:
     except StorageError as exc:
         raise ApiError(503, "STORAGE_UNAVAILABLE", f"The upload could not be stored: {exc.message}") from None
     finally:
-        await run_in_threadpool(reader.discard)
+        if reader.open:  # only a body that failed midway leaves a file to abort
+            await run_in_threadpool(reader.discard)
     if reader.error is not None:
         raise reader.error
     if not reader.files:
