@@ -145,7 +145,9 @@ def test_api_and_workers_on_postgres_and_s3_match_the_sqlite_default(
     report = [json.loads(line) for line in (work / "report.jsonl").read_text().splitlines()]
     assert [row["status"] for row in report] == ["finished"] * ROWS
     assert _outputs(work) == expected  # byte for byte
-    for name in ("api", "worker1", "worker2"):  # the files lived in S3, not on any process's disk
+    # The files lived in S3, not on a process's disk. Not checked for worker 1: SIGKILLed mid-task, it
+    # leaves that task's staged output behind (another worker ran the task again).
+    for name in ("api", "worker2"):
         left = [p for p in (tmp_path / name / "tasks").rglob("*") if p.is_file()]
         assert left == [], f"{name} kept task files: {left[:3]}"
 
