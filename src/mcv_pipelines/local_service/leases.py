@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 
 from mcv_pipelines.local_service.database import Tx
-from mcv_pipelines.local_service.operations import Outcome
+from mcv_pipelines.local_service.operations import Outcome, record_end
 from mcv_pipelines.local_service.store import Doc, Store, now_iso
 from mcv_pipelines.local_service.tasks import ENDED, TaskFailed
 
@@ -143,24 +143,9 @@ def _end_one(
         return
     if owner is not None and (task["status"] != "processing" or row[1] != owner):
         return  # the lease went to another worker: this result is not recorded
-    task.update(ended_at=now_iso(), started_at=task.get("started_at") or now_iso())
-    if isinstance(outcome, TaskFailed):
-        task.update(status="error", code=outcome.code, message=outcome.message)
-    else:
-        task.update(
-            status="finished",
-            code=None,
-            message=None,
-            percent=100,
-            result=outcome.result,
-            credits=outcome.credits,
-            engine=outcome.engine,
-            engine_version=outcome.engine_version,
-        )
-        if outcome.credits:
-            tx.execute(
-                "UPDATE users SET credits = credits - ? WHERE id = ?", (outcome.credits, task["user_id"])
-            )
+    record_end(task, outcome)
+    if not isinstance(outcome, TaskFailed) and outcome.credits:
+        tx.execute("UPDATE users SET credits = credits - ? WHERE id = ?", (outcome.credits, task["user_id"]))
     store._save_task(tx, task)
     tx.execute(
         "UPDATE tasks SET ready = 0, lease_owner = NULL, lease_expires = NULL WHERE id = ?", (task_id,)

@@ -29,7 +29,7 @@ from mcv_pipelines.local_service.imports import (
 )
 from mcv_pipelines.local_service.paths import file_format, safe_filename
 from mcv_pipelines.local_service.signing import file_url
-from mcv_pipelines.local_service.store import Doc
+from mcv_pipelines.local_service.store import Doc, now_iso
 from mcv_pipelines.local_service.tasks import TaskFailed
 
 __all__ = ["Outcome", "check_sandbox", "execute", "formats_of"]
@@ -44,6 +44,26 @@ class Outcome:
     engine: str | None = None
     engine_version: str | None = None
     files: list[Path] = field(default_factory=list)
+
+
+
+def record_end(task: Doc, outcome: Outcome | TaskFailed) -> None:
+    """Write a task's end into its document: finished with an outcome, or error with a failure (the
+    one rule both schedulers follow)."""
+    task.update(ended_at=now_iso(), started_at=task.get("started_at") or now_iso())
+    if isinstance(outcome, TaskFailed):
+        task.update(status="error", code=outcome.code, message=outcome.message)
+        return
+    task.update(
+        status="finished",
+        code=None,
+        message=None,
+        percent=100,
+        result=outcome.result,
+        credits=outcome.credits,
+        engine=outcome.engine,
+        engine_version=outcome.engine_version,
+    )
 
 
 def execute(

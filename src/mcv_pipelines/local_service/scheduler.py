@@ -20,7 +20,7 @@ from mcv_pipelines.local_service.config import ServiceConfig
 from mcv_pipelines.local_service.deadlines import Deadlines
 from mcv_pipelines.local_service.engines.base import Engine, InputFile
 from mcv_pipelines.local_service.leases import job_status
-from mcv_pipelines.local_service.operations import Outcome, execute
+from mcv_pipelines.local_service.operations import Outcome, execute, record_end
 from mcv_pipelines.local_service.progress import TaskProgress
 from mcv_pipelines.local_service.storage import DirectoryStorage, Storage
 from mcv_pipelines.local_service.storage.instore import run_in_store
@@ -290,20 +290,7 @@ class Scheduler:
         def change(t: Doc) -> bool:
             if t["status"] not in allowed:
                 return False
-            t.update(ended_at=now_iso(), started_at=t.get("started_at") or now_iso())
-            if isinstance(outcome, TaskFailed):
-                t.update(status="error", code=outcome.code, message=outcome.message)
-            else:
-                t.update(
-                    status="finished",
-                    code=None,
-                    message=None,
-                    percent=100,
-                    result=outcome.result,
-                    credits=outcome.credits,
-                    engine=outcome.engine,
-                    engine_version=outcome.engine_version,
-                )
+            record_end(t, outcome)
             ended.append(t)
             return True
 
