@@ -10,8 +10,9 @@ A local service runs in this process (loopback). Each row is a 16x16 PNG convert
 -> convert -> export/url). Three runs, each on its own rows' outputs:
 1. the batch in this process through the library (``prepare_rows`` + ``execute_batch``), its requests
    counted with an httpx event hook on the one shared client: rows/s and requests per row;
-2. `python -m mcv_pipelines batch` in a subprocess (remote mode: MCV_BASE_URL + MCV_API_KEY): rows/s
-   and its peak RSS (VmHWM of /proc/<pid>/status, sampled while it runs);
+2. `python -m mcv_pipelines batch` in a subprocess (remote mode: MCV_BASE_URL + MCV_API_KEY): rows/s,
+   its peak RSS (VmHWM of /proc/<pid>/status, sampled while it runs) and its CPU time (user + system,
+   start-up included) per row, which a busy shared machine disturbs less than rows/s;
 3. a plain loop with httpx: create the job, upload, wait on the sync host, download, one row at a time.
 Prints a table.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -101,12 +103,13 @@ async def batch_in_process(work: Path, service: LocalService, concurrency: int) 
     return time.perf_counter() - started, requests
 
 
-def batch_subprocess(work: Path, service: LocalService, concurrency: int) -> tuple[float, int]:
-    """Seconds and peak RSS (bytes) of `mcv batch` in a child process."""
+def batch_subprocess(work: Path, service: LocalService, concurrency: int) -> tuple[float, int, float]:
+    """Seconds, peak RSS (bytes) and CPU seconds (user + system) of `mcv batch` in a child process."""
     env = {**os.environ, "MCV_BASE_URL": service.base_url, "MCV_API_KEY": KEY,
            "MCV_CONFIG": str(work / "none.toml")}
     command = [sys.executable, "-m", "mcv_pipelines", "batch", "pipeline.yaml", "--manifest", "cli.csv",
                "--concurrency", str(concurrency), "--progress", "none", "--report", "cli.jsonl"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.DEVNULL)
     peak = 0
@@ -114,9 +117,11 @@ def batch_subprocess(work: Path, service: LocalService, concurrency: int) -> tup
         peak = max(peak, _vm_hwm(process.pid))
         time.sleep(0.05)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if process.returncode != 0:
         raise SystemExit(f"mcv batch exited {process.returncode}")
-    return elapsed, peak
+    return elapsed, peak, cpu
 
 
 def _vm_hwm(pid: int) -> int:
@@ -181,7 +186,7 @@ def main() -> None:
         make_rows(work, rows)
         with LocalService(data_dir=work / "service", api_key=KEY, settings=settings) as service:
             lib_seconds, lib_requests = asyncio.run(batch_in_process(work, service, concurrency))
-            cli_seconds, cli_peak = batch_subprocess(work, service, concurrency)
+            cli_seconds, cli_peak, cli_cpu = batch_subprocess(work, service, concurrency)
             loop_seconds, loop_requests = (0.0, 0) if args.no_loop else plain_loop(work, service, rows)
         for label in ("out-lib", "out-cli") if args.no_loop else ("out-lib", "out-cli", "out-loop"):
             made = len(list((work / label).glob("*.webp")))
@@ -189,11 +194,12 @@ def main() -> None:
                 raise SystemExit(f"{label}: {made} of {rows} files")
     print(f"{rows} rows of 16x16 PNG -> webp, local service on loopback, concurrency {concurrency}, "
           f"rate limit {limit or 500} job creations/min\n")
-    print(f"{'run':<34} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'peak RSS':>10}")
+    print(f"{'run':<34} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'peak RSS':>10} "
+          f"{'CPU ms/row':>11}")
     print(f"{'mcv batch (library, in process)':<34} {lib_seconds:8.1f} {rows / lib_seconds:8.1f} "
-          f"{lib_requests / rows:13.2f} {'-':>10}")
+          f"{lib_requests / rows:13.2f} {'-':>10} {'-':>11}")
     print(f"{'mcv batch (subprocess)':<34} {cli_seconds:8.1f} {rows / cli_seconds:8.1f} {'-':>13} "
-          f"{cli_peak / 2**20:8.1f} MB")
+          f"{cli_peak / 2**20:8.1f} MB {cli_cpu * 1000 / rows:11.2f}")
     if args.no_loop:
         return
     print(f"{'plain httpx loop, one at a time':<34} {loop_seconds:8.1f} {rows / loop_seconds:8.1f} "

@@ -41,3 +41,23 @@ async def test_write_behind_writes_everything_and_counts_it(tmp_path: Path) -> N
     assert out.written == sum(map(len, pieces))
     assert handed == [8701]  # one write started once 4096 bytes or more had gathered; the rest at exit
     assert out.handle.closed
+
+
+async def test_read_ahead_of_a_small_file_gives_it_whole(tmp_path: Path) -> None:
+    data = os.urandom(300)
+    path = tmp_path / "small.bin"
+    path.write_bytes(data)
+    with path.open("rb") as handle:
+        chunks = [chunk async for chunk in read_ahead(handle, 1000)]  # read on the loop, no hop
+    assert chunks == [data]
+
+
+async def test_write_behind_keeps_order_when_big_writes_and_small_ones_mix(tmp_path: Path) -> None:
+    # 200 KiB pieces go to the worker thread, the small tail is written on the loop after them
+    pieces = [os.urandom(200 * 1024), os.urandom(10), os.urandom(200 * 1024), os.urandom(99)]
+    path = tmp_path / "mixed.bin"
+    async with WriteBehind(path.open("wb"), chunk_size=100 * 1024) as out:
+        for piece in pieces:
+            await out.add(piece)
+    assert path.read_bytes() == b"".join(pieces)
+    assert out.written == sum(map(len, pieces))
