@@ -22,7 +22,7 @@ def test_the_servers_connections_send_without_nagle(tmp_path: Path) -> None:
             for _ in range(2):  # the second request reuses the connection
                 assert client.get("/v2/users/me").status_code == 200
             # uvicorn keeps the open connections' protocols here; each has its transport's socket.
-            connections = list(service._server.server_state.connections)  # type: ignore[union-attr]
+            connections = list(service._server.server_state.connections)  # type: ignore[union-attr]  # started above: the server is there
             assert connections
             for connection in connections:
                 sock = connection.transport.get_extra_info("socket")

@@ -100,7 +100,7 @@ def test_a_command_imports_no_other_command(tmp_path: Path, row: Command) -> Non
 def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
     for action in parser._actions:  # argparse keeps its subcommands here and nowhere public
         if isinstance(action, argparse._SubParsersAction):
-            return action.choices[name]  # type: ignore[no-any-return]
+            return action.choices[name]  # type: ignore[no-any-return]  # argparse types its choices loosely
     raise AssertionError("mcv has no subcommands")
 
 

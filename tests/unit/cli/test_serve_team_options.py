@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
@@ -12,30 +13,30 @@ from mcv_pipelines.errors import UsageError
 from mcv_pipelines.local_service.keyfile import KeyFileError, read_key_file
 
 
-def _args(*argv: str) -> object:
+def _args(*argv: str) -> argparse.Namespace:
     return build_parser("serve").parse_args(["serve", *argv])
 
 
 def test_worker_and_api_roles_need_a_shared_database() -> None:
     for role in ("worker", "api"):
         with pytest.raises(UsageError, match=f"--role {role} needs a database shared"):
-            check_options(_args("--role", role))  # type: ignore[arg-type]
+            check_options(_args("--role", role))
         with pytest.raises(UsageError, match="on SQLite one process"):
-            check_options(_args("--role", role, "--database", "sqlite:///x.db"))  # type: ignore[arg-type]
-    check_options(_args("--role", "worker", "--database", "postgresql://mcv@db/mcv"))  # type: ignore[arg-type]
+            check_options(_args("--role", role, "--database", "sqlite:///x.db"))
+    check_options(_args("--role", "worker", "--database", "postgresql://mcv@db/mcv"))
 
 
 def test_a_bad_database_url_is_refused_without_showing_its_password() -> None:
     with pytest.raises(UsageError) as refused:
-        check_options(_args("--database", "mysql://u:pa55word-x@h/db"))  # type: ignore[arg-type]
+        check_options(_args("--database", "mysql://u:pa55word-x@h/db"))
     assert "expected sqlite:///PATH or postgresql://" in str(refused.value)
     with pytest.raises(UsageError) as refused_pg:
-        check_options(_args("--role", "worker", "--database", "postgres:/u:pa55word-y@h"))  # type: ignore[arg-type]
+        check_options(_args("--role", "worker", "--database", "postgres:/u:pa55word-y@h"))
     assert "pa55word-y" not in str(refused_pg.value)
 
 
 def test_a_key_in_argv_is_accepted_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
-    check_options(_args("--api-key", "sk-argv-key-0123456789"))  # type: ignore[arg-type]
+    check_options(_args("--api-key", "sk-argv-key-0123456789"))
     assert "visible in the process list" in capsys.readouterr().err
 
 

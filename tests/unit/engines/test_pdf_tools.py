@@ -108,7 +108,7 @@ def test_ghostscript_unknown_profile_is_refused(
 
 
 def test_qpdf_optimize_linearizes(require_engine: RequireEngine, document: Path, tmp_path: Path) -> None:
-    qpdf = str(require_engine("qpdf").program)  # type: ignore[attr-defined]
+    qpdf = str(require_engine("qpdf").program)  # type: ignore[attr-defined]  # a program engine: it has .program
     result = QpdfEngine().run(make_request(tmp_path, "optimize", document, "pdf"))
     assert len(page_texts(result.files[0])) == 3
     check = subprocess.run(
