@@ -55,6 +55,7 @@ class Scheduler:
         self._lock = threading.RLock()
         self._running: dict[str, threading.Event] = {}
         self._queued = 0  # submitted to the pool, waiting for a free worker thread
+        self._local = threading.local()  # .started: tasks a pool thread's kick started, for it to run
         self._deadlines = Deadlines(self._timed_out)  # task timeouts, all on one thread
         self._stopping = threading.Event()
         self._janitor = threading.Thread(target=self._janitor_loop, name="mcv-janitor", daemon=True)
@@ -222,16 +223,28 @@ class Scheduler:
         self._running[task["id"]] = cancelled
         self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
         self._queued += 1
-        self._pool.submit(self._run, task["id"], cancelled)
+        collecting: list[tuple[str, threading.Event]] | None = getattr(self._local, "started", None)
+        if collecting is not None:  # a pool thread ending a task runs what it started (_run)
+            collecting.append((task["id"], cancelled))
+        else:
+            self._pool.submit(self._run, task["id"], cancelled)
         return "started"
 
     def _run(self, task_id: str, cancelled: threading.Event) -> None:
+        """Run a task on this pool thread, then the first task its end started (its dependant, say
+        an export after a convert) on the same thread: handing it to another worker costs a thread
+        wake-up per step of a job, more than a small task's work."""
+        step: tuple[str, threading.Event] | None = (task_id, cancelled)
+        while step is not None:
+            step = self._run_one(*step)
+
+    def _run_one(self, task_id: str, cancelled: threading.Event) -> tuple[str, threading.Event] | None:
         with self._lock:
             self._queued -= 1
         try:
             task = self.store.get_task(task_id)
             if task is None:
-                return
+                return None
             try:
                 progress = TaskProgress(self.store, self.changes, task)  # percent while it runs
                 done = run_in_store(self.storage, self.config, self.store, task) or execute(
@@ -252,7 +265,20 @@ class Scheduler:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
             if (self.store.get_task(task_id) or {}).get("status", "error") == "error":
                 discard(self.storage, self.config, task_id)  # deleted or stopped while it ran: drop its files
+            started = self._kick_collecting(task_id)
+        for extra in started[1:]:
+            self._pool.submit(self._run, *extra)
+        return started[0] if started else None
+
+    def _kick_collecting(self, task_id: str) -> list[tuple[str, threading.Event]]:
+        """``kick([task_id])``, the tasks it starts returned to the caller instead of the pool."""
+        started: list[tuple[str, threading.Event]] = []
+        self._local.started = started
+        try:
             self.kick([task_id])
+        finally:
+            self._local.started = None
+        return started
 
     def _inputs(self, task: Doc) -> list[InputFile]:
         files: list[InputFile] = []
