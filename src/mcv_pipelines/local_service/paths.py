@@ -8,12 +8,14 @@ from pathlib import PurePosixPath
 __all__ = ["file_format", "safe_filename"]
 
 _MULTI = ("tar.gz", "tar.bz2", "tar.xz")
+_SEPARATORS = re.compile(r"[\\/]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def safe_filename(name: str, default: str = "file") -> str:
     """The last component of ``name`` without control characters or leading dots: no traversal."""
-    base = re.split(r"[\\/]", name)[-1]
-    base = re.sub(r"[\x00-\x1f\x7f]", "", base).strip().lstrip(".")
+    base = _SEPARATORS.split(name)[-1]
+    base = _CONTROL.sub("", base).strip().lstrip(".")
     return base[:200] or default
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterable
+from functools import cache
 
 import PIL
 
@@ -72,8 +73,7 @@ class PillowEngine:
         operation = request.operation
         source = normalize_format(request.input_format)
         target = normalize_format(request.output_format)
-        known = {(t.operation, t.input_format, t.output_format) for t in self.conversion_types()}
-        if (operation, source, target) not in known:
+        if (operation, source, target) not in _known(PIL.__version__):
             raise EngineError(
                 UNSUPPORTED_CONVERSION, f"the pillow engine cannot run {operation} from {source} to {target}"
             )
@@ -228,3 +228,9 @@ def _format(name: str) -> ImageFormat:
     if fmt is None:  # the listing check in run() makes this unreachable for real requests
         raise EngineError(UNSUPPORTED_CONVERSION, f"{name} is not an image format")
     return fmt
+
+
+@cache
+def _known(version: str) -> frozenset[tuple[str, str, str]]:
+    """(operation, input, output) of every conversion Pillow ``version`` runs."""
+    return frozenset((t.operation, t.input_format, t.output_format) for t in pillow_conversion_types(version))

@@ -51,6 +51,7 @@ class _FileWriter(Writer):
 class DirectoryStorage(Storage):
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._tasks = self.root / "tasks"
         self.url = self.root.resolve().as_uri()
         try:
             (self.root / "tasks").mkdir(parents=True, exist_ok=True)
@@ -58,7 +59,7 @@ class DirectoryStorage(Storage):
             raise StorageError(f"Cannot use the storage directory {self.root}: {exc.strerror}.") from None
 
     def task_dir(self, task_id: str) -> Path:
-        return self.root / "tasks" / safe_filename(task_id)
+        return self._tasks / safe_filename(task_id)
 
     def path(self, task_id: str, filename: str) -> Path:
         return self.task_dir(task_id) / safe_filename(filename)
@@ -68,8 +69,11 @@ class DirectoryStorage(Storage):
 
     def put_file(self, task_id: str, filename: str, path: Path) -> None:
         target = self.path(task_id, filename)
-        if target.exists() and path.resolve() == target.resolve():
-            return
+        try:
+            if os.path.samefile(path, target):  # the engine wrote its output in place
+                return
+        except OSError:  # no target yet (or no source: os.replace says so below)
+            pass
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.replace(path, target)
