@@ -7,11 +7,12 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 
 from mcv_pipelines.local_service.auth import Caller, authorize
 from mcv_pipelines.local_service.context import ServiceContext, context
 from mcv_pipelines.local_service.errors import ApiError, not_found
+from mcv_pipelines.local_service.jsontext import FastJSONResponse
 from mcv_pipelines.local_service.render import job_json, list_envelope
 from mcv_pipelines.local_service.request_utils import includes, json_body, owned_job, paging, wait_ended
 from mcv_pipelines.local_service.signing import upload_form
@@ -82,11 +83,13 @@ def _new_job(ctx: ServiceContext, caller: Caller, body: dict[str, Any]) -> str:
     return str(job["id"])
 
 
-def _job_answer(ctx: ServiceContext, job_id: str, status: int = 200) -> JSONResponse:
+def _job_answer(ctx: ServiceContext, job_id: str, status: int = 200) -> FastJSONResponse:
     job = ctx.store.get_job(job_id)
     if job is None:  # deleted meanwhile, e.g. while a wait request was blocked on it
         raise not_found("Job")
-    return JSONResponse({"data": job_json(job, ctx.store.job_tasks(job_id), ctx.base)}, status_code=status)
+    return FastJSONResponse(
+        {"data": job_json(job, ctx.store.job_tasks(job_id), ctx.base)}, status_code=status
+    )
 
 
 def _export_url(ctx: ServiceContext, job_id: str) -> str | None:
@@ -135,7 +138,7 @@ async def list_jobs(request: Request) -> Response:
         for j in jobs[:per_page]
     ]
     query = {k: v for k, v in request.query_params.items() if k not in ("page", "per_page")}
-    return JSONResponse(
+    return FastJSONResponse(
         list_envelope(items, f"{ctx.base}/v2/jobs", query, page, per_page, len(jobs) > per_page)
     )
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from mcv_pipelines.local_service.auth import Caller, authorize
 from mcv_pipelines.local_service.context import ServiceContext, context
 from mcv_pipelines.local_service.errors import InvalidData
+from mcv_pipelines.local_service.jsontext import FastJSONResponse
 from mcv_pipelines.local_service.render import list_envelope, task_json
 from mcv_pipelines.local_service.request_utils import includes, json_body, owned_task, paging, wait_ended
 from mcv_pipelines.local_service.routes_jobs import check_credits, prepare_task
@@ -63,7 +64,7 @@ async def show_task(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.read")
     task = owned_task(ctx, caller, request.path_params["task_id"])
-    return JSONResponse({"data": _render(ctx, task, includes(request))})
+    return FastJSONResponse({"data": _render(ctx, task, includes(request))})
 
 
 async def wait_task(request: Request) -> Response:
@@ -71,7 +72,7 @@ async def wait_task(request: Request) -> Response:
     caller = authorize(request, "task.read")
     task = owned_task(ctx, caller, request.path_params["task_id"])
     task = await wait_ended(ctx, "task", task["id"]) or task
-    return JSONResponse({"data": _render(ctx, task, includes(request))})
+    return FastJSONResponse({"data": _render(ctx, task, includes(request))})
 
 
 async def list_tasks(request: Request) -> Response:
@@ -85,7 +86,7 @@ async def list_tasks(request: Request) -> Response:
     include = includes(request) & {"retries", "depends_on_tasks"}
     items = [_render(ctx, t, include) for t in tasks[:per_page]]
     query = {k: v for k, v in request.query_params.items() if k not in ("page", "per_page")}
-    return JSONResponse(
+    return FastJSONResponse(
         list_envelope(items, f"{ctx.base}/v2/tasks", query, page, per_page, len(tasks) > per_page)
     )
 
@@ -99,7 +100,7 @@ async def cancel_task(request: Request) -> Response:
             {"status": [f"Only waiting or processing tasks can be cancelled; this one is {task['status']}."]}
         )
     updated = ctx.scheduler.cancel(task["id"]) or task
-    return JSONResponse({"data": _render(ctx, updated, set())})
+    return FastJSONResponse({"data": _render(ctx, updated, set())})
 
 
 async def retry_task(request: Request) -> Response:
@@ -112,7 +113,7 @@ async def retry_task(request: Request) -> Response:
     if new["operation"] == "import/upload":
         prepare_task(ctx, new)
         ctx.store.save_task(new)
-    return JSONResponse({"data": _render(ctx, new, set())}, status_code=201)
+    return FastJSONResponse({"data": _render(ctx, new, set())}, status_code=201)
 
 
 async def delete_task(request: Request) -> Response:
@@ -156,4 +157,4 @@ async def create_task(request: Request) -> Response:
     caller = authorize(request, "task.write")
     operation = request.url.path.split("/v2/", 1)[1]
     task = _standalone(ctx, caller, operation, await json_body(request))
-    return JSONResponse({"data": _render(ctx, task, set())}, status_code=201)
+    return FastJSONResponse({"data": _render(ctx, task, set())}, status_code=201)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from mcv_pipelines.local_service import jsontext
 from mcv_pipelines.local_service.accounts import AccountStore, Doc, hash_key, now_iso
 from mcv_pipelines.local_service.database import Tx
 
@@ -54,7 +55,7 @@ class Store(AccountStore):
             self._save_job(tx, job)
 
     def _save_job(self, tx: Tx, job: Doc) -> None:
-        values = (job["user_id"], job.get("tag"), job["status"], json.dumps(job), job["id"])
+        values = (job["user_id"], job.get("tag"), job["status"], jsontext.dumps(job), job["id"])
         sql = "UPDATE jobs SET user_id = ?, tag = ?, status = ?, doc = ? WHERE id = ? RETURNING seq"
         if not tx.execute(sql, values):  # a new job (one statement for the usual update, not two)
             tx.execute(
@@ -119,7 +120,7 @@ class Store(AccountStore):
             task["operation"],
             task["status"],
             task.get("ended_at"),
-            json.dumps(task),
+            jsontext.dumps(task),
             deps,
             task["id"],
         )
@@ -257,5 +258,5 @@ class Store(AccountStore):
 
 
 def _load(text: str) -> Doc:
-    value: Doc = json.loads(text)
+    value: Doc = jsontext.loads(text)
     return value

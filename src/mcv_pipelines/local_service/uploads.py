@@ -17,10 +17,11 @@ from typing import Any
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 
 from mcv_pipelines.local_service.context import ServiceContext, context
 from mcv_pipelines.local_service.errors import ApiError, InvalidData, not_found
+from mcv_pipelines.local_service.jsontext import FastJSONResponse
 from mcv_pipelines.local_service.paths import safe_filename
 from mcv_pipelines.local_service.render import task_json
 from mcv_pipelines.local_service.signing import valid_signature
@@ -244,4 +245,4 @@ async def receive_upload(request: Request) -> Response:
     if redirect:
         return RedirectResponse(redirect, status_code=303)
     done = ctx.store.get_task(task_id) or task
-    return JSONResponse({"data": task_json(done, ctx.base)}, status_code=201)
+    return FastJSONResponse({"data": task_json(done, ctx.base)}, status_code=201)
