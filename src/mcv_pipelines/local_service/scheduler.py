@@ -241,6 +241,7 @@ class Scheduler:
     def _run_one(self, task_id: str, cancelled: threading.Event) -> tuple[str, threading.Event] | None:
         with self._lock:
             self._queued -= 1
+        finished = False  # this thread ended the task as finished: its files stay, no need to look
         try:
             task = self.store.get_task(task_id)
             if task is None:
@@ -260,10 +261,11 @@ class Scheduler:
                     "INTERNAL_ERROR", f"Internal error while running the task ({type(exc).__name__})."
                 )
             if not cancelled.is_set():
-                self._end(task_id, outcome, ("processing",))
+                ended = self._end(task_id, outcome, ("processing",))
+                finished = ended and not isinstance(outcome, TaskFailed)
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
-            if (self.store.get_task(task_id) or {}).get("status", "error") == "error":
+            if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
                 discard(self.storage, self.config, task_id)  # deleted or stopped while it ran: drop its files
             started = self._kick_collecting(task_id)
         for extra in started[1:]:
@@ -306,8 +308,9 @@ class Scheduler:
         if event is not None:
             event.set()
 
-    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> None:
-        """End a task (once): finished with an outcome, or error with a failure.
+    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> bool:
+        """End a task (once): finished with an outcome, or error with a failure. True when this call
+        ended it (False: it had ended, or was deleted, meanwhile).
 
         The task, the user's credits and the job's status are written in one transaction, and only
         then published: whoever wakes on the task's end reads a job that already shows it."""
@@ -329,11 +332,12 @@ class Scheduler:
                 moved = self._recompute_job(ended[0].get("job_id"))
         self._stop_running(task_id)
         if not ended:
-            return
+            return False
         self.changes.publish(_ended_change(ended[0]))
         self._publish_job(moved)
         if isinstance(outcome, TaskFailed):
             discard(self.storage, self.config, task_id)
+        return True
 
     def _job_touched(self, task: Doc) -> None:
         """A task of a job started or was retried: the job, still processing, changed (the console's
