@@ -1,12 +1,13 @@
 """`mcv batch` over many small images, next to a plain loop doing one job at a time with httpx.
 
-    .venv/bin/python bench/batch.py [ROWS] [CONCURRENCY] [RATE_LIMIT] [--no-loop]   # 1000, 8, service's
+    .venv/bin/python bench/batch.py [ROWS] [CONCURRENCY] [RATE_LIMIT] [--no-loop] [--serve] [--work-dir DIR]
 
 The local service allows 500 job creations per key per minute by default, like the real one: past 500
 rows the batch runs at that limit (about 8.3 rows/s), its pacer waiting instead of collecting 429s.
 Give RATE_LIMIT (e.g. 100000) to measure the tool itself.
 
-A local service runs in this process (loopback). Each row is a 16x16 PNG converted to webp (import/upload
+A local service runs in this process (loopback), or with --serve a real `mcv serve` process (issue 15's
+setup), whose CPU time per row is then shown too. Each row is a 16x16 PNG converted to webp (import/upload
 -> convert -> export/url). Three runs, each on its own rows' outputs:
 1. the batch in this process through the library (``prepare_rows`` + ``execute_batch``), its requests
    counted with an httpx event hook on the one shared client: rows/s and requests per row;
@@ -33,7 +34,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Protocol
 
 import httpx
 from PIL import Image
@@ -71,6 +73,51 @@ tasks:
 """
 
 
+class Endpoint(Protocol):
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def sync_url(self) -> str: ...
+
+
+class Served:
+    """`mcv serve --port 0` in a child process, its output in a file; stopped on exit."""
+
+    def __init__(self, work: Path, rate_limit: int | None) -> None:
+        self._log = work / "serve.log"
+        command = [sys.executable, "-m", "mcv_pipelines", "serve", "--port", "0",
+                   "--data-dir", str(work / "service")]
+        if rate_limit:
+            command += ["--rate-limit", str(rate_limit)]
+        env = {**os.environ, "MCV_SERVE_API_KEY": KEY}
+        with self._log.open("w") as log:
+            self._process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.base_url = self.sync_url = ""
+
+    def __enter__(self) -> Served:
+        deadline = time.monotonic() + 30
+        while not self.sync_url:
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"mcv serve did not start:\n{self._log.read_text()}")
+            time.sleep(0.05)
+            for line in self._log.read_text().splitlines():
+                if line.startswith("base URL:"):
+                    self.base_url = line.split()[-1]
+                elif line.startswith("sync URL:"):
+                    self.sync_url = line.split()[-1]
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self._process.terminate()
+        self._process.wait(timeout=30)
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the service process so far."""
+        fields = Path(f"/proc/{self._process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def make_rows(work: Path, rows: int) -> None:
     (work / "img").mkdir()
     lines = ["image,out"]
@@ -83,7 +130,7 @@ def make_rows(work: Path, rows: int) -> None:
         (work / f"{label}.csv").write_text("\n".join(lines).replace(",OUT", f",out-{label}") + "\n")
 
 
-async def batch_in_process(work: Path, service: LocalService, concurrency: int) -> tuple[float, int]:
+async def batch_in_process(work: Path, service: Endpoint, concurrency: int) -> tuple[float, int]:
     """Seconds and requests of the library batch."""
     requests = 0
 
@@ -108,7 +155,7 @@ async def batch_in_process(work: Path, service: LocalService, concurrency: int) 
     return time.perf_counter() - started, requests
 
 
-def batch_subprocess(work: Path, service: LocalService, concurrency: int) -> tuple[float, int, float]:
+def batch_subprocess(work: Path, service: Endpoint, concurrency: int) -> tuple[float, int, float]:
     """Seconds, peak RSS (bytes) and CPU seconds (user + system) of `mcv batch` in a child process."""
     env = {**os.environ, "MCV_BASE_URL": service.base_url, "MCV_API_KEY": KEY,
            "MCV_CONFIG": str(work / "none.toml")}
@@ -139,7 +186,7 @@ def _vm_hwm(pid: int) -> int:
     return 0
 
 
-def plain_loop(work: Path, service: LocalService, rows: int) -> tuple[float, int]:
+def plain_loop(work: Path, service: Endpoint, rows: int) -> tuple[float, int]:
     """Seconds and requests of create, upload, wait, download, one row at a time."""
     out = work / "out-loop"
     out.mkdir()
@@ -184,6 +231,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--no-loop", action="store_true", help="skip the plain httpx loop (slow)")
     parser.add_argument(
+        "--serve", action="store_true",
+        help="measure against a real `mcv serve` process (and show its CPU per row), not one in this process",
+    )  # fmt: skip
+    parser.add_argument(
         "--work-dir", type=Path, default=None,
         help="make the run's temporary directory here (default: the system's, e.g. /tmp)",
     )  # fmt: skip
@@ -193,15 +244,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mcv-bench-batch-", dir=args.work_dir) as tmp:
         work = Path(tmp)
         make_rows(work, rows)
-        with LocalService(data_dir=work / "service", api_key=KEY, settings=settings) as service:
+        service_cpu = None
+        with (
+            Served(work, limit) if args.serve
+            else LocalService(data_dir=work / "service", api_key=KEY, settings=settings)
+        ) as service:  # fmt: skip
             lib_seconds, lib_requests = asyncio.run(batch_in_process(work, service, concurrency))
+            before = service.cpu_seconds() if isinstance(service, Served) else 0.0
             cli_seconds, cli_peak, cli_cpu = batch_subprocess(work, service, concurrency)
+            if isinstance(service, Served):
+                service_cpu = service.cpu_seconds() - before
             loop_seconds, loop_requests = (0.0, 0) if args.no_loop else plain_loop(work, service, rows)
         for label in ("out-lib", "out-cli") if args.no_loop else ("out-lib", "out-cli", "out-loop"):
             made = len(list((work / label).glob("*.webp")))
             if made != rows:
                 raise SystemExit(f"{label}: {made} of {rows} files")
-    print(f"{rows} rows of 16x16 PNG -> webp, local service on loopback, concurrency {concurrency}, "
+    where = "`mcv serve` process" if args.serve else "local service in this process"
+    print(f"{rows} rows of 16x16 PNG -> webp, {where} on loopback, concurrency {concurrency}, "
           f"rate limit {limit or 500} job creations/min\n")
     print(f"{'run':<34} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'peak RSS':>10} "
           f"{'CPU ms/row':>11}")
@@ -209,6 +268,9 @@ def main() -> None:
           f"{lib_requests / rows:13.2f} {'-':>10} {'-':>11}")
     print(f"{'mcv batch (subprocess)':<34} {cli_seconds:8.1f} {rows / cli_seconds:8.1f} {'-':>13} "
           f"{cli_peak / 2**20:8.1f} MB {cli_cpu * 1000 / rows:11.2f}")
+    if service_cpu is not None:
+        print(f"{'  the mcv serve process meanwhile':<34} {'':>8} {'':>8} {'':>13} {'':>10} "
+              f"{service_cpu * 1000 / rows:11.2f}")
     if args.no_loop:
         return
     print(f"{'plain httpx loop, one at a time':<34} {loop_seconds:8.1f} {rows / loop_seconds:8.1f} "
