@@ -20,7 +20,7 @@ import select
 import socket
 import ssl
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import httpcore
 import httpx
@@ -29,7 +29,7 @@ __all__ = ["AsyncioBackend", "use_asyncio_sockets"]
 
 _PAUSE_AT = 1024 * 1024  # stop reading the socket while this much is buffered and unread
 _RESUME_AT = 256 * 1024
-_HAPPY_EYEBALLS_DELAY = 0.25  # as anyio.connect_tcp, which the default backend uses
+_EYEBALLS_DELAY = 0.25  # as anyio.connect_tcp, which the default backend uses
 
 
 def _expire(waiter: asyncio.Future[None]) -> None:
@@ -54,8 +54,8 @@ class _Protocol(asyncio.Protocol):
         self.drain_waiter: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports do not subclass asyncio.Transport, hence a cast and no isinstance.
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)
@@ -178,7 +178,6 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             raise httpcore.ConnectError(str(exc)) from exc
         if transport is None:  # the connection closed during the handshake
             raise httpcore.ConnectError("connection closed during the TLS handshake")
-        assert isinstance(transport, asyncio.Transport)
         self._protocol.transport = transport  # start_tls does not call connection_made again
         return AsyncioStream(self._protocol, transport)
 
@@ -224,15 +223,16 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
+        local = (local_address, 0) if local_address else None
+        if isinstance(loop, asyncio.BaseEventLoop):  # uvloop's loop has no happy_eyeballs_delay
+            opening = loop.create_connection(
+                lambda: _Protocol(loop), host, port, local_addr=local, happy_eyeballs_delay=_EYEBALLS_DELAY
+            )
+        else:
+            opening = loop.create_connection(lambda: _Protocol(loop), host, port, local_addr=local)
         try:
             async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_connection(
-                    lambda: _Protocol(loop),
-                    host,
-                    port,
-                    local_addr=(local_address, 0) if local_address else None,
-                    happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
-                )
+                transport, protocol = await opening
         except TimeoutError:
             raise httpcore.ConnectTimeout("timed out") from None
         except OSError as exc:
@@ -264,12 +264,11 @@ def _stream(
     protocol: _Protocol,
     socket_options: Iterable[httpcore.SOCKET_OPTION] | None,
 ) -> AsyncioStream:
-    assert isinstance(transport, asyncio.Transport)
     raw: socket.socket | None = transport.get_extra_info("socket")
     if raw is not None:
         for option in socket_options or ():
             raw.setsockopt(*option)
-    return AsyncioStream(protocol, transport)
+    return AsyncioStream(protocol, cast(asyncio.Transport, transport))
 
 
 def use_asyncio_sockets(http: httpx.AsyncClient) -> None:
