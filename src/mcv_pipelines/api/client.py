@@ -23,9 +23,9 @@ import httpx
 
 from mcv_pipelines.api import transfer
 from mcv_pipelines.api.errors import BadResponse
+from mcv_pipelines.api.h1 import use_lean_transport
 from mcv_pipelines.api.http import Kind, Requester
 from mcv_pipelines.api.models import File, Job, ModelError, Operation, Task, UploadForm, User, Webhook
-from mcv_pipelines.api.netio import use_asyncio_sockets
 from mcv_pipelines.api.pacer import Pacer, RateLimitInfo
 from mcv_pipelines.api.pagination import paginate
 from mcv_pipelines.api.query import filter_params, include_param, register_credentials
@@ -70,7 +70,7 @@ class ApiClient(TaskShortcuts):
         # No default headers: the key is added per API request, so uploads/downloads never carry it.
         self.http = httpx.AsyncClient(transport=transport, timeout=self.timeouts.api())
         if transport is None:
-            use_asyncio_sockets(self.http)
+            use_lean_transport(self.http)
         self._req = Requester(
             self.http,
             api_key=settings.api_key,

@@ -158,6 +158,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
     async def aclose(self) -> None:
         self._transport.close()
 
+    def close(self) -> None:
+        self._transport.close()
+
     async def start_tls(
         self,
         ssl_context: ssl.SSLContext,
