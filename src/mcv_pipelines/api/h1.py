@@ -143,9 +143,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
             raise httpx.UnsupportedProtocol(f"Request URL has an unsupported protocol '{url.scheme}://'.")
         timeouts = request.extensions.get("timeout", {})
         origin: Origin = (url.raw_scheme, url.raw_host, url.port or (443 if url.scheme == "https" else 80))
-        conn = self._take_idle(origin)
-        if conn is None:
-            conn = await self._open_connection(origin, timeouts)
+        conn = await self._acquire(origin, timeouts)
         try:
             await conn.send(request, timeouts.get("write"))
             while True:
@@ -177,9 +175,23 @@ class LeanTransport(httpx.AsyncBaseTransport):
             self._close(conn)
         return None
 
+    async def _acquire(self, origin: Origin, timeouts: dict[str, float | None]) -> _Connection:
+        """An idle connection to ``origin``, else a new one, else wait (up to the pool timeout) for room."""
+        loop = asyncio.get_running_loop()
+        pool = timeouts.get("pool")
+        deadline = None if pool is None else loop.time() + pool
+        while True:
+            conn = self._take_idle(origin)
+            if conn is not None:
+                return conn
+            if self._open < self._max_connections:
+                return await self._open_connection(origin, timeouts)
+            if self._idle_count:  # an idle connection to another host makes room
+                self._close_oldest_idle()
+                continue
+            await self._wait_for_room(None if deadline is None else deadline - loop.time())
+
     async def _open_connection(self, origin: Origin, timeouts: dict[str, float | None]) -> _Connection:
-        if self._open >= self._max_connections:
-            await self._wait_for_room(timeouts.get("pool"))
         self._open += 1
         scheme, host, port = origin
         try:
@@ -201,25 +213,23 @@ class LeanTransport(httpx.AsyncBaseTransport):
         return _Connection(stream, origin)
 
     async def _wait_for_room(self, seconds: float | None) -> None:
-        loop = asyncio.get_running_loop()
-        while self._open >= self._max_connections:
-            if self._idle_count:  # an idle connection of another host makes room
-                self._close_oldest_idle()
-                continue
-            waiter: asyncio.Future[None] = loop.create_future()
-            self._waiters.append(waiter)
-            try:
-                async with asyncio.timeout(seconds):
-                    await waiter
-            except TimeoutError as exc:
-                raise httpx.PoolTimeout("no free connection in time") from exc
-            except BaseException:
-                if waiter.done() and not waiter.cancelled():
-                    self._wake_one()  # it was this task's turn: pass it on
-                raise
-            finally:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
+        """Until a connection is given back or closed; ``PoolTimeout`` after ``seconds``."""
+        if seconds is not None and seconds <= 0:
+            raise httpx.PoolTimeout("no free connection in time")
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout(seconds):
+                await waiter
+        except TimeoutError as exc:
+            raise httpx.PoolTimeout("no free connection in time") from exc
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self._wake_one()  # it was this task's turn: pass it on
+            raise
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
 
     def _ssl_context(self) -> ssl.SSLContext:
         if self._ssl is None:  # made on the first https request: loading the trust store takes ~10 ms

@@ -1,14 +1,13 @@
 """The client's own asyncio sockets (api.netio) against real loopback servers: plain, TLS, proxy, faults.
 
-The servers here are a few lines of asyncio each, so that a test can make one stay silent, close an
-idle connection or speak TLS with a certificate made for the test.
+The servers are a few lines of asyncio (loopback_http), so that a test can make one stay silent, close
+an idle connection or speak TLS with a certificate made for the test.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import socket
 import ssl
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from client_helpers import client_for
+from loopback_http import LoopbackHttp, as_json
 
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.errors import NetworkError
@@ -26,60 +26,9 @@ from mcv_pipelines.api.retry import RetryPolicy
 from mcv_pipelines.api.settings import Settings
 from mcv_pipelines.local_service.server import LocalService
 
-# (request line, body) -> (response body, whether to close the connection after it, unannounced)
-Answer = Callable[[str, bytes], tuple[bytes, bool]]
-
-
-class LoopbackHttp:
-    """An HTTP/1.1 server on 127.0.0.1 that answers each request with ``answer`` and records it."""
-
-    def __init__(self, answer: Answer, tls: ssl.SSLContext | None = None) -> None:
-        self.answer = answer
-        self.tls = tls
-        self.seen: list[tuple[str, int]] = []  # (request line, body bytes)
-        self.connections = 0
-        self.port = 0
-        self._server: asyncio.Server | None = None
-
-    async def __aenter__(self) -> LoopbackHttp:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None
-        self._server.close()
-        await self._server.wait_closed()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        try:
-            while True:
-                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-                fields = dict(line.split(":", 1) for line in head[1:] if line)
-                length = int({k.lower(): v for k, v in fields.items()}.get("content-length", "0"))
-                body = await reader.readexactly(length)
-                self.seen.append((head[0], len(body)))
-                payload, close = self.answer(head[0], body)
-                head_out = (
-                    f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}"
-                )
-                writer.write(f"{head_out}\r\n\r\n".encode() + payload)
-                await writer.drain()
-                if close:
-                    break
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
 
 def _key(service: LocalService) -> dict[str, str]:
     return {"Authorization": f"Bearer {service.api_key}"}
-
-
-def _json(data: object) -> bytes:
-    return json.dumps(data).encode()
 
 
 async def test_the_default_client_talks_to_the_service_over_asyncio_sockets(service: LocalService) -> None:
@@ -132,7 +81,7 @@ async def test_a_refused_connection_is_a_connect_error_naming_the_address() -> N
 
 
 async def test_an_idle_connection_the_server_closed_is_replaced_not_an_error() -> None:
-    server = LoopbackHttp(lambda line, body: (_json({"ok": line}), True))
+    server = LoopbackHttp(lambda line, body: (as_json({"ok": line}), True))
     async with server, httpx.AsyncClient() as http:
         use_asyncio_sockets(http)
         first = await http.get(f"http://127.0.0.1:{server.port}/a")
@@ -176,7 +125,7 @@ async def tls_server(tls_files: tuple[Path, Path]) -> AsyncIterator[LoopbackHttp
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
     async with LoopbackHttp(
-        lambda line, body: (_json({"data": {"id": "u-1", "username": "tls"}}), False), context
+        lambda line, body: (as_json({"data": {"id": "u-1", "username": "tls"}}), False), context
     ) as server:
         yield server
 
@@ -208,7 +157,7 @@ async def test_a_proxy_from_the_environment_still_carries_the_requests(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async with LoopbackHttp(
-        lambda line, body: (_json({"data": {"id": "u-1", "username": "proxied"}}), False)
+        lambda line, body: (as_json({"data": {"id": "u-1", "username": "proxied"}}), False)
     ) as proxy:
         for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
             monkeypatch.delenv(name, raising=False)
