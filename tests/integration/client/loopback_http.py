@@ -17,10 +17,12 @@ Answer = Callable[[str, bytes], tuple[bytes | None, bool]]
 class LoopbackHttp:
     """An HTTP/1.1 server on 127.0.0.1 that answers each request with ``answer`` and records it."""
 
-    def __init__(self, answer: Answer, tls: ssl.SSLContext | None = None) -> None:
+    def __init__(self, answer: Answer, tls: ssl.SSLContext | None = None, headers: str = "") -> None:
         self.answer = answer
         self.tls = tls
+        self.headers = headers  # extra header lines of every answer, each ending in CRLF
         self.seen: list[tuple[str, int]] = []  # (request line, body bytes)
+        self.cookies: list[str | None] = []  # the Cookie header of each request
         self.connections = 0
         self.port = 0
         self._server: asyncio.Server | None = None
@@ -44,13 +46,15 @@ class LoopbackHttp:
                 length = int({k.lower(): v for k, v in fields.items()}.get("content-length", "0"))
                 body = await reader.readexactly(length)
                 self.seen.append((head[0], len(body)))
+                cookie = [v.strip() for k, v in fields.items() if k.lower() == "cookie"]
+                self.cookies.append(cookie[0] if cookie else None)
                 payload, close = self.answer(head[0], body)
                 if payload is None:
                     break
                 head_out = (
                     f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}"
                 )
-                writer.write(f"{head_out}\r\n\r\n".encode() + payload)
+                writer.write(f"{head_out}\r\n{self.headers}\r\n".encode() + payload)
                 await writer.drain()
                 if close:
                     break

@@ -80,3 +80,17 @@ async def test_a_url_scheme_it_cannot_speak_is_unsupported_protocol() -> None:
     async with httpx.AsyncClient(transport=LeanTransport()) as http:
         with pytest.raises(httpx.UnsupportedProtocol):
             await http.get("ftp://127.0.0.1/file")
+
+
+async def test_a_cookie_the_server_sets_is_sent_back_and_answers_without_one_keep_it() -> None:
+    sticky = LoopbackHttp(lambda line, body: (USER, False), headers="Set-Cookie: lb=node-7; Path=/\r\n")
+    plain = LoopbackHttp(lambda line, body: (USER, False))
+    async with sticky, plain, _api(sticky.port) as api:
+        await api.me()
+        await api.me()
+        api.http.cookies.set("kept", "1", domain="127.0.0.1")
+        await api.http.get(f"http://127.0.0.1:{plain.port}/v2/users/me")  # no Set-Cookie in this answer
+        jar = dict(api.http.cookies)
+    assert sticky.cookies == [None, "lb=node-7"]
+    assert sorted((plain.cookies[0] or "").split("; ")) == ["kept=1", "lb=node-7"]
+    assert jar == {"lb": "node-7", "kept": "1"}
