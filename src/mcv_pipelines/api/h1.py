@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import ssl
 import time
 from collections.abc import AsyncIterator
@@ -145,7 +146,10 @@ class LeanTransport(httpx.AsyncBaseTransport):
         origin: Origin = (url.raw_scheme, url.raw_host, url.port or (443 if url.scheme == "https" else 80))
         conn = await self._acquire(origin, timeouts)
         try:
-            await conn.send(request, timeouts.get("write"))
+            # As httpcore: a server may answer (413, 401) and close before taking the whole body; read
+            # that answer, and when there is none the read fails with its own error.
+            with contextlib.suppress(httpx.WriteError):
+                await conn.send(request, timeouts.get("write"))
             while True:
                 event = await conn.next_event(timeouts.get("read"))
                 if isinstance(event, h11.Response):
