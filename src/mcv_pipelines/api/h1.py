@@ -47,18 +47,21 @@ class _Connection:
 
     async def send(self, request: httpx.Request, seconds: float | None) -> None:
         conn = self.h11
-        head = conn.send(
-            h11.Request(method=request.method, target=request.url.raw_path, headers=request.headers.raw)
-        )
-        assert head is not None
-        await self._write(head, seconds)
-        assert isinstance(request.stream, httpx.AsyncByteStream)
-        async for chunk in request.stream:
-            if chunk:
-                data = conn.send(h11.Data(data=chunk))
-                if data:
-                    await self._write(data, seconds)
-        end = conn.send(h11.EndOfMessage())
+        try:
+            head = conn.send(
+                h11.Request(method=request.method, target=request.url.raw_path, headers=request.headers.raw)
+            )
+            assert head is not None
+            await self._write(head, seconds)
+            assert isinstance(request.stream, httpx.AsyncByteStream)
+            async for chunk in request.stream:
+                if chunk:
+                    data = conn.send(h11.Data(data=chunk))
+                    if data:
+                        await self._write(data, seconds)
+            end = conn.send(h11.EndOfMessage())
+        except h11.LocalProtocolError as exc:  # a header h11 refuses, a body longer than its length
+            raise httpx.LocalProtocolError(str(exc)) from exc
         if end:
             await self._write(end, seconds)
 
@@ -154,6 +157,8 @@ class LeanTransport(httpx.AsyncBaseTransport):
                 event = await conn.next_event(timeouts.get("read"))
                 if isinstance(event, h11.Response):
                     break
+                if isinstance(event, h11.ConnectionClosed):
+                    raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
         except BaseException:
             self.discard(conn)
             raise
