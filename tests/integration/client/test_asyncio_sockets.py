@@ -167,3 +167,44 @@ async def test_a_proxy_from_the_environment_still_carries_the_requests(
             user = await api.me()
     assert user.username == "proxied"
     assert proxy.seen == [("GET http://service.invalid/v2/users/me HTTP/1.1", 0)]
+
+
+async def _tunnel(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """A CONNECT proxy of one connection: pipes bytes both ways to the host the request names."""
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+    host, port = head.split(" ")[1].rsplit(":", 1)
+    up_reader, up_writer = await asyncio.open_connection(
+        "127.0.0.1" if host == "localhost" else host, int(port)
+    )
+    writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+    async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        try:
+            while data := await src.read(65536):
+                dst.write(data)
+                await dst.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            dst.close()
+
+    await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+async def test_https_through_a_connect_proxy_from_the_environment(
+    tls_server: LoopbackHttp, tls_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy = await asyncio.start_server(_tunnel, "127.0.0.1", 0)
+    proxy_port = proxy.sockets[0].getsockname()[1]
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy_port}")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_files[0]))  # httpx's default trust store reads it
+    settings = Settings(base_url=f"https://localhost:{tls_server.port}", api_key="sk-test-sockets-0001")
+    try:
+        async with ApiClient(settings, retry=RetryPolicy(attempts=1)) as api:
+            users = [await api.me(), await api.me()]
+    finally:
+        proxy.close()
+    assert [u.username for u in users] == ["tls", "tls"]
+    assert tls_server.connections == 1  # one tunnel, kept alive
