@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
-# qpdf, poppler, LibreOffice, Chromium, a font) and the servers and runtimes the tests start (PostgreSQL
-# for the team service, node and npm for the official Node SDK). Non-interactive and idempotent: packages
-# already installed are skipped, and apt-get update runs only when something is missing.
+# qpdf, poppler, LibreOffice, Chromium, a font), openssl (the client's TLS tests make a certificate with
+# it) and the servers and runtimes the tests start (PostgreSQL for the team service, node and npm for the
+# official Node SDK). Non-interactive and idempotent: packages already installed are skipped, and
+# apt-get update runs only when something is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -19,6 +20,7 @@ PACKAGES=(
     fonts-dejavu-core
     fontconfig
     postgresql
+    openssl
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

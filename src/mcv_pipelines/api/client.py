@@ -22,7 +22,9 @@ from urllib.parse import quote
 import httpx
 
 from mcv_pipelines.api import transfer
+from mcv_pipelines.api.cookies import use_set_cookie_jar
 from mcv_pipelines.api.errors import BadResponse
+from mcv_pipelines.api.h1 import use_lean_transport
 from mcv_pipelines.api.http import Kind, Requester
 from mcv_pipelines.api.models import File, Job, ModelError, Operation, Task, UploadForm, User, Webhook
 from mcv_pipelines.api.pacer import Pacer, RateLimitInfo
@@ -68,6 +70,9 @@ class ApiClient(TaskShortcuts):
         self.pacer = pacer or Pacer(clock=self.retry.clock, sleep=self.retry.sleep)
         # No default headers: the key is added per API request, so uploads/downloads never carry it.
         self.http = httpx.AsyncClient(transport=transport, timeout=self.timeouts.api())
+        use_set_cookie_jar(self.http)
+        if transport is None:
+            use_lean_transport(self.http)
         self._req = Requester(
             self.http,
             api_key=settings.api_key,
