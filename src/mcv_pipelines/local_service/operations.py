@@ -201,7 +201,7 @@ def _gathered(files: list[Path], out_dir: Path) -> list[Path]:
     gathered = []
     for path in files:
         target = out_dir / safe_filename(path.name)
-        if path.resolve() != target.resolve():
+        if path != target and path.resolve() != target.resolve():  # most engines write in place
             shutil.move(path, target)
         gathered.append(target)
     return gathered
