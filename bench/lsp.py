@@ -29,13 +29,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from mcv_pipelines.lsp.checking import check_text
+from mcv_pipelines.lsp.settings import load_tools, parse_settings
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "integration" / "lsp"))
 
 from lsp_client import LspClient  # noqa: E402 - the test helpers' client, found through the path above
-
-from mcv_pipelines.lsp.checking import check_text  # noqa: E402
-from mcv_pipelines.lsp.settings import load_tools, parse_settings  # noqa: E402
 
 
 def pipeline(tasks: int) -> str:

@@ -196,7 +196,7 @@ async def _feed(request: Request, parser: MultipartParser, reader: _FormReader, 
             batch.clear()
             if reader.error is not None:
                 return
-    if inline and len(batch) <= _INLINE:
+    if inline:  # the whole body, at most _INLINE bytes (its Content-Length said so)
         _last(parser, reader, bytes(batch))
     else:
         await run_in_threadpool(_last, parser, reader, bytes(batch))  # one hop for a small body
