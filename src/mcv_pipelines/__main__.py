@@ -1,5 +1,5 @@
 """`python -m mcv_pipelines` is the same as the `mcv` command."""
 
-from mcv_pipelines.cli.main import main
+from mcv_pipelines.cli.main import program
 
-raise SystemExit(main())
+raise SystemExit(program())

@@ -11,6 +11,7 @@ written with its traceback to a log file.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -21,7 +22,7 @@ from mcv_pipelines import __version__
 from mcv_pipelines.errors import ExitCode, McvError
 from mcv_pipelines.redact import redact
 
-__all__ = ["COMMANDS", "Command", "build_parser", "chosen_command", "main"]
+__all__ = ["COMMANDS", "Command", "build_parser", "chosen_command", "main", "program"]
 
 # `import httpx` also imports httpx's own command line (click, rich, pygments: ~40 ms of CPU) whenever
 # click is installed, and mcv never runs it. None in sys.modules makes that one import fail, and httpx
@@ -122,9 +123,33 @@ def _report_bug(exc: BaseException) -> int:
     return int(ExitCode.SERVICE)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def program() -> int:
+    """The `mcv` program (its console script and ``python -m mcv_pipelines``): ``main`` with the cyclic
+    garbage collector off while the command's modules import, and what they built frozen after.
+
+    Importing makes some 200,000 objects and almost no garbage, yet the collector walks them over and
+    over as they pile up, and once more at exit: about a quarter of a `mcv batch` start-up (issue 15;
+    366 -> 265 ms to import it and exit). Frozen objects are never walked again, which also spares
+    every later full collection of a long run. Only the program does this: ``main`` called in a process
+    of its own (tests, embedders) leaves that process's collector alone.
+    """
+    gc.disable()
+    try:
+        return main(_imported=_freeze_imports)
+    finally:
+        gc.enable()
+
+
+def _freeze_imports() -> None:
+    gc.freeze()
+    gc.enable()
+
+
+def main(argv: Sequence[str] | None = None, *, _imported: Callable[[], None] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(chosen_command(arguments))
+    if _imported is not None:
+        _imported()
     args = parser.parse_args(arguments)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
