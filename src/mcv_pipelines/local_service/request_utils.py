@@ -71,7 +71,7 @@ def owned_job(ctx: ServiceContext, caller: Caller, job_id: str) -> Doc:
     return job
 
 
-async def wait_ended(ctx: ServiceContext, kind: str, item_id: str) -> Doc | None:
+async def wait_ended(ctx: ServiceContext, kind: str, item_id: str, known: Doc | None = None) -> Doc | None:
     """Wait until the job or task has ended (or the longest sync wait passed); the latest state.
 
     Woken by the change feed: a change of the item to a status other than processing (its end, or
@@ -79,8 +79,11 @@ async def wait_ended(ctx: ServiceContext, kind: str, item_id: str) -> Doc | None
     the end of its last task and published after, so the job's own change is the one to wait for; the
     starts and progress of its tasks wake nobody. The state is read again on every wake-up, and also
     after a quiet spell that doubles up to ``_RECHECK_MAX`` seconds, in case a notice was lost (a
-    database reconnect).
+    database reconnect). ``known``, the item as the caller just read it, is the answer when it has
+    ended already.
     """
+    if known is not None and known["status"] in ENDED:
+        return known
     deadline = time.monotonic() + ctx.config.sync_max_wait
     recheck = 0.5
 

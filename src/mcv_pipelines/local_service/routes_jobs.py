@@ -83,8 +83,11 @@ def _new_job(ctx: ServiceContext, caller: Caller, body: dict[str, Any]) -> str:
     return str(job["id"])
 
 
-def _job_answer(ctx: ServiceContext, job_id: str, status: int = 200) -> FastJSONResponse:
-    job = ctx.store.get_job(job_id)
+def _job_answer(
+    ctx: ServiceContext, job_id: str, status: int = 200, job: Doc | None = None
+) -> FastJSONResponse:
+    """The job (read now unless ``job`` is its state just read) with its tasks."""
+    job = job or ctx.store.get_job(job_id)
     if job is None:  # deleted meanwhile, e.g. while a wait request was blocked on it
         raise not_found("Job")
     return FastJSONResponse(
@@ -119,10 +122,10 @@ async def create_job_sync(request: Request) -> Response:
     caller = authorize(request, "task.write")
     body = await json_body(request)
     job_id = _new_job(ctx, caller, body)
-    await wait_ended(ctx, "job", job_id)
+    job = await wait_ended(ctx, "job", job_id)
     if body.get("redirect") is True:
         return _redirect_or(ctx, job_id, 201)
-    return _job_answer(ctx, job_id, 201)
+    return _job_answer(ctx, job_id, 201, job)
 
 
 async def list_jobs(request: Request) -> Response:
@@ -149,17 +152,17 @@ async def show_job(request: Request) -> Response:
     job = owned_job(ctx, caller, request.path_params["job_id"])
     if request.query_params.get("redirect", "").lower() in ("1", "true"):
         return _redirect_or(ctx, job["id"])
-    return _job_answer(ctx, job["id"])
+    return _job_answer(ctx, job["id"], job=job)
 
 
 async def wait_job(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.read")
     job = owned_job(ctx, caller, request.path_params["job_id"])
-    await wait_ended(ctx, "job", job["id"])
+    latest = await wait_ended(ctx, "job", job["id"], job)
     if request.query_params.get("redirect", "").lower() in ("1", "true"):
         return _redirect_or(ctx, job["id"])
-    return _job_answer(ctx, job["id"])
+    return _job_answer(ctx, job["id"], job=latest)
 
 
 async def delete_job(request: Request) -> Response:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from mcv_pipelines.local_service.changes import Change, ChangeFeed
 from mcv_pipelines.local_service.config import ServiceConfig
@@ -32,7 +33,13 @@ from mcv_pipelines.local_service.validate import input_names
 __all__ = ["JobEvents", "Scheduler"]
 
 log = logging.getLogger(__name__)
-JobEvents = Callable[[str, str], None]  # (event, job_id): job.created, job.finished, job.failed
+
+
+class JobEvents(Protocol):
+    """Told of job.created, job.finished and job.failed; ``job``, when given, is the job as just
+    written (the listener need not read it again)."""
+
+    def __call__(self, event: str, job_id: str, job: Doc | None = None) -> None: ...
 
 
 class Scheduler:
@@ -84,7 +91,7 @@ class Scheduler:
     def add_job(self, job: Doc, tasks: list[Doc]) -> None:
         self.store.save_tasks(tasks, job)
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
-        self._emit("job.created", job["id"])
+        self._emit("job.created", job["id"], job)
         new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
         self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
 
@@ -358,12 +365,12 @@ class Scheduler:
         moved: list[Doc] = []
 
         def change(job: Doc) -> bool:
-            before = job["status"]
+            before = job["status"], job.get("ended_at")
             if not job_status(job, self.store.job_tasks(job_id)):  # under the job's row lock
                 return False
-            if job["status"] != before:
+            if job["status"] != before[0]:
                 moved.append(job)
-            return True
+            return (job["status"], job.get("ended_at")) != before  # unchanged: no write (most ends)
 
         self.store.update_job(job_id, change)
         return moved[0] if moved else None
@@ -374,7 +381,7 @@ class Scheduler:
             return
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         if job["status"] in ENDED:
-            self._emit("job.failed" if job["status"] == "error" else "job.finished", job["id"])
+            self._emit("job.failed" if job["status"] == "error" else "job.finished", job["id"], job)
 
     def _janitor_loop(self) -> None:
         while not self._stopping.wait(self.config.janitor_interval):

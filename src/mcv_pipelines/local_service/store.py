@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.local_service import jsontext
 from mcv_pipelines.local_service.accounts import AccountStore, Doc, hash_key, now_iso
-from mcv_pipelines.local_service.database import Tx
+from mcv_pipelines.local_service.database import Database, Tx
 
 __all__ = ["Doc", "Store", "hash_key", "notice", "now_iso", "parse_iso"]
 
@@ -48,6 +50,12 @@ def notice(kind: str, doc: Doc) -> str:
 
 class Store(AccountStore):
     """Thread-safe access to the service's database (a Database, or the path of a SQLite file)."""
+
+    def __init__(self, db: Database | Path) -> None:
+        super().__init__(db)
+        self._hooks_lock = threading.Lock()
+        self._hook_owners: frozenset[int] | None = None  # users with a webhook (database of ours alone)
+        self._hooks_generation = 0  # grows with every webhook saved or deleted here
 
     # jobs
     def save_job(self, job: Doc) -> None:
@@ -240,7 +248,25 @@ class Store(AccountStore):
                 "UPDATE webhooks SET url = ?, doc = ? WHERE id = ?",
                 (hook["url"], json.dumps(hook), hook["id"]),
             )
+        self._hooks_changed()
         return hook
+
+    def has_webhooks(self, user_id: int) -> bool:
+        """Whether the user has a webhook at all (asked at every job's start and end). On a database
+        this process alone writes, the answer is kept until this store saves or deletes a webhook."""
+        with self._hooks_lock:
+            owners, generation = self._hook_owners, self._hooks_generation
+        if owners is None:
+            owners = frozenset(int(row[0]) for row in self._read("SELECT DISTINCT user_id FROM webhooks"))
+            with self._hooks_lock:  # not kept when a webhook was saved or deleted meanwhile
+                if not self.db.shared and generation == self._hooks_generation:
+                    self._hook_owners = owners
+        return user_id in owners
+
+    def _hooks_changed(self) -> None:
+        with self._hooks_lock:
+            self._hooks_generation += 1
+            self._hook_owners = None
 
     def get_webhook(self, hook_id: int) -> Doc | None:
         rows = self._read("SELECT doc FROM webhooks WHERE id = ?", (hook_id,))
@@ -255,6 +281,7 @@ class Store(AccountStore):
     def delete_webhook(self, hook_id: int) -> None:
         with self.transaction() as tx:
             tx.execute("DELETE FROM webhooks WHERE id = ?", (hook_id,))
+        self._hooks_changed()
 
 
 def _load(text: str) -> Doc:

@@ -54,14 +54,14 @@ class WebhookDispatcher:
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._client.close()
 
-    def job_event(self, event: str, job_id: str) -> None:
+    def job_event(self, event: str, job_id: str, job: Doc | None = None) -> None:
         """Queue deliveries of ``event`` for this job; never blocks the caller.
 
         A job's end is delivered after its job.created delivery is done, so receivers see them in order.
         """
         if self._stopping.is_set():
             return
-        if not self._heard(event, job_id):
+        if not self._heard(event, job_id, job):
             # Nobody to tell: no hand-off to the pool, no job rendered (most jobs; issue 15).
             if event != "job.created":
                 with self._lock:
@@ -76,13 +76,15 @@ class WebhookDispatcher:
             if event == "job.created":
                 self._created[job_id] = future
 
-    def _heard(self, event: str, job_id: str) -> bool:
+    def _heard(self, event: str, job_id: str, job: Doc | None) -> bool:
         """Whether a delivery of ``event`` has a receiver: the job's own URL or a user webhook."""
-        job = self.store.get_job(job_id)
+        job = job or self.store.get_job(job_id)
         if job is None:
             return False
         if job.get("webhook_url") and event != "job.created":
             return True
+        if not self.store.has_webhooks(job["user_id"]):
+            return False
         hooks = self.store.user_webhooks(job["user_id"])
         return any(not hook.get("disabled") and event in hook.get("events", []) for hook in hooks)
 

@@ -92,6 +92,22 @@ def test_webhooks_are_signed_and_carry_the_job(client: httpx.Client) -> None:
     assert finished["tasks"][0]["depends_on_task_ids"] == []
 
 
+def test_a_webhook_added_or_deleted_between_jobs_counts_from_the_next_job(client: httpx.Client) -> None:
+    """The service remembers which users have webhooks (asked at every job's start and end); a webhook
+    made after jobs ran without one is told of the next job, and a deleted one of none."""
+    wait_job(client, client.post("/v2/jobs", json=JOB).json()["data"]["id"])  # no webhook yet
+    with Receiver() as receiver:
+        hook = client.post("/v2/webhooks", json={"url": receiver.url + "/late", "events": ["job.finished"]})
+        job_id = client.post("/v2/jobs", json=JOB).json()["data"]["id"]
+        wait_job(client, job_id)
+        requests = receiver.wait_for(1)
+        assert [json.loads(r[3])["job"]["id"] for r in requests] == [job_id]
+        assert client.delete(f"/v2/webhooks/{hook.json()['data']['id']}").status_code == 204
+        wait_job(client, client.post("/v2/jobs", json=JOB).json()["data"]["id"])
+        time.sleep(0.3)
+        assert len(receiver.requests) == 1  # deleted: the third job is nobody's business
+
+
 def test_job_webhook_url_gets_the_failure(client: httpx.Client) -> None:
     with Receiver() as receiver:
         job_id = client.post(
