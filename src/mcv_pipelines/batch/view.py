@@ -9,13 +9,12 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import IO
-
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
+from typing import IO, TYPE_CHECKING
 
 from mcv_pipelines.batch.progress import ProgressSnapshot
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 __all__ = ["PlainBatchView", "RichBatchView", "describe_snapshot"]
 
@@ -68,8 +67,13 @@ class RichBatchView:
     """A single live line, redrawn at most ten times a second."""
 
     def __init__(self, snapshot: Callable[[], ProgressSnapshot], *, stream: IO[str] | None = None) -> None:
+        # rich is imported here, by the one view that draws with it: a batch piped to a log or run
+        # with --progress plain/none starts without it (issue 15: about 15 ms of every start).
+        from rich.console import Console
+        from rich.live import Live
+
         self._snapshot = snapshot
-        self._live = Live(Text(""), console=Console(file=stream or sys.stderr), auto_refresh=False,
+        self._live = Live(self._line(), console=Console(file=stream or sys.stderr), auto_refresh=False,
                           transient=False)
         self._started = False
         self._last = 0.0
@@ -81,10 +85,15 @@ class RichBatchView:
             self._started = True
         if now - self._last >= 0.1:
             self._last = now
-            self._live.update(Text(describe_snapshot(self._snapshot())), refresh=True)
+            self._live.update(self._line(describe_snapshot(self._snapshot())), refresh=True)
+
+    def _line(self, text: str = "") -> Text:
+        from rich.text import Text
+
+        return Text(text)
 
     def close(self) -> None:
         if self._started:
-            self._live.update(Text(describe_snapshot(self._snapshot())), refresh=True)
+            self._live.update(self._line(describe_snapshot(self._snapshot())), refresh=True)
             self._live.stop()
             self._started = False

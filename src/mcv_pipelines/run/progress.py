@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO, Any
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn
+from typing import IO, TYPE_CHECKING, Any
 
 from mcv_pipelines.redact import redact
+
+if TYPE_CHECKING:  # rich is imported by RichProgress itself: plain progress and `mcv batch` go without
+    from rich.console import Console
+    from rich.progress import TaskID
 
 __all__ = ["PlainProgress", "RichProgress", "human_size"]
 
@@ -63,6 +64,9 @@ class RichProgress:
     """A live table: one row per task (status, percent, message) and per upload/download (bytes)."""
 
     def __init__(self, stream: IO[str] | None = None, *, console: Console | None = None) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn
+
         self.console = console or Console(file=stream or sys.stderr)
         self.progress = Progress(
             TextColumn("{task.description}"),

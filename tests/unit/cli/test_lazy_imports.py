@@ -96,6 +96,14 @@ def test_mcv_batch_leaves_out_httpxs_own_command_line(tmp_path: Path) -> None:
     assert _loaded(modules, "click", "pygments", "rich.syntax") == []
 
 
+@pytest.mark.parametrize("command", ["run", "batch"])
+def test_run_and_batch_import_rich_only_for_the_live_view(tmp_path: Path, command: str) -> None:
+    """Progress piped to a log, plain or off needs no rich (about 15 ms of every start)."""
+    code, modules = _imported(tmp_path, command, "--help")
+    assert code == 0
+    assert _loaded(modules, "rich") == []
+
+
 @pytest.mark.parametrize("row", COMMANDS, ids=[row.name for row in COMMANDS])
 def test_a_command_imports_no_other_command(tmp_path: Path, row: Command) -> None:
     name = row.name
