@@ -222,6 +222,8 @@ def _run_service(
         print(f"data dir: {service.data_dir}")
         _show_storage(service)
         print(f"database: {service.ctx.store.db.display if service.ctx else '?'}; role: {args.role}")
+        if args.role != "api" and service.ctx is not None:  # an api process runs no task
+            print(f"tasks:    up to {service.ctx.config.workers} at once (--workers)")
         if args.role != "worker":  # a worker serves no API, so no console
             print(f"console:  {service.base_url}/console/  (log in with the API key)")
         if settings["url_guard"] is not None and _loopback(args.host):

@@ -69,6 +69,13 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="API keys, one `KEY [scope,scope...]` a line (# comments); re-read on SIGHUP",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tasks this process runs at once, on --role all or worker (default: 4)",
+    )
+    parser.add_argument(
         "--rate-limit",
         type=int,
         default=None,
@@ -102,6 +109,8 @@ def check_options(args: argparse.Namespace) -> None:
         )
     if args.lease_seconds < 1:
         raise UsageError("--lease-seconds: give at least 1 second")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers: give at least 1 task at a time (got {args.workers})")
     if args.rate_limit is not None and args.rate_limit < 0:
         raise UsageError("--rate-limit: give 0 (no limit) or a positive number of jobs per minute")
     if args.api_key is not None:
@@ -121,7 +130,8 @@ def env_api_key() -> str | None:
 
 
 def settings_of(args: argparse.Namespace) -> dict[str, Any]:
-    return {} if args.rate_limit is None else {"rate_limit": args.rate_limit}
+    named = {"rate_limit": args.rate_limit, "workers": args.workers}
+    return {name: value for name, value in named.items() if value is not None}
 
 
 def open_store(args: argparse.Namespace, data_dir: Path) -> Store:

@@ -76,6 +76,23 @@ def test_serve_refuses_private_imports_by_default_and_logs_json(tmp_path: Path) 
     assert values["API key"] not in err
 
 
+def test_serve_says_how_many_tasks_it_runs_at_once(tmp_path: Path) -> None:
+    child, _, banner = start(tmp_path / "default")
+    stop(child)
+    assert "tasks:    up to 4 at once (--workers)" in banner
+    child, values, banner = start(tmp_path / "two", "--workers", "2")
+    try:
+        assert "tasks:    up to 2 at once (--workers)" in banner
+        auth = {"Authorization": f"Bearer {values['API key']}"}
+        small = {"operation": "import/base64", "file": "aGk=", "filename": "a.txt"}
+        tasks = {f"t{n}": small for n in range(3)}
+        with httpx.Client(base_url=values["base URL"], headers=auth, timeout=30) as client:
+            done = wait_job(client, client.post("/v2/jobs", json={"tasks": tasks}).json()["data"]["id"])
+        assert done["status"] == "finished"  # three tasks through two workers
+    finally:
+        stop(child)
+
+
 def test_serve_with_allow_private_urls_imports_from_loopback_and_logs_text(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a free port, so that --public-url can name it
         probe.bind(("127.0.0.1", 0))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcv_pipelines.cli.main import build_parser
-from mcv_pipelines.cli.serve_team import check_options
+from mcv_pipelines.cli.serve_team import check_options, settings_of
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.local_service.keyfile import KeyFileError, read_key_file
 
@@ -33,6 +33,14 @@ def test_a_bad_database_url_is_refused_without_showing_its_password() -> None:
     with pytest.raises(UsageError) as refused_pg:
         check_options(_args("--role", "worker", "--database", "postgres:/u:pa55word-y@h"))
     assert "pa55word-y" not in str(refused_pg.value)
+
+
+def test_workers_must_be_at_least_one_and_reach_the_service_settings() -> None:
+    for bad in ("0", "-3"):
+        with pytest.raises(UsageError, match=f"--workers: give at least 1 task at a time \\(got {bad}\\)"):
+            check_options(_args("--workers", bad))
+    assert settings_of(_args("--workers", "2", "--rate-limit", "0")) == {"workers": 2, "rate_limit": 0}
+    assert settings_of(_args()) == {}  # the service's own defaults
 
 
 def test_a_key_in_argv_is_accepted_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
