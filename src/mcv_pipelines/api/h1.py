@@ -181,7 +181,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
             self._idle_count -= 1
             if conn.reusable(now, self._expiry):
                 return conn
-            self._close(conn)
+            self.discard(conn)
         return None
 
     async def _acquire(self, origin: Origin, timeouts: dict[str, float | None]) -> _Connection:
@@ -263,9 +263,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
         self._wake_one()
 
     def discard(self, conn: _Connection) -> None:
-        self._close(conn)
-
-    def _close(self, conn: _Connection) -> None:
+        """Close ``conn`` for good (not read to its end, broken, or no longer wanted)."""
         conn.stream.close()
         self._open -= 1
         self._wake_one()
@@ -274,7 +272,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
         oldest = min((s[0] for s in self._idle.values() if s), key=lambda c: c.idle_since)
         self._idle[oldest.origin].remove(oldest)
         self._idle_count -= 1
-        self._close(oldest)
+        self.discard(oldest)
 
     def _wake_one(self) -> None:
         while self._waiters:
@@ -287,7 +285,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
         self._closed = True
         for stack in self._idle.values():
             while stack:
-                self._close(stack.pop())
+                self.discard(stack.pop())
         self._idle_count = 0
 
 

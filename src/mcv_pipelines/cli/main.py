@@ -129,7 +129,7 @@ def program() -> int:
 
     Importing makes some 200,000 objects and almost no garbage, yet the collector walks them over and
     over as they pile up, and once more at exit: about a quarter of a `mcv batch` start-up (issue 15;
-    366 -> 265 ms to import it and exit). Frozen objects are never walked again, which also spares
+    363 -> 265 ms to import it and exit). Frozen objects are never walked again, which also spares
     every later full collection of a long run. Only the program does this: ``main`` called in a process
     of its own (tests, embedders) leaves that process's collector alone.
     """

@@ -46,7 +46,6 @@ class Outcome:
     files: list[Path] = field(default_factory=list)
 
 
-
 def record_end(task: Doc, outcome: Outcome | TaskFailed) -> None:
     """Write a task's end into its document: finished with an outcome, or error with a failure (the
     one rule both schedulers follow)."""

@@ -251,15 +251,19 @@ class Store(AccountStore):
         self._hooks_changed()
         return hook
 
-    def has_webhooks(self, user_id: int) -> bool:
-        """Whether the user has a webhook at all (asked at every job's start and end). On a database
-        this process alone writes, the answer is kept until this store saves or deletes a webhook."""
+    def may_have_webhooks(self, user_id: int) -> bool:
+        """False when the user surely has no webhook (asked at every job's start and end, before
+        ``user_webhooks``). On a database this process alone writes, which users have webhooks is read
+        once and kept until this store saves or deletes one; on a shared database another process may
+        add one at any time, so the answer is True and ``user_webhooks`` is the one read."""
+        if self.db.shared:
+            return True
         with self._hooks_lock:
             owners, generation = self._hook_owners, self._hooks_generation
         if owners is None:
             owners = frozenset(int(row[0]) for row in self._read("SELECT DISTINCT user_id FROM webhooks"))
             with self._hooks_lock:  # not kept when a webhook was saved or deleted meanwhile
-                if not self.db.shared and generation == self._hooks_generation:
+                if generation == self._hooks_generation:
                     self._hook_owners = owners
         return user_id in owners
 

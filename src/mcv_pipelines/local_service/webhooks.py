@@ -83,7 +83,7 @@ class WebhookDispatcher:
             return False
         if job.get("webhook_url") and event != "job.created":
             return True
-        if not self.store.has_webhooks(job["user_id"]):
+        if not self.store.may_have_webhooks(job["user_id"]):
             return False
         hooks = self.store.user_webhooks(job["user_id"])
         return any(not hook.get("disabled") and event in hook.get("events", []) for hook in hooks)

@@ -54,7 +54,7 @@ class DirectoryStorage(Storage):
         self._tasks = self.root / "tasks"
         self.url = self.root.resolve().as_uri()
         try:
-            (self.root / "tasks").mkdir(parents=True, exist_ok=True)
+            self._tasks.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"Cannot use the storage directory {self.root}: {exc.strerror}.") from None
 
