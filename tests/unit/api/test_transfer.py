@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -266,3 +267,52 @@ async def test_download_removes_parts_of_killed_attempts_but_not_of_running_ones
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [".other.png.6c519865.part", running.name, "p026-t.png"]
     )
+
+
+async def test_many_downloads_into_one_directory_read_it_once_and_still_clear_each_files_parts(
+    make_client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch writes thousands of files into one directory: reading it for every download made the
+    batch quadratic in its rows (issue 15). Parts killed runs left are still removed, each when its
+    own file is downloaded."""
+    import mcv_pipelines.api.partials as partials
+
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = 2**22 + 17
+    for i in range(3):
+        (out / f".p{i}.png.{dead}-0badf00{i}.part").write_bytes(b"killed")
+    reads: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: Any) -> Any:
+        reads.append(str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(partials.os, "scandir", counted)
+    client = make_client(lambda request: httpx.Response(200, content=b"png"))
+    await client.download("http://127.0.0.1:9999/files/x/p0.png", out / "p0.png")
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["p0.png", f".p1.png.{dead}-0badf001.part", f".p2.png.{dead}-0badf002.part"]
+    )
+    for i in (1, 2, 3):
+        await client.download(f"http://127.0.0.1:9999/files/x/p{i}.png", out / f"p{i}.png")
+    assert sorted(p.name for p in out.iterdir()) == ["p0.png", "p1.png", "p2.png", "p3.png"]
+    assert reads == [str(out)]
+
+
+async def test_a_directory_is_read_again_after_a_while_for_parts_left_since(
+    make_client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mcv_pipelines.api.partials as partials
+
+    out = tmp_path / "out"
+    out.mkdir()
+    client = make_client(lambda request: httpx.Response(200, content=b"png"))
+    await client.download("http://127.0.0.1:9999/files/x/a.png", out / "a.png")
+    late = out / f".b.png.{2**22 + 17}-0badf00d.part"  # a process killed after the first read
+    late.write_bytes(b"killed")
+    monkeypatch.setattr(partials, "_RESCAN", -1.0)  # the first read is now too old to use
+    await client.download("http://127.0.0.1:9999/files/x/b.png", out / "b.png")
+    assert not late.exists()
+    assert sorted(p.name for p in out.iterdir()) == ["a.png", "b.png"]
