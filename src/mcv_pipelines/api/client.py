@@ -24,7 +24,7 @@ import httpx
 from mcv_pipelines.api import transfer
 from mcv_pipelines.api.cookies import use_set_cookie_jar
 from mcv_pipelines.api.errors import BadResponse
-from mcv_pipelines.api.h1 import use_lean_transport
+from mcv_pipelines.api.h1 import lean_client
 from mcv_pipelines.api.http import Kind, Requester
 from mcv_pipelines.api.models import File, Job, ModelError, Operation, Task, UploadForm, User, Webhook
 from mcv_pipelines.api.pacer import Pacer, RateLimitInfo
@@ -69,10 +69,11 @@ class ApiClient(TaskShortcuts):
         self.retry = retry or RetryPolicy()
         self.pacer = pacer or Pacer(clock=self.retry.clock, sleep=self.retry.sleep)
         # No default headers: the key is added per API request, so uploads/downloads never carry it.
-        self.http = httpx.AsyncClient(transport=transport, timeout=self.timeouts.api())
-        use_set_cookie_jar(self.http)
         if transport is None:
-            use_lean_transport(self.http)
+            self.http = lean_client(timeout=self.timeouts.api())
+        else:
+            self.http = httpx.AsyncClient(transport=transport, timeout=self.timeouts.api())
+        use_set_cookie_jar(self.http)
         self._req = Requester(
             self.http,
             api_key=settings.api_key,
