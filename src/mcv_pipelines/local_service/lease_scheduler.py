@@ -159,7 +159,7 @@ class LeaseScheduler(Scheduler):
                     self._stop_running(task_id)
 
     # ending
-    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> bool:
+    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
         owner = self.owner if allowed == ("processing",) else None
         ended = end_task(self.store, task_id, outcome, allowed, owner)
         self._stop_running(task_id)
@@ -171,7 +171,7 @@ class LeaseScheduler(Scheduler):
             job = self.store.get_job(job_id)
             self.changes.publish(Change("job", job_id, status, user_id=job.get("user_id") if job else None))
             self._emit("job.failed" if status == "error" else "job.finished", job_id)
-        return any(task["id"] == task_id for task in ended.tasks)
+        return next((task for task in ended.tasks if task["id"] == task_id), None)
 
     def sweep(self) -> None:
         try:

@@ -89,7 +89,8 @@ class Scheduler:
 
     # entry points
     def add_job(self, job: Doc, tasks: list[Doc]) -> None:
-        self.store.save_tasks(tasks, job)
+        """A job just created, with its tasks (ids new to the store)."""
+        self.store.save_tasks(tasks, job, new=True)
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"], job)
         new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
@@ -153,16 +154,18 @@ class Scheduler:
             discard(self.storage, self.config, task["id"])
         self.kick([t["id"] for t in tasks])  # a task of another job may have waited on one of them
 
-    def complete_upload(self, task_id: str, entry: Doc) -> None:
-        """An import/upload task got its file (already in the store)."""
+    def complete_upload(self, task_id: str, entry: Doc) -> Doc | None:
+        """An import/upload task got its file (already in the store): the task as it ended (None
+        when it had ended, or was deleted, meanwhile)."""
         try:
             if self.config.sandbox:
                 check_stored_sandbox(self.config, self.storage, task_id, [entry["filename"]])
         except TaskFailed as failure:
-            self._end(task_id, failure, ("waiting",))
+            ended = self._end(task_id, failure, ("waiting",))
         else:
-            self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
+            ended = self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
         self.kick([task_id])
+        return ended
 
     def queue_depth(self) -> int:
         """Tasks that could run now but wait for a worker: handed to the pool and not yet started,
@@ -269,7 +272,7 @@ class Scheduler:
                 )
             if not cancelled.is_set():
                 ended = self._end(task_id, outcome, ("processing",))
-                finished = ended and not isinstance(outcome, TaskFailed)
+                finished = ended is not None and not isinstance(outcome, TaskFailed)
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
             if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
@@ -315,9 +318,9 @@ class Scheduler:
         if event is not None:
             event.set()
 
-    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> bool:
-        """End a task (once): finished with an outcome, or error with a failure. True when this call
-        ended it (False: it had ended, or was deleted, meanwhile).
+    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
+        """End a task (once): finished with an outcome, or error with a failure. The task as this call
+        ended it (None: it had ended, or was deleted, meanwhile).
 
         The task, the user's credits and the job's status are written in one transaction, and only
         then published: whoever wakes on the task's end reads a job that already shows it."""
@@ -339,12 +342,12 @@ class Scheduler:
                 moved = self._recompute_job(ended[0].get("job_id"))
         self._stop_running(task_id)
         if not ended:
-            return False
+            return None
         self.changes.publish(_ended_change(ended[0]))
         self._publish_job(moved)
         if isinstance(outcome, TaskFailed):
             discard(self.storage, self.config, task_id)
-        return True
+        return ended[0]
 
     def _job_touched(self, task: Doc) -> None:
         """A task of a job started or was retried: the job, still processing, changed (the console's

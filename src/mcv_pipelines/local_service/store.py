@@ -62,10 +62,12 @@ class Store(AccountStore):
         with self.transaction() as tx:
             self._save_job(tx, job)
 
-    def _save_job(self, tx: Tx, job: Doc) -> None:
+    def _save_job(self, tx: Tx, job: Doc, *, new: bool = False) -> None:
+        """Update the job, or insert it when no row has its id; ``new`` (an id just made) inserts
+        without the update that would find nothing."""
         values = (job["user_id"], job.get("tag"), job["status"], jsontext.dumps(job), job["id"])
         sql = "UPDATE jobs SET user_id = ?, tag = ?, status = ?, doc = ? WHERE id = ? RETURNING seq"
-        if not tx.execute(sql, values):  # a new job (one statement for the usual update, not two)
+        if new or not tx.execute(sql, values):  # one statement for the usual update, not two
             tx.execute(
                 "INSERT INTO jobs (user_id, tag, status, doc, id, seq) VALUES (?, ?, ?, ?, ?, ?)",
                 (*values, self.db.next_seq(tx)),
@@ -111,16 +113,18 @@ class Store(AccountStore):
             self._save_task(tx, task)
             self._mark_ready(tx, task)
 
-    def save_tasks(self, tasks: list[Doc], job: Doc | None = None) -> None:
+    def save_tasks(self, tasks: list[Doc], job: Doc | None = None, *, new: bool = False) -> None:
+        """Save ``tasks`` (and ``job``) in one transaction; ``new``: all of them have ids just made,
+        so each is one insert."""
         with self.transaction() as tx:
             if job is not None:
-                self._save_job(tx, job)
+                self._save_job(tx, job, new=new)
             for task in tasks:
-                self._save_task(tx, task)
+                self._save_task(tx, task, new=new)
             for task in tasks:  # once all are in: an input saved after its dependant counts
                 self._mark_ready(tx, task)
 
-    def _save_task(self, tx: Tx, task: Doc) -> None:
+    def _save_task(self, tx: Tx, task: Doc, *, new: bool = False) -> None:
         deps = " ".join(task.get("depends_on", {}).values())
         values = (
             task.get("job_id"),
@@ -132,7 +136,7 @@ class Store(AccountStore):
             deps,
             task["id"],
         )
-        updated = tx.execute(
+        updated = not new and tx.execute(
             "UPDATE tasks SET job_id = ?, user_id = ?, operation = ?, status = ?, ended_at = ?, doc = ?,"
             " deps = ? WHERE id = ? RETURNING seq",
             values,

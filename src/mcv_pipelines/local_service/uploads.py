@@ -238,11 +238,11 @@ async def receive_upload(request: Request) -> Response:
         raise InvalidData({"file": ["The file field is required."]})
     ctx.metrics.bytes_in(int(reader.files[0]["size"]))
     if inline:
-        ctx.scheduler.complete_upload(task_id, reader.files[0])
+        ended = ctx.scheduler.complete_upload(task_id, reader.files[0])
     else:
-        await run_in_threadpool(ctx.scheduler.complete_upload, task_id, reader.files[0])
+        ended = await run_in_threadpool(ctx.scheduler.complete_upload, task_id, reader.files[0])
     redirect = reader.fields.get("redirect")
     if redirect:
         return RedirectResponse(redirect, status_code=303)
-    done = ctx.store.get_task(task_id) or task
+    done = ended or ctx.store.get_task(task_id) or task
     return FastJSONResponse({"data": task_json(done, ctx.base)}, status_code=201)
