@@ -56,7 +56,7 @@ class LeaseScheduler(Scheduler):
         self._wake = threading.Condition()
         self._generation = 0
         self._threads: list[threading.Thread] = []
-        self.changes.listen(lambda change: self.kick())
+        self.changes.listen(self._wake_claimers)
 
     def start(self) -> None:
         self._janitor.start()
@@ -86,11 +86,17 @@ class LeaseScheduler(Scheduler):
             except DatabaseUnavailable:
                 pass
 
-    def kick(self, ids: Iterable[str] | None = None) -> None:
-        """Wake the claim loops (which task can run is the database's to say)."""
+    def kick(self, ids: Iterable[str] | None = None) -> int:
+        """Wake the claim loops (which task can run is the database's to say). None is started here,
+        so 0: what the claim loops do comes after."""
         with self._wake:
             self._generation += 1
             self._wake.notify_all()
+        return 0
+
+    def _wake_claimers(self, change: Change) -> None:
+        """Any change may have made a task claimable."""
+        self.kick()
 
     def queue_depth(self) -> int:
         rows = self.store.db.read("SELECT COUNT(*) FROM tasks WHERE status = 'waiting' AND ready = 1")

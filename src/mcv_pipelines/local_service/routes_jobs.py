@@ -46,7 +46,11 @@ def check_credits(ctx: ServiceContext, caller: Caller) -> None:
         raise ApiError(402, "CREDITS_EXCEEDED", "Your account has run out of conversion credits")
 
 
-def _new_job(ctx: ServiceContext, caller: Caller, body: dict[str, Any]) -> str:
+def _new_job(
+    ctx: ServiceContext, caller: Caller, body: dict[str, Any]
+) -> tuple[str, tuple[Doc, list[Doc]] | None]:
+    """Create the job: its id, and the job with its tasks when they are still as stored (none of the
+    tasks started or failed at once), for an answer that need not read them back."""
     validate_job(body)
     check_credits(ctx, caller)
     ctx.limiter.take(caller.key)
@@ -79,8 +83,8 @@ def _new_job(ctx: ServiceContext, caller: Caller, body: dict[str, Any]) -> str:
         )
         task["id"] = ids[name]
         tasks.append(prepare_task(ctx, task))
-    ctx.scheduler.add_job(job, tasks)
-    return str(job["id"])
+    unchanged = ctx.scheduler.add_job(job, tasks)
+    return str(job["id"]), ((job, tasks) if unchanged else None)
 
 
 def _job_answer(
@@ -114,14 +118,18 @@ def _redirect_or(ctx: ServiceContext, job_id: str, status: int = 200) -> Respons
 async def create_job(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.write")
-    return _job_answer(ctx, _new_job(ctx, caller, await json_body(request)), 201)
+    job_id, stored = _new_job(ctx, caller, await json_body(request))
+    if stored is not None:
+        job, tasks = stored
+        return FastJSONResponse({"data": job_json(job, tasks, ctx.base)}, status_code=201)
+    return _job_answer(ctx, job_id, 201)
 
 
 async def create_job_sync(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.write")
     body = await json_body(request)
-    job_id = _new_job(ctx, caller, body)
+    job_id, _ = _new_job(ctx, caller, body)
     job = await wait_ended(ctx, "job", job_id)
     if body.get("redirect") is True:
         return _redirect_or(ctx, job_id, 201)

@@ -34,6 +34,9 @@ __all__ = ["JobEvents", "Scheduler"]
 
 log = logging.getLogger(__name__)
 
+# A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started.
+_Start = tuple[str, threading.Event, "dict[str, Doc] | None"]
+
 
 class JobEvents(Protocol):
     """Told of job.created, job.finished and job.failed; ``job``, when given, is the job as just
@@ -88,13 +91,14 @@ class Scheduler:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     # entry points
-    def add_job(self, job: Doc, tasks: list[Doc]) -> None:
-        """A job just created, with its tasks (ids new to the store)."""
+    def add_job(self, job: Doc, tasks: list[Doc]) -> bool:
+        """A job just created, with its tasks (ids new to the store). True when none of them started
+        or failed at once: ``job`` and ``tasks`` are then still as stored."""
         self.store.save_tasks(tasks, job, new=True)
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"], job)
         new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
-        self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
+        return not self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
 
     def add_task(self, task: Doc) -> None:
         self.store.save_task(task)
@@ -180,26 +184,33 @@ class Scheduler:
         return count
 
     # scheduling
-    def kick(self, ids: Iterable[str] | None = None) -> None:
-        """Start every waiting task whose inputs have ended; fail those whose inputs failed.
+    def kick(self, ids: Iterable[str] | None = None) -> int:
+        """Start every waiting task whose inputs have ended; fail those whose inputs failed. How many
+        it started or failed.
 
         With ``ids`` (tasks just saved, ended or retried) only those and their waiting dependants are
         looked at, so the cost of an event does not grow with the number of waiting tasks; without,
         every waiting task is (at start, and on each janitor round as a safety net).
         """
         if self._stopping.is_set():
-            return
+            return 0
+        moved = 0
         with self._lock:
             if ids is None:
                 changed = True
                 while changed:
                     changed = False
                     for task in self.store.tasks_with_status("waiting"):
-                        changed |= self._consider(task) is not None
-                return
+                        if self._consider(task) is not None:
+                            changed = True
+                            moved += 1
+                return moved
             todo = list(ids)
             while todo:  # a task failed for its input fails its own dependants in turn
-                todo = [t["id"] for t in self.store.waiting_near(todo) if self._consider(t) == "failed"]
+                outcomes = [(t["id"], self._consider(t)) for t in self.store.waiting_near(todo)]
+                moved += sum(1 for _, outcome in outcomes if outcome is not None)
+                todo = [task_id for task_id, outcome in outcomes if outcome == "failed"]
+        return moved
 
     def _consider(self, task: Doc) -> str | None:
         """Start ``task`` ("started") or fail it for a failed input ("failed"); None when it waits on."""
@@ -233,22 +244,26 @@ class Scheduler:
         self._running[task["id"]] = cancelled
         self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
         self._queued += 1
-        collecting: list[tuple[str, threading.Event]] | None = getattr(self._local, "started", None)
+        ended_inputs = {d["id"]: d for d in deps if d is not None}  # ended: they no longer change
+        collecting: list[_Start] | None = getattr(self._local, "started", None)
         if collecting is not None:  # a pool thread ending a task runs what it started (_run)
-            collecting.append((task["id"], cancelled))
+            collecting.append((task["id"], cancelled, ended_inputs))
         else:
-            self._pool.submit(self._run, task["id"], cancelled)
+            self._pool.submit(self._run, task["id"], cancelled, ended_inputs)
         return "started"
 
-    def _run(self, task_id: str, cancelled: threading.Event) -> None:
+    def _run(self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None = None) -> None:
         """Run a task on this pool thread, then the first task its end started (its dependant, say
         an export after a convert) on the same thread: handing it to another worker costs a thread
-        wake-up per step of a job, more than a small task's work."""
-        step: tuple[str, threading.Event] | None = (task_id, cancelled)
+        wake-up per step of a job, more than a small task's work. ``inputs``: its input tasks as
+        read when it started (ended, so still current), or None to read them."""
+        step: _Start | None = (task_id, cancelled, inputs)
         while step is not None:
             step = self._run_one(*step)
 
-    def _run_one(self, task_id: str, cancelled: threading.Event) -> tuple[str, threading.Event] | None:
+    def _run_one(
+        self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None
+    ) -> _Start | None:
         with self._lock:
             self._queued -= 1
         finished = False  # this thread ended the task as finished: its files stay, no need to look
@@ -259,7 +274,7 @@ class Scheduler:
             try:
                 progress = TaskProgress(self.store, self.changes, task)  # percent while it runs
                 done = run_in_store(self.storage, self.config, self.store, task) or execute(
-                    self.config, self.engines, task, self._inputs(task), cancelled, progress
+                    self.config, self.engines, task, self._inputs(task, inputs), cancelled, progress
                 )
                 outcome: Outcome | TaskFailed = publish(self.storage, self.config, task_id, done)
             except TaskFailed as failure:
@@ -282,9 +297,9 @@ class Scheduler:
             self._pool.submit(self._run, *extra)
         return started[0] if started else None
 
-    def _kick_collecting(self, task_id: str) -> list[tuple[str, threading.Event]]:
+    def _kick_collecting(self, task_id: str) -> list[_Start]:
         """``kick([task_id])``, the tasks it starts returned to the caller instead of the pool."""
-        started: list[tuple[str, threading.Event]] = []
+        started: list[_Start] = []
         self._local.started = started
         try:
             self.kick([task_id])
@@ -292,12 +307,13 @@ class Scheduler:
             self._local.started = None
         return started
 
-    def _inputs(self, task: Doc) -> list[InputFile]:
+    def _inputs(self, task: Doc, known: dict[str, Doc] | None = None) -> list[InputFile]:
         files: list[InputFile] = []
         payload = task["payload"]
         deps = task.get("depends_on", {})
         for ref in [*input_names(payload.get("input")), *input_names(payload.get("image"))]:
-            dep = self.store.get_task(deps.get(ref, ref))
+            dep_id = deps.get(ref, ref)
+            dep = (known or {}).get(dep_id) or self.store.get_task(dep_id)
             if dep is None or dep["status"] != "finished":
                 continue
             for entry in (dep.get("result") or {}).get("files", []):

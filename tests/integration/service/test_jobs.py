@@ -442,3 +442,22 @@ def test_many_jobs_with_parallel_tasks_all_end(tmp_path: Path) -> None:
         ids = [job(client, tasks)["id"] for _ in range(25)]
         statuses = [wait_job(client, job_id)["status"] for job_id in ids]
     assert statuses == ["finished"] * 25
+
+
+def test_the_creation_answer_is_the_job_as_stored_and_shows_tasks_that_started_at_once(
+    client: httpx.Client,
+) -> None:
+    waiting = job(
+        client,
+        {
+            "in": {"operation": "import/upload"},
+            "md": {"operation": "convert", "input": "in", "output_format": "md"},
+        },
+        tag="stored",
+    )
+    read_back = client.get(f"/v2/jobs/{waiting['id']}").json()["data"]
+    assert waiting == read_back  # nothing moved: the answer is what the store holds, form included
+    assert [t["status"] for t in waiting["tasks"]] == ["waiting", "waiting"]
+    assert task_named(waiting, "in")["result"]["form"]["url"]
+    started = job(client, {"in": RAW})
+    assert task_named(started, "in")["status"] in ("processing", "finished")  # never a stale "waiting"
