@@ -6,6 +6,7 @@ import json
 import time
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 
 from mcv_pipelines.local_service.auth import Caller
@@ -22,11 +23,23 @@ _UNDER_WAY = ("waiting", "processing")  # changes that cannot end a wait
 
 
 async def json_body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
+    """The request's JSON object: read by orjson, else by the standard library (its words say what is
+    wrong, and it takes what orjson refuses, such as integers past 64 bits). Strings must be Unicode:
+    a lone surrogate escape (``"\\ud800"``) is refused here, not left to fail the database write."""
+    raw = await request.body() or b"{}"
     try:
-        body = json.loads(raw or b"{}")
-    except ValueError as exc:
-        raise InvalidData({"body": [f"The body is not valid JSON: {exc}"]}) from exc
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            raise InvalidData({"body": [f"The body is not valid JSON: {exc}"]}) from exc
+        try:
+            json.dumps(body, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidData(
+                {"body": ["The body holds a lone surrogate escape (\\ud800 to \\udfff): not Unicode text."]}
+            ) from None
     if not isinstance(body, dict):
         raise InvalidData({"body": ["The body must be a JSON object."]})
     return body

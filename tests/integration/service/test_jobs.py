@@ -461,3 +461,15 @@ def test_the_creation_answer_is_the_job_as_stored_and_shows_tasks_that_started_a
     assert task_named(waiting, "in")["result"]["form"]["url"]
     started = job(client, {"in": RAW})
     assert task_named(started, "in")["status"] in ("processing", "finished")  # never a stale "waiting"
+
+
+def test_a_body_that_is_not_json_or_not_unicode_is_refused_saying_why(client: httpx.Client) -> None:
+    headers = {"Content-Type": "application/json"}
+    broken = client.post("/v2/jobs", content=b'{"tasks": ', headers=headers)
+    assert broken.status_code == 422
+    assert "The body is not valid JSON: Expecting value: line 1 column 11" in broken.text
+    # a lone surrogate escape parses as JSON but is no text: it failed the database write with a 500
+    odd = b'{"tag": "odd \\ud800", "tasks": {"in": {"operation": "import/upload"}}}'
+    refused = client.post("/v2/jobs", content=odd, headers=headers)
+    assert refused.status_code == 422, refused.text
+    assert "lone surrogate" in refused.text
