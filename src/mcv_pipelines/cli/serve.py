@@ -206,6 +206,8 @@ def _run_service(
         ) from exc
     except (DatabaseUnavailable, SchemaTooNew) as exc:
         raise UsageError(redact(str(exc))) from None
+    if args.role != "api":
+        service.warm_engines()
     try:
         if key_file is not None:
             key_file.load(service)

@@ -30,6 +30,7 @@ from mcv_pipelines.local_service.context import ServiceContext
 from mcv_pipelines.local_service.database import open_database
 from mcv_pipelines.local_service.engines import available_engines
 from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.local_service.engines.lookup import warm_listings
 from mcv_pipelines.local_service.faults import Faults, parse_faults
 from mcv_pipelines.local_service.health import database_check, storage_check
 from mcv_pipelines.local_service.lease_scheduler import LeaseScheduler
@@ -119,6 +120,11 @@ class LocalService:
     @property
     def data_dir(self) -> Path:
         return self._context().config.data_dir
+
+    def warm_engines(self) -> threading.Thread:
+        """Build the engines' conversion listings in the background (``warm_listings``); for a
+        long-running service that runs tasks, whose first job should not wait for them."""
+        return warm_listings(self._context().engines)
 
     def _context(self) -> ServiceContext:
         if self.ctx is None:

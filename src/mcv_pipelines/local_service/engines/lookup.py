@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+import threading
+from collections.abc import Iterable, Sequence
 
 from mcv_pipelines.local_service.engines.base import ConversionType, Engine
 
-__all__ = ["find_conversion", "normalize_listing_format"]
+__all__ = ["find_conversion", "normalize_listing_format", "warm_listings"]
+
+log = logging.getLogger(__name__)
 
 _ALIASES = {"jpeg": "jpg", "tif": "tiff", "tgz": "tar.gz", "tbz2": "tar.bz2", "htm": "html"}
 
@@ -51,3 +55,22 @@ def find_conversion(
                 continue
             return candidate, conversion
     return None
+
+
+def warm_listings(engines: Sequence[Engine]) -> threading.Thread:
+    """Build every engine's conversion listing on a background thread, now, so that the first task
+    that looks one up does not wait for it: Pillow registers its plugins (~20 ms) and ffmpeg is asked
+    for its formats (~0.3 s), and ``find_conversion`` reaches ffmpeg's listing on the way to
+    LibreOffice's. A listing that fails here is left for the task to report."""
+
+    def warm() -> None:
+        for engine in engines:
+            try:
+                for _ in engine.conversion_types():
+                    pass
+            except Exception:  # the task that needs this engine meets the same error and reports it
+                log.debug("listing the conversions of engine %s failed", engine.name, exc_info=True)
+
+    thread = threading.Thread(target=warm, name="mcv-warm-engines", daemon=True)
+    thread.start()
+    return thread
