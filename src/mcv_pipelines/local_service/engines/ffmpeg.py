@@ -91,9 +91,16 @@ class FfmpegEngine:
         return CommandFamily(self.name, programs, "ffmpeg", FFMPEG_REFUSED_OPTIONS)
 
     def conversion_types(self) -> Iterable[ConversionType]:
+        return self._listing
+
+    @functools.cached_property
+    def _listing(self) -> tuple[ConversionType, ...]:
+        """Built once per engine, from what is itself kept (version, capabilities, font): rebuilding
+        its ~250 entries took 1.6 ms, and every lookup of a conversion Pillow does not list (audio,
+        video, office, html) went through it."""
         version = self.version()
         if version is None:
-            return []
+            return ()
         caps = self._caps
         versions = (EngineVersion(version),)
         readable = [ext for ext, (demuxer, _) in INPUT_FORMATS.items() if demuxer in caps.demuxers]
@@ -154,7 +161,7 @@ class FfmpegEngine:
                     )
                 )
         types.append(command_conversion_type(self._family, version))
-        return types
+        return tuple(types)
 
     def run(self, request: EngineRequest) -> EngineResult:
         if self.version() is None:
