@@ -233,7 +233,10 @@ def _run_service(
         print("serving; press Ctrl-C to stop", flush=True)
         stop = stop or threading.Event()
         with _stop_on_sigterm(stop), serve_team.reload_on_sighup(key_file, service):
-            stop.wait()
+            # In short waits: a signal the kernel hands to another thread of this process leaves a
+            # main thread blocked in one long wait asleep, and Python runs handlers only there.
+            while not stop.wait(0.5):
+                pass
         print("stopping", flush=True)
     except KeyboardInterrupt:
         print("stopping", flush=True)
