@@ -21,6 +21,7 @@ __all__ = ["part_path", "remove_stale_parts"]
 # What follows ``.NAME.`` in a part's name, before ``.part``: ``<pid>-<8 hex>`` (or 8 hex from before
 # parts named their process).
 _PART_TAIL = re.compile(r"(?:(\d+)-)?[0-9a-f]{8}")
+_Part = tuple[str, int | None]  # a part file's name, and the pid it names (None: from before pids)
 _RESCAN = 30.0  # seconds a directory's scan is used before it is read again
 _KEEP = 256  # directories whose scan is kept
 
@@ -48,9 +49,7 @@ def remove_stale_parts(dest: Path) -> None:
     """Remove the partial files an earlier, killed download of ``dest`` left beside it (issue 14: a
     batch SIGKILLed mid-download left ``.p026-t.png.6c519865.part`` for good). A part names the process
     that writes it; one of a process still running is left alone."""
-    for name in _SCANS.parts_of(dest):
-        match = _PART_TAIL.fullmatch(name, len(dest.name) + 2, len(name) - len(".part"))
-        pid = int(match.group(1)) if match is not None and match.group(1) else None
+    for name, pid in _SCANS.parts_of(dest):
         if pid is not None and _alive(pid):
             continue
         try:
@@ -70,10 +69,11 @@ class _DirectoryScans:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._scans: OrderedDict[str, tuple[float, dict[str, list[str]]]] = OrderedDict()
+        self._scans: OrderedDict[str, tuple[float, dict[str, list[_Part]]]] = OrderedDict()
 
-    def parts_of(self, dest: Path) -> list[str]:
-        """The part files beside ``dest`` (of any process), each handed out once per scan."""
+    def parts_of(self, dest: Path) -> list[_Part]:
+        """The part files beside ``dest`` (of any process) with the pid each names, each handed out
+        once per scan."""
         directory = str(dest.parent)
         with self._lock:
             found = self._scans.get(directory)
@@ -86,9 +86,9 @@ class _DirectoryScans:
             return found[1].pop(dest.name, [])
 
 
-def _scan(directory: Path) -> dict[str, list[str]]:
+def _scan(directory: Path) -> dict[str, list[_Part]]:
     """``.NAME.<tail>.part`` files of ``directory`` by NAME (a tail as ``part_path`` writes it)."""
-    parts: dict[str, list[str]] = {}
+    parts: dict[str, list[_Part]] = {}
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -96,8 +96,10 @@ def _scan(directory: Path) -> dict[str, list[str]]:
                 if not (name.startswith(".") and name.endswith(".part")):
                     continue
                 target, _, tail = name[1 : -len(".part")].rpartition(".")
-                if target and _PART_TAIL.fullmatch(tail):
-                    parts.setdefault(target, []).append(name)
+                match = _PART_TAIL.fullmatch(tail)
+                if target and match is not None:
+                    pid = int(match.group(1)) if match.group(1) else None
+                    parts.setdefault(target, []).append((name, pid))
     except OSError:
         pass
     return parts

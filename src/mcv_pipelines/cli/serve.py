@@ -206,9 +206,9 @@ def _run_service(
         ) from exc
     except (DatabaseUnavailable, SchemaTooNew) as exc:
         raise UsageError(redact(str(exc))) from None
-    if args.role != "api":
-        service.warm_engines()
     try:
+        if args.role != "api":
+            service.warm_engines()
         if key_file is not None:
             key_file.load(service)
         print(f"base URL: {service.base_url}")

@@ -88,15 +88,18 @@ def _new_job(
 
 
 def _job_answer(
-    ctx: ServiceContext, job_id: str, status: int = 200, job: Doc | None = None
+    ctx: ServiceContext,
+    job_id: str,
+    status: int = 200,
+    job: Doc | None = None,
+    tasks: list[Doc] | None = None,
 ) -> FastJSONResponse:
-    """The job (read now unless ``job`` is its state just read) with its tasks."""
+    """The job with its tasks, each read now unless given as just read or stored."""
     job = job or ctx.store.get_job(job_id)
     if job is None:  # deleted meanwhile, e.g. while a wait request was blocked on it
         raise not_found("Job")
-    return FastJSONResponse(
-        {"data": job_json(job, ctx.store.job_tasks(job_id), ctx.base)}, status_code=status
-    )
+    tasks = ctx.store.job_tasks(job_id) if tasks is None else tasks
+    return FastJSONResponse({"data": job_json(job, tasks, ctx.base)}, status_code=status)
 
 
 def _export_url(ctx: ServiceContext, job_id: str) -> str | None:
@@ -119,10 +122,8 @@ async def create_job(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.write")
     job_id, stored = _new_job(ctx, caller, await json_body(request))
-    if stored is not None:
-        job, tasks = stored
-        return FastJSONResponse({"data": job_json(job, tasks, ctx.base)}, status_code=201)
-    return _job_answer(ctx, job_id, 201)
+    job, tasks = stored or (None, None)
+    return _job_answer(ctx, job_id, 201, job, tasks)
 
 
 async def create_job_sync(request: Request) -> Response:

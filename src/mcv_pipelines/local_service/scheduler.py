@@ -197,14 +197,13 @@ class Scheduler:
         moved = 0
         with self._lock:
             if ids is None:
-                changed = True
-                while changed:
-                    changed = False
-                    for task in self.store.tasks_with_status("waiting"):
-                        if self._consider(task) is not None:
-                            changed = True
-                            moved += 1
-                return moved
+                while True:  # a start or failure may free others: look again until nothing moves
+                    round_moved = sum(
+                        self._consider(task) is not None for task in self.store.tasks_with_status("waiting")
+                    )
+                    moved += round_moved
+                    if not round_moved:
+                        return moved
             todo = list(ids)
             while todo:  # a task failed for its input fails its own dependants in turn
                 outcomes = [(t["id"], self._consider(t)) for t in self.store.waiting_near(todo)]

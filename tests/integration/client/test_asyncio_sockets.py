@@ -13,6 +13,7 @@ import ssl
 import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -51,9 +52,9 @@ async def test_a_client_on_plain_http_never_reads_the_trust_store(
     loads: list[object] = []
     real = ssl.SSLContext.load_verify_locations
 
-    def counted(context: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+    def counted(context: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
         loads.append(args)
-        real(context, *args, **kwargs)  # type: ignore[arg-type]
+        real(context, *args, **kwargs)
 
     monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
     async with client_for(service) as api:
