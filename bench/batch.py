@@ -43,9 +43,9 @@ from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.settings import Settings
 from mcv_pipelines.batch import BatchMeta, BatchOptions, Journal, RowRenderer, execute_batch, open_manifest
 from mcv_pipelines.batch.prepare import prepare_rows
-from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.pipeline.document import load_document
 from mcv_pipelines.run.model import RunOptions
+from mcv_pipelines.service.server import LocalService
 
 KEY = "sk-bench-batch-0c9d2e"
 PIPELINE = """\

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -37,8 +37,8 @@ def _pdf(path: Path, pages: int) -> Path:
 def _run_case(
     engine_name: str, task: tuple[str, str, str], files: list[Path], options: dict[str, Any]
 ) -> tuple[float, float]:
-    from mcv_pipelines.local_service.engines import available_engines
-    from mcv_pipelines.local_service.engines.base import EngineRequest, InputFile
+    from mcv_pipelines.service.engines import available_engines
+    from mcv_pipelines.service.engines.base import EngineRequest, InputFile
 
     engine = next(e for e in available_engines() if e.name == engine_name)
     times = []

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 PIPELINE = """\
 version: 1

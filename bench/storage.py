@@ -28,7 +28,7 @@ from seaweed import SeaweedS3, find_weed
 
 SERVICE = textwrap.dedent("""
     import sys, time
-    from mcv_pipelines.local_service.server import LocalService
+    from mcv_pipelines.service.server import LocalService
     svc = LocalService(data_dir=sys.argv[1], engines=[], settings={"storage": sys.argv[2]}).start()
     print(svc.base_url, svc.api_key, flush=True)
     time.sleep(3600)

@@ -36,7 +36,7 @@ TARGET_P50_MS = 15.0
 
 SERVICE = """
 import signal, sys, threading
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 data_dir, port, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 stop = threading.Event()
 signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -21,7 +21,7 @@ import httpx
 
 SERVICE = textwrap.dedent("""
     import sys, time
-    from mcv_pipelines.local_service.server import LocalService
+    from mcv_pipelines.service.server import LocalService
     svc = LocalService(data_dir=sys.argv[1], engines=[]).start()
     print(svc.base_url, svc.api_key, flush=True)
     time.sleep(3600)

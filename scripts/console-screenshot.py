@@ -18,7 +18,7 @@ from pathlib import Path
 from PIL import Image
 from playwright.sync_api import expect, sync_playwright
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = [

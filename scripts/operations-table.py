@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def fetch_listing() -> list[dict[str, Any]]:

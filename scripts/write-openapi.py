@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the service's OpenAPI document to schemas/openapi.json (or check that it is current).
 
-The document is built by mcv_pipelines.local_service.openapi, the same code that serves
+The document is built by mcv_pipelines.service.http.openapi.document, the same code that serves
 ``GET /openapi.json``; run this after changing a route, an operation schema or the document's code::
 
     .venv/bin/python scripts/write-openapi.py            # rewrite schemas/openapi.json
@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mcv_pipelines.local_service.openapi import document_text
+from mcv_pipelines.service.http.openapi.document import document_text
 
 DEFAULT = Path(__file__).resolve().parent.parent / "schemas" / "openapi.json"
 

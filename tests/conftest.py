@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import engine_needs
-from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.service.engines.base import Engine
 from seaweed import SeaweedS3, need_weed
 
 

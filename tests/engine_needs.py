@@ -13,8 +13,8 @@ import shutil
 
 import pytest
 
-from mcv_pipelines.local_service.engines import available_engines, find_conversion
-from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.service.engines import available_engines, find_conversion
+from mcv_pipelines.service.engines.base import Engine
 
 __all__ = ["ENGINES_REQUIRED", "require_engine", "require_program"]
 

@@ -5,15 +5,29 @@ otherwise ignored, missing optional fields get defaults, timestamps become aware
 the wrong shape raises ``ModelError`` (a ``ValueError``), which the client turns into ``BadResponse``
 naming the endpoint.
 
-This module imports only the standard library: the local service shares it with the client.
+These modules (models, model_fields, operation_models) import only the standard library: the local
+service shares them with the client.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Generic, TypeVar
+
+from mcv_pipelines.api.model_fields import (
+    ModelError,
+    as_object,
+    flag,
+    links_of,
+    optional_int,
+    optional_str,
+    parse_timestamp,
+    required_str,
+    str_tuple,
+)
+from mcv_pipelines.api.operation_models import EngineVersionInfo, Operation, OptionInfo
 
 __all__ = [
     "EngineVersionInfo",
@@ -32,87 +46,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-JsonObject = Mapping[str, Any]
-
-
-class ModelError(ValueError):
-    """A JSON value does not have the shape a model needs."""
-
-
-def _obj(value: Any, what: str) -> JsonObject:
-    if not isinstance(value, Mapping):
-        raise ModelError(f"{what} is not an object")
-    return value
-
-
-def _req_str(data: JsonObject, key: str, what: str) -> str:
-    value = data.get(key)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)  # ids are integers on some resources; keep one type
-    if not isinstance(value, str):
-        raise ModelError(f"{what} has no string field {key!r}")
-    return value
-
-
-def _opt_str(data: JsonObject, key: str) -> str | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value) if isinstance(value, str | int | float) else None
-
-
-def _opt_int(data: JsonObject, key: str) -> int | None:
-    value = data.get(key)
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    return None
-
-
-def _bool(data: JsonObject, key: str) -> bool:
-    value = data.get(key)
-    if isinstance(value, str):
-        return value.lower() in {"1", "true", "yes"}
-    return bool(value)
-
-
-def _str_tuple(data: JsonObject, key: str) -> tuple[str, ...]:
-    value = data.get(key)
-    if not isinstance(value, list):
-        return ()
-    return tuple(str(item) for item in value if isinstance(item, str | int))
-
-
-def _links(data: JsonObject) -> dict[str, str]:
-    value = data.get("links")
-    if not isinstance(value, Mapping):
-        return {}
-    return {str(k): v for k, v in value.items() if isinstance(v, str)}
-
-
-def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 (with offset or ``Z``) or a Unix time -> aware datetime; anything else -> None."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return datetime.fromtimestamp(value, tz=UTC)
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +60,12 @@ class File:
 
     @classmethod
     def from_json(cls, data: Any) -> File:
-        obj = _obj(data, "a result file")
+        obj = as_object(data, "a result file")
         return cls(
-            filename=_req_str(obj, "filename", "a result file"),
-            url=_opt_str(obj, "url"),
-            size=_opt_int(obj, "size"),
-            md5=_opt_str(obj, "md5"),
+            filename=required_str(obj, "filename", "a result file"),
+            url=optional_str(obj, "url"),
+            size=optional_int(obj, "size"),
+            md5=optional_str(obj, "md5"),
             raw=dict(obj),
         )
 
@@ -146,12 +79,12 @@ class UploadForm:
 
     @classmethod
     def from_json(cls, data: Any) -> UploadForm:
-        obj = _obj(data, "an upload form")
+        obj = as_object(data, "an upload form")
         params = obj.get("parameters") or {}
         if not isinstance(params, Mapping):
             raise ModelError("an upload form's parameters are not an object")
         pairs = tuple((str(k), v if isinstance(v, str) else _scalar_text(v)) for k, v in params.items())
-        return cls(url=_req_str(obj, "url", "an upload form"), parameters=pairs)
+        return cls(url=required_str(obj, "url", "an upload form"), parameters=pairs)
 
 
 def _scalar_text(value: Any) -> str:
@@ -173,7 +106,7 @@ class TaskResult:
 
     @classmethod
     def from_json(cls, data: Any) -> TaskResult:
-        obj = _obj(data, "a task result")
+        obj = as_object(data, "a task result")
         files = obj.get("files") or []
         if not isinstance(files, list):
             raise ModelError("a task result's files are not a list")
@@ -182,8 +115,8 @@ class TaskResult:
         return cls(
             files=tuple(File.from_json(item) for item in files),
             form=UploadForm.from_json(form) if form is not None else None,
-            command=_opt_str(obj, "command"),
-            output=_opt_str(obj, "output"),
+            command=optional_str(obj, "command"),
+            output=optional_str(obj, "output"),
             metadata=dict(metadata) if isinstance(metadata, Mapping) else None,
             raw=dict(obj),
         )
@@ -226,31 +159,31 @@ class Task:
 
     @classmethod
     def from_json(cls, data: Any) -> Task:
-        obj = _obj(data, "a task")
+        obj = as_object(data, "a task")
         result = obj.get("result")
         payload = obj.get("payload")
         return cls(
-            id=_req_str(obj, "id", "a task"),
-            operation=_opt_str(obj, "operation") or "",
-            status=_req_str(obj, "status", "a task"),
-            job_id=_opt_str(obj, "job_id"),
-            name=_opt_str(obj, "name"),
-            message=_opt_str(obj, "message"),
-            code=_opt_str(obj, "code"),
-            credits=_opt_int(obj, "credits"),
-            percent=_opt_int(obj, "percent"),
+            id=required_str(obj, "id", "a task"),
+            operation=optional_str(obj, "operation") or "",
+            status=required_str(obj, "status", "a task"),
+            job_id=optional_str(obj, "job_id"),
+            name=optional_str(obj, "name"),
+            message=optional_str(obj, "message"),
+            code=optional_str(obj, "code"),
+            credits=optional_int(obj, "credits"),
+            percent=optional_int(obj, "percent"),
             created_at=parse_timestamp(obj.get("created_at")),
             started_at=parse_timestamp(obj.get("started_at")),
             ended_at=parse_timestamp(obj.get("ended_at")),
-            depends_on_task_ids=_str_tuple(obj, "depends_on_task_ids"),
-            retry_of_task_id=_opt_str(obj, "retry_of_task_id"),
-            copy_of_task_id=_opt_str(obj, "copy_of_task_id"),
-            engine=_opt_str(obj, "engine"),
-            engine_version=_opt_str(obj, "engine_version"),
-            region=_opt_str(obj, "region"),
+            depends_on_task_ids=str_tuple(obj, "depends_on_task_ids"),
+            retry_of_task_id=optional_str(obj, "retry_of_task_id"),
+            copy_of_task_id=optional_str(obj, "copy_of_task_id"),
+            engine=optional_str(obj, "engine"),
+            engine_version=optional_str(obj, "engine_version"),
+            region=optional_str(obj, "region"),
             payload=dict(payload) if isinstance(payload, Mapping) else None,
             result=TaskResult.from_json(result) if isinstance(result, Mapping) else None,
-            links=_links(obj),
+            links=links_of(obj),
             raw=dict(obj),
         )
 
@@ -290,19 +223,19 @@ class Job:
 
     @classmethod
     def from_json(cls, data: Any) -> Job:
-        obj = _obj(data, "a job")
+        obj = as_object(data, "a job")
         tasks = obj.get("tasks") or []
         if not isinstance(tasks, list):
             raise ModelError("a job's tasks are not a list")
         return cls(
-            id=_req_str(obj, "id", "a job"),
-            status=_req_str(obj, "status", "a job"),
-            tag=_opt_str(obj, "tag"),
+            id=required_str(obj, "id", "a job"),
+            status=required_str(obj, "status", "a job"),
+            tag=optional_str(obj, "tag"),
             created_at=parse_timestamp(obj.get("created_at")),
             started_at=parse_timestamp(obj.get("started_at")),
             ended_at=parse_timestamp(obj.get("ended_at")),
             tasks=tuple(Task.from_json(t) for t in tasks),
-            links=_links(obj),
+            links=links_of(obj),
             raw=dict(obj),
         )
 
@@ -326,19 +259,19 @@ class Webhook:
 
     @classmethod
     def from_json(cls, data: Any) -> Webhook:
-        obj = _obj(data, "a webhook")
+        obj = as_object(data, "a webhook")
         return cls(
-            id=_req_str(obj, "id", "a webhook"),
-            url=_req_str(obj, "url", "a webhook"),
-            events=_str_tuple(obj, "events"),
-            disabled=_bool(obj, "disabled"),
-            failing=_bool(obj, "failing"),
-            signing_secret=_opt_str(obj, "signing_secret"),
+            id=required_str(obj, "id", "a webhook"),
+            url=required_str(obj, "url", "a webhook"),
+            events=str_tuple(obj, "events"),
+            disabled=flag(obj, "disabled"),
+            failing=flag(obj, "failing"),
+            signing_secret=optional_str(obj, "signing_secret"),
             last_error_at=parse_timestamp(obj.get("last_error_at")),
-            last_response_code=_opt_str(obj, "last_response_code"),
+            last_response_code=optional_str(obj, "last_response_code"),
             created_at=parse_timestamp(obj.get("created_at")),
             updated_at=parse_timestamp(obj.get("updated_at")),
-            links=_links(obj),
+            links=links_of(obj),
             raw=dict(obj),
         )
 
@@ -355,96 +288,14 @@ class User:
 
     @classmethod
     def from_json(cls, data: Any) -> User:
-        obj = _obj(data, "a user")
+        obj = as_object(data, "a user")
         return cls(
-            id=_req_str(obj, "id", "a user"),
-            username=_opt_str(obj, "username"),
-            email=_opt_str(obj, "email"),
-            credits=_opt_int(obj, "credits"),
+            id=required_str(obj, "id", "a user"),
+            username=optional_str(obj, "username"),
+            email=optional_str(obj, "email"),
+            credits=optional_int(obj, "credits"),
             created_at=parse_timestamp(obj.get("created_at")),
-            links=_links(obj),
-            raw=dict(obj),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class OptionInfo:
-    """One option of a conversion type as the listing describes it."""
-
-    name: str
-    type: str
-    default: Any = None
-    possible_values: tuple[Any, ...] | None = None
-    description: str | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> OptionInfo:
-        obj = _obj(data, "an option")
-        values = obj.get("possible_values")
-        return cls(
-            name=_req_str(obj, "name", "an option"),
-            type=_opt_str(obj, "type") or "string",
-            default=obj.get("default"),
-            possible_values=tuple(values) if isinstance(values, list) else None,
-            description=_opt_str(obj, "description"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class EngineVersionInfo:
-    version: str
-    default: bool = False
-    latest: bool = False
-    deprecated: bool = False
-    experimental: bool = False
-
-    @classmethod
-    def from_json(cls, data: Any) -> EngineVersionInfo:
-        obj = _obj(data, "an engine version")
-        return cls(
-            version=_req_str(obj, "version", "an engine version"),
-            default=_bool(obj, "default"),
-            latest=_bool(obj, "latest"),
-            deprecated=_bool(obj, "deprecated"),
-            experimental=_bool(obj, "experimental"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    """One conversion type of the operations/formats listing (operation, formats, engine)."""
-
-    operation: str
-    input_format: str
-    output_format: str
-    engine: str
-    credits: int | None = None
-    options: tuple[OptionInfo, ...] = ()
-    engine_versions: tuple[EngineVersionInfo, ...] = ()
-    deprecated: bool = False
-    experimental: bool = False
-    meta: Mapping[str, Any] = field(default_factory=dict)
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Operation:
-        obj = _obj(data, "an operation")
-        options = obj.get("options") or []
-        versions = obj.get("engine_versions") or []
-        meta = obj.get("meta")
-        return cls(
-            operation=_req_str(obj, "operation", "an operation"),
-            input_format=_opt_str(obj, "input_format") or "",
-            output_format=_opt_str(obj, "output_format") or "",
-            engine=_opt_str(obj, "engine") or "",
-            credits=_opt_int(obj, "credits"),
-            options=tuple(OptionInfo.from_json(o) for o in options) if isinstance(options, list) else (),
-            engine_versions=(
-                tuple(EngineVersionInfo.from_json(v) for v in versions) if isinstance(versions, list) else ()
-            ),
-            deprecated=_bool(obj, "deprecated"),
-            experimental=_bool(obj, "experimental"),
-            meta=dict(meta) if isinstance(meta, Mapping) else {},
+            links=links_of(obj),
             raw=dict(obj),
         )
 
@@ -460,11 +311,11 @@ class ListPage(Generic[T]):
 
     @classmethod
     def from_json(cls, data: Any, parse: Callable[[Any], T]) -> ListPage[T]:
-        obj = _obj(data, "a list answer")
+        obj = as_object(data, "a list answer")
         items = obj.get("data")
         if not isinstance(items, Sequence) or isinstance(items, str | bytes):
             raise ModelError("a list answer has no 'data' list")
-        links = _links(obj)
+        links = links_of(obj)
         meta = obj.get("meta")
         return cls(
             items=tuple(parse(item) for item in items),

@@ -5,8 +5,9 @@ get a ``Catalog``; ``catalog_checker(catalog)`` (or ``check_pipeline(..., catalo
 rendered pipeline; ``infer_formats`` for the formats along a graph; ``check_task`` per processing task;
 ``pull_catalog`` to save a listing; ``diff_catalogs``; ``build_plan`` for `mcv plan`.
 
-Two modules are left out of this package's namespace on purpose: ``live`` (reads a service through
-the API client) and ``planner`` (imports the pipeline package, which imports this one).
+This package sits below ``pipeline`` and imports nothing above it: the live listing (which reads a
+service through the API client, or starts an embedded one) is ``run.live_listing``, and the planner of
+`mcv plan` (which loads and renders pipelines) is ``pipeline.planner``.
 
 Names are imported on first use (``lazy_exports``), so importing one module of the package does not
 load the others.

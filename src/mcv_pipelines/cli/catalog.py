@@ -15,11 +15,11 @@ from mcv_pipelines.api.settings import Settings
 from mcv_pipelines.catalog.diff import diff_catalogs, diff_to_json, diff_to_text
 from mcv_pipelines.catalog.formats import normalise_format
 from mcv_pipelines.catalog.index import Catalog
-from mcv_pipelines.catalog.live import live_catalog, pull_live
 from mcv_pipelines.catalog.show import find, show_json, show_text
 from mcv_pipelines.catalog.snapshot import default_catalog_path, load_catalog, load_default_catalog
 from mcv_pipelines.cli import connection
 from mcv_pipelines.errors import ExitCode
+from mcv_pipelines.run.live_listing import live_catalog, pull_live
 
 __all__ = ["register"]
 

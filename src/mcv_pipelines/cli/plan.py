@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.catalog.plan import plan_to_json, plan_to_text
-from mcv_pipelines.catalog.planner import plan_pipeline
 from mcv_pipelines.catalog.snapshot import load_catalog, load_default_catalog
 from mcv_pipelines.cli.options import add_param_options, add_schema_option, operation_schemas, param_values
 from mcv_pipelines.errors import ExitCode
+from mcv_pipelines.pipeline.planner import plan_pipeline
 from mcv_pipelines.redact import redact
 
 __all__ = ["register", "run"]

@@ -15,21 +15,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcv_pipelines.cli import serve_team
+from mcv_pipelines.cli import serve_keys, serve_team
 from mcv_pipelines.cli.options import port_number
 from mcv_pipelines.errors import UsageError
-from mcv_pipelines.local_service.config import ALL_SCOPES
-from mcv_pipelines.local_service.database import DatabaseUnavailable, SchemaTooNew
-from mcv_pipelines.local_service.faults import Faults, parse_faults
-from mcv_pipelines.local_service.lock import DataDirBusy, DataDirLock
-from mcv_pipelines.local_service.logs import LOG_FORMATS
-from mcv_pipelines.local_service.logs import configure as configure_logging
-from mcv_pipelines.local_service.logs import reset as reset_logging
-from mcv_pipelines.local_service.server import LocalService
-from mcv_pipelines.local_service.storage import StorageError, check_s3_endpoint, check_storage_url
-from mcv_pipelines.local_service.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.redact import redact, register_secret
 from mcv_pipelines.run.embedded import default_data_dir
+from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.files.storage import StorageError, check_s3_endpoint, check_storage_url
+from mcv_pipelines.service.http.faults import Faults, parse_faults
+from mcv_pipelines.service.http.logs import LOG_FORMATS
+from mcv_pipelines.service.http.logs import configure as configure_logging
+from mcv_pipelines.service.http.logs import reset as reset_logging
+from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.state.config import ALL_SCOPES
+from mcv_pipelines.service.state.database import DatabaseUnavailable, SchemaTooNew
+from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
 
 __all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
 
@@ -126,7 +126,7 @@ def register(subparsers: Any) -> None:
     )
     serve_team.add_options(parser)
     parser.set_defaults(handler=serve)
-    serve_team.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys"))
+    serve_keys.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys"))
 
 
 def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from mcv_pipelines.cli.serve_team import open_store
 from mcv_pipelines.errors import UsageError
-from mcv_pipelines.local_service.config import ALL_SCOPES, ServiceConfig
-from mcv_pipelines.local_service.keyfile import new_key
-from mcv_pipelines.local_service.store import hash_key
 from mcv_pipelines.run.embedded import default_data_dir
+from mcv_pipelines.service.state.config import ALL_SCOPES, ServiceConfig
+from mcv_pipelines.service.state.keyfile import new_key
+from mcv_pipelines.service.state.store import hash_key
 
-__all__ = ["run_keys"]
+__all__ = ["register_keys", "run_keys"]
 
 
 def run_keys(args: argparse.Namespace) -> int:
@@ -58,3 +59,25 @@ def run_keys(args: argparse.Namespace) -> int:
         return 0
     finally:
         store.close()
+
+
+# mcv serve keys ...
+def register_keys(subparsers: Any) -> None:
+    keys: argparse.ArgumentParser = subparsers.add_parser(
+        "keys", help="manage the API keys kept in the database", description="API keys in the database."
+    )
+    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="create|list|revoke")
+    create = actions.add_parser("create", help="make a key for a new user; the key is printed once")
+    create.add_argument("--scopes", default=",".join(ALL_SCOPES), help="comma-separated (default: all)")
+    create.add_argument("--user", default=None, metavar="NAME", help="the new user's name")
+    create.add_argument(
+        "--rate-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="job creations per minute for this key (default: the service's --rate-limit; 0: none)",
+    )
+    actions.add_parser("list", help="ids, scopes, users and dates of the keys (never the keys)")
+    revoke = actions.add_parser("revoke", help="revoke a key by its id (from `keys list`)")
+    revoke.add_argument("key_id", metavar="ID")
+    keys.set_defaults(handler=run_keys)

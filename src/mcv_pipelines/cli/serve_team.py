@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.errors import UsageError
-from mcv_pipelines.local_service.config import ALL_SCOPES
-from mcv_pipelines.local_service.database import DatabaseUnavailable, SchemaTooNew, check_url, open_database
-from mcv_pipelines.local_service.database.postgres import masked_url
-from mcv_pipelines.local_service.keyfile import KeyFileError, apply_keys, read_key_file
-from mcv_pipelines.local_service.server import LocalService
-from mcv_pipelines.local_service.store import Store
 from mcv_pipelines.redact import redact, register_secret
+from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.state.database import DatabaseUnavailable, SchemaTooNew, check_url, open_database
+from mcv_pipelines.service.state.database.postgres import masked_url
+from mcv_pipelines.service.state.keyfile import KeyFileError, apply_keys, read_key_file
+from mcv_pipelines.service.state.store import Store
 
 __all__ = [
     "API_KEY_VARIABLE",
@@ -29,7 +28,6 @@ __all__ = [
     "add_options",
     "check_options",
     "open_store",
-    "register_keys",
     "reload_on_sighup",
 ]
 
@@ -190,31 +188,3 @@ def reload_on_sighup(key_file: KeyFile | None, service: LocalService) -> Iterato
         yield
     finally:
         signal.signal(signal.SIGHUP, previous)
-
-
-# mcv serve keys ...
-def register_keys(subparsers: Any) -> None:
-    keys: argparse.ArgumentParser = subparsers.add_parser(
-        "keys", help="manage the API keys kept in the database", description="API keys in the database."
-    )
-    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="create|list|revoke")
-    create = actions.add_parser("create", help="make a key for a new user; the key is printed once")
-    create.add_argument("--scopes", default=",".join(ALL_SCOPES), help="comma-separated (default: all)")
-    create.add_argument("--user", default=None, metavar="NAME", help="the new user's name")
-    create.add_argument(
-        "--rate-limit",
-        type=int,
-        default=None,
-        metavar="N",
-        help="job creations per minute for this key (default: the service's --rate-limit; 0: none)",
-    )
-    actions.add_parser("list", help="ids, scopes, users and dates of the keys (never the keys)")
-    revoke = actions.add_parser("revoke", help="revoke a key by its id (from `keys list`)")
-    revoke.add_argument("key_id", metavar="ID")
-    keys.set_defaults(handler=_keys)
-
-
-def _keys(args: argparse.Namespace) -> int:
-    from mcv_pipelines.cli.serve_keys import run_keys
-
-    return run_keys(args)

@@ -25,11 +25,11 @@ import platformdirs
 
 from mcv_pipelines.api.settings import Settings
 from mcv_pipelines.errors import ServiceTrouble, UsageError
-from mcv_pipelines.local_service.lock import DataDirBusy, DataDirLock
 from mcv_pipelines.redact import register_secret
+from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
 
 if TYPE_CHECKING:
-    from mcv_pipelines.local_service.server import LocalService
+    from mcv_pipelines.service.server import LocalService
 
 __all__ = ["EmbeddedService", "default_data_dir", "embedded_service", "stored_api_key"]
 
@@ -94,7 +94,7 @@ def embedded_service(
         ) from exc
     # Imported here: a command that talks to a configured service (`mcv batch` with MCV_BASE_URL)
     # imports this module too, and starlette, uvicorn and the engines cost it a start-up (issue 15).
-    from mcv_pipelines.local_service.server import LocalService
+    from mcv_pipelines.service.server import LocalService
 
     try:
         key = stored_api_key(directory)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from batch_helpers import REMOTE_KEY
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 @pytest.fixture(autouse=True)

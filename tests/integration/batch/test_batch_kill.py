@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from batch_helpers import assert_images, jobs_by_row, make_images, read_jsonl, write_pipeline
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 ROWS = 40
 COMMAND = [sys.executable, "-m", "mcv_pipelines", "batch", "webp.yaml", "--manifest", "rows.csv",

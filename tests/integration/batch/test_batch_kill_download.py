@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 ROWS = 4
 SIZE = 640 * 1024  # about ten chunks of a file answer, each slowed down by files_delay

@@ -23,7 +23,7 @@ from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.settings import Settings
 from mcv_pipelines.cli import connection
 from mcv_pipelines.cli.main import main
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def batch(*argv: str) -> int:

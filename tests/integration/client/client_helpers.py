@@ -8,7 +8,7 @@ from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.pacer import Pacer
 from mcv_pipelines.api.retry import RetryPolicy
 from mcv_pipelines.api.settings import Settings
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 __all__ = ["Recording", "client_for"]
 

@@ -9,10 +9,10 @@ import pytest
 from client_helpers import client_for
 
 from mcv_pipelines.api.client import ApiClient
-from mcv_pipelines.local_service.engines.archive import ArchiveEngine
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
-from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
+from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
+from mcv_pipelines.service.server import LocalService
 
 
 @pytest.fixture

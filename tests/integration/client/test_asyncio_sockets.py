@@ -25,7 +25,7 @@ from mcv_pipelines.api.errors import NetworkError
 from mcv_pipelines.api.netio import AsyncioStream, use_asyncio_sockets
 from mcv_pipelines.api.retry import RetryPolicy
 from mcv_pipelines.api.settings import Settings
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def _key(service: LocalService) -> dict[str, str]:

@@ -13,8 +13,8 @@ from client_helpers import Recording, client_for
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.errors import Forbidden, InvalidData, NotFound, OutcomeUnknown, Unauthorized
 from mcv_pipelines.api.pacer import Pacer
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
+from mcv_pipelines.service.server import LocalService
 
 ASSETS = Path(__file__).resolve().parents[3] / "pipelines" / "assets"
 

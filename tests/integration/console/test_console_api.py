@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.pipeline.check import check_pipeline
 from mcv_pipelines.redact import redact
+from mcv_pipelines.service.server import LocalService
 
 ROOT = Path(__file__).resolve().parents[3]
 BROKEN = """version: 1

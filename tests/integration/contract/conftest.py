@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.engines.archive import ArchiveEngine
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
-from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
+from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
+from mcv_pipelines.service.server import LocalService
 
 SETTINGS = {"sync_max_wait": 2.0, "rate_limit": 100_000, "webhook_backoff": (0.05, 0.05, 0.05)}
 

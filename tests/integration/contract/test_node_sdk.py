@@ -19,7 +19,7 @@ import platformdirs
 import pytest
 from PIL import Image
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"  # as tests/conftest.py reads it
 SDK_VERSION = "3.0.0"  # needs node >= 20.11.19

@@ -12,9 +12,9 @@ import httpx
 from jsonschema import Draft202012Validator
 from starlette.routing import Route
 
-from mcv_pipelines.local_service.app import routes
-from mcv_pipelines.local_service.openapi import build_document, document_text
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.http.app import routes
+from mcv_pipelines.service.http.openapi.document import build_document, document_text
+from mcv_pipelines.service.server import LocalService
 
 COMMITTED = Path(__file__).resolve().parents[3] / "schemas" / "openapi.json"
 OPERATIONS = Path(__file__).resolve().parents[3] / "schemas" / "operations"
@@ -44,7 +44,7 @@ def test_document_describes_every_route_and_nothing_else() -> None:
     documented = {(path, method) for path, item in paths.items() for method in item if method != "parameters"}
     served = _served_operations()
     assert served - documented == set(), (
-        "add these to local_service/openapi_*.py, then scripts/write-openapi.py"
+        "add these to service/http/openapi/*.py, then scripts/write-openapi.py"
     )
     assert documented - served == set(), "the document describes what the service does not serve"
 

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mcv_pipelines.local_service.openapi import build_document
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.http.openapi.document import build_document
+from mcv_pipelines.service.server import LocalService
 
 DOCUMENT = build_document()
 OPERATIONS = {

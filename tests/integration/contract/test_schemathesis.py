@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 pytest.importorskip("schemathesis", reason="needs the dev extra: pip install -e '.[dev]'")
 

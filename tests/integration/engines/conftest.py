@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 @pytest.fixture(scope="module")

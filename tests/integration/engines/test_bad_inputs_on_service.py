@@ -10,7 +10,7 @@ import httpx
 import pytest
 from engine_job_helpers import b64_import, run_job, task_named
 
-from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
 

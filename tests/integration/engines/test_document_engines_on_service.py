@@ -15,7 +15,7 @@ from engine_job_helpers import ASSETS, b64_import, download_all, run_job
 from PIL import Image
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
 

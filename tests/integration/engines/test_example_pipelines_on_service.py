@@ -26,9 +26,9 @@ from pypdf import PdfReader
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.models import Job
 from mcv_pipelines.api.settings import Settings
-from mcv_pipelines.local_service.engines.base import Engine
-from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.pipeline.check import check_pipeline
+from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.server import LocalService
 
 ROOT = ASSETS.parent.parent
 PIPELINES = ROOT / "pipelines"

@@ -14,8 +14,8 @@ from engine_job_helpers import ASSETS, b64_import, run_job
 from PIL import Image
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines import available_engines
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.engines import available_engines
+from mcv_pipelines.service.server import LocalService
 
 CORE = ("pillow", "pypdf", "archive")
 PIL_NAMES = {"jpg": "JPEG", "tiff": "TIFF", "ico": "ICO", "avif": "AVIF"}

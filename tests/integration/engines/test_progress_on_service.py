@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def _video(ffmpeg: str, path: Path) -> Path:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from run_helpers import REMOTE_KEY, SlowTextEngine
 
-from mcv_pipelines.local_service.engines import available_engines
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.engines import available_engines
+from mcv_pipelines.service.server import LocalService
 
 
 @pytest.fixture(autouse=True)

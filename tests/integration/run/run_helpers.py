@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from mcv_pipelines.local_service.engines.base import (
+from mcv_pipelines.service.engines.base import (
     ConversionType,
     EngineError,
     EngineRequest,

@@ -9,7 +9,7 @@ import pytest
 from run_helpers import write_slow_pipeline
 
 from mcv_pipelines.cli.main import main
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def test_plain_progress_shows_the_percent_of_a_running_task(

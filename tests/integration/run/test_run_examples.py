@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from run_helpers import asset, pipeline
 
 from mcv_pipelines.cli.main import main
-from mcv_pipelines.local_service.engines.base import Engine
+from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
 

@@ -14,8 +14,8 @@ from run_helpers import REMOTE_KEY, Faulty, asset, pipeline, write_slow_pipeline
 from mcv_pipelines.api import ApiClient, Settings
 from mcv_pipelines.cli import connection
 from mcv_pipelines.cli.main import main
-from mcv_pipelines.local_service.lock import DataDirLock
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.state.lock import DataDirLock
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

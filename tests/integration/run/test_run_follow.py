@@ -14,7 +14,7 @@ import pytest
 from run_helpers import asset, pipeline, write_slow_pipeline
 
 from mcv_pipelines.cli.main import main
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

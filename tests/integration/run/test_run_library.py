@@ -11,9 +11,9 @@ from run_helpers import REMOTE_KEY, write_slow_pipeline
 
 from mcv_pipelines.api import ApiClient, Settings
 from mcv_pipelines.cli.main import main
-from mcv_pipelines.local_service.server import LocalService
 from mcv_pipelines.pipeline.check import check_pipeline
 from mcv_pipelines.run import RunOptions, find_job_by_tag, run_pipeline
+from mcv_pipelines.service.server import LocalService
 
 
 class Recorder:

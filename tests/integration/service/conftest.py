@@ -9,7 +9,7 @@ import httpx
 import pytest
 from service_helpers import AltTextEngine, TextEngine
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 @pytest.fixture

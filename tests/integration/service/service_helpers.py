@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from mcv_pipelines.local_service.engines.base import (
+from mcv_pipelines.service.engines.base import (
     ConversionType,
     EngineError,
     EngineRequest,

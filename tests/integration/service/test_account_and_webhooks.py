@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 from service_helpers import Receiver, wait_job
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 JOB = {"tasks": {"in": {"operation": "import/raw", "file": "x", "filename": "a.txt"}}}
 FAILING_JOB = {"tasks": {"in": {"operation": "import/base64", "file": "abc", "filename": "a.txt"}}}

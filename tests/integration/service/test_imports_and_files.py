@@ -14,7 +14,7 @@ import httpx
 import pytest
 from service_helpers import Receiver, task_named, upload, wait_job
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def run(client: httpx.Client, tasks: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from service_helpers import Receiver, task_named, upload, wait_job
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 RAW = {"operation": "import/raw", "file": "some text", "filename": "a.txt"}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def test_the_servers_connections_send_without_nagle(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 from service_helpers import AltTextEngine, TextEngine
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def test_listing_needs_no_key_and_filters(service: LocalService) -> None:

@@ -15,8 +15,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from service_helpers import TextEngine, task_named, upload, wait_job
 
-from mcv_pipelines.local_service import logs
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.http import logs
+from mcv_pipelines.service.server import LocalService
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 

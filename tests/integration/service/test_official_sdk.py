@@ -8,7 +8,7 @@ from pathlib import Path
 import cloudconvert
 import pytest
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 from service_helpers import TextEngine, task_named, wait_job
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 KEY = "restart-test-key-0123456789"
 HERE = Path(__file__).parent
@@ -48,7 +48,7 @@ def test_a_task_running_when_the_service_was_killed_runs_again(tmp_path: Path) -
         import sys, time
         sys.path.insert(0, {str(HERE)!r})
         from service_helpers import TextEngine
-        from mcv_pipelines.local_service.server import LocalService
+        from mcv_pipelines.service.server import LocalService
         svc = LocalService(data_dir={str(tmp_path)!r}, api_key={KEY!r}, engines=[TextEngine()]).start()
         print(svc.base_url, flush=True)
         time.sleep(120)

@@ -16,10 +16,10 @@ import httpx
 import pytest
 from service_helpers import TextEngine, task_named, wait_job
 
-from mcv_pipelines.local_service.changes import Change
-from mcv_pipelines.local_service.leases import job_status
-from mcv_pipelines.local_service.server import LocalService
-from mcv_pipelines.local_service.tasks import ENDED
+from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.state.changes import Change
+from mcv_pipelines.service.state.tasks import ENDED
+from mcv_pipelines.service.work.leases import job_status
 
 RAW = {"operation": "import/raw", "file": "some text", "filename": "a.txt"}
 

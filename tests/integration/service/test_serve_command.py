@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 # Builds the parser from the serve module alone, so this test does not depend on other commands.
 SCRIPT = textwrap.dedent("""

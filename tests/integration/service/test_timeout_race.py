@@ -11,8 +11,8 @@ import httpx
 import pytest
 from service_helpers import task_named, wait_job
 
-from mcv_pipelines.local_service.engines.base import ConversionType, EngineRequest, EngineResult
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.engines.base import ConversionType, EngineRequest, EngineResult
+from mcv_pipelines.service.server import LocalService
 
 
 class LateEngine:

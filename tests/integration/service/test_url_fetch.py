@@ -12,8 +12,8 @@ import httpx
 import pytest
 from origins import Origin
 
-from mcv_pipelines.local_service.url_fetch import MAX_REDIRECTS, BadRedirect, open_url
-from mcv_pipelines.local_service.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.work.url_fetch import MAX_REDIRECTS, BadRedirect, open_url
 
 
 def loopback_guard(table: dict[str, Sequence[str]]) -> UrlGuard:

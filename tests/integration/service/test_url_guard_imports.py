@@ -18,8 +18,8 @@ import pytest
 from origins import Origin
 from service_helpers import task_named, wait_job
 
-from mcv_pipelines.local_service.server import LocalService
-from mcv_pipelines.local_service.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.server import LocalService
 
 ServiceFactory = Callable[[UrlGuard], httpx.Client]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.storage import Storage, open_storage
+from mcv_pipelines.service.files.storage import Storage, open_storage
 
 
 @pytest.fixture(params=["directory", "s3"])

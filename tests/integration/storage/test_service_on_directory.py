@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 def test_a_file_store_outside_the_data_dir_holds_every_file(tmp_path: Path) -> None:

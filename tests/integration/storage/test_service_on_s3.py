@@ -24,8 +24,8 @@ from PIL import Image
 
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.settings import Settings
-from mcv_pipelines.local_service.server import LocalService
-from mcv_pipelines.local_service.signing import file_url
+from mcv_pipelines.service.files.signing import file_url
+from mcv_pipelines.service.server import LocalService
 from seaweed import SeaweedS3
 
 SIGNING_KEY = secrets.token_hex(32)

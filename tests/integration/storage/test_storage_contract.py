@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.storage import Storage, StorageError, open_storage
-from mcv_pipelines.local_service.storage.s3 import PART_SIZE
 from mcv_pipelines.redact import redact
+from mcv_pipelines.service.files.storage import Storage, StorageError, open_storage
+from mcv_pipelines.service.files.storage.s3 import PART_SIZE
 from seaweed import SeaweedS3, need_weed
 
 MIB = 1024 * 1024

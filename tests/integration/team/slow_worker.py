@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from mcv_pipelines.local_service.engines.base import (
+from mcv_pipelines.service.engines.base import (
     ConversionType,
     EngineError,
     EngineRequest,
@@ -20,7 +20,7 @@ from mcv_pipelines.local_service.engines.base import (
     EngineVersion,
     OptionSpec,
 )
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 
 class SlowEngine:

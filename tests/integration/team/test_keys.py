@@ -12,7 +12,7 @@ import httpx
 from pg_server import PgServer
 from team_helpers import MCV, Serve, wait_until
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 OWNER = "sk-owner-key-0123456789abcdef"
 PASSWORD = "pw-never-shown-81f2"

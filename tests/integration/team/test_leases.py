@@ -16,12 +16,12 @@ from typing import Any, ClassVar
 import httpx
 from team_helpers import wait_until
 
-from mcv_pipelines.local_service.database import open_database
-from mcv_pipelines.local_service.leases import claim_task, end_task
-from mcv_pipelines.local_service.operations import Outcome
-from mcv_pipelines.local_service.server import LocalService
-from mcv_pipelines.local_service.store import Store, now_iso
-from mcv_pipelines.local_service.tasks import TaskFailed
+from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.state.database import open_database
+from mcv_pipelines.service.state.store import Store, now_iso
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.leases import claim_task, end_task
+from mcv_pipelines.service.work.operations import Outcome
 
 HERE = Path(__file__).parent
 BASES: dict[int, str] = {}  # worker pid -> the address it serves /metrics at

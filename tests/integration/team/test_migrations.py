@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.database import SchemaTooNew, open_database
-from mcv_pipelines.local_service.database.migrations import latest_version
-from mcv_pipelines.local_service.store import Store
+from mcv_pipelines.service.state.database import SchemaTooNew, open_database
+from mcv_pipelines.service.state.database.migrations import latest_version
+from mcv_pipelines.service.state.store import Store
 
 
 def _urls(pg_url: str, tmp_path: Path) -> list[str]:

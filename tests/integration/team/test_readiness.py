@@ -9,7 +9,7 @@ import httpx
 from pg_server import PgServer
 from team_helpers import wait_until
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 
 KEY = "sk-ready-test-0123456789abcd"
 

@@ -19,7 +19,7 @@ from pg_server import PgServer
 from PIL import Image
 from team_helpers import MCV, Serve
 
-from mcv_pipelines.local_service.server import LocalService
+from mcv_pipelines.service.server import LocalService
 from seaweed import SeaweedS3
 
 ROWS = 100

@@ -9,11 +9,11 @@ import pytest
 
 from mcv_pipelines.catalog.model import ConversionKey
 from mcv_pipelines.catalog.snapshot import default_catalog_path, dumps_catalog, load_catalog
-from mcv_pipelines.local_service.engines import available_engines
-from mcv_pipelines.local_service.engines.archive import ArchiveEngine
-from mcv_pipelines.local_service.engines.base import Engine
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
-from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
+from mcv_pipelines.service.engines import available_engines
+from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
+from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 
 
 def test_the_committed_snapshot_loads_and_is_normalised() -> None:

@@ -32,7 +32,7 @@ with open(sys.argv[1], "w") as out:
     json.dump({"code": code, "modules": sorted(k for k, v in sys.modules.items() if v is not None)}, out)
 """
 
-SERVICE_SIDE = ("httpx", "starlette", "uvicorn", "rich", "mcv_pipelines.local_service", "mcv_pipelines.run")
+SERVICE_SIDE = ("httpx", "starlette", "uvicorn", "rich", "mcv_pipelines.service", "mcv_pipelines.run")
 COMMAND_MODULES = {row.module for row in COMMANDS}
 
 
@@ -76,7 +76,7 @@ def test_api_commands_start_no_local_service_until_one_is_needed(tmp_path: Path)
     code, modules = _imported(tmp_path, "jobs", "--help")
     assert code == 0
     assert "httpx" in modules
-    assert _loaded(modules, "starlette", "uvicorn", "mcv_pipelines.local_service", "mcv_pipelines.run") == []
+    assert _loaded(modules, "starlette", "uvicorn", "mcv_pipelines.service", "mcv_pipelines.run") == []
 
 
 @pytest.mark.parametrize("command", ["run", "batch"])
@@ -85,7 +85,7 @@ def test_run_and_batch_load_the_web_server_only_to_embed_it(tmp_path: Path, comm
     weight at its start (they were ~1.5 s of a 400-row batch's run as a subprocess)."""
     code, modules = _imported(tmp_path, command, "--help")
     assert code == 0
-    assert _loaded(modules, "starlette", "uvicorn", "mcv_pipelines.local_service.server") == []
+    assert _loaded(modules, "starlette", "uvicorn", "mcv_pipelines.service.server") == []
 
 
 def test_mcv_batch_leaves_out_httpxs_own_command_line(tmp_path: Path) -> None:

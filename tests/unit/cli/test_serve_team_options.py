@@ -10,7 +10,7 @@ import pytest
 from mcv_pipelines.cli.main import build_parser
 from mcv_pipelines.cli.serve_team import check_options, settings_of
 from mcv_pipelines.errors import UsageError
-from mcv_pipelines.local_service.keyfile import KeyFileError, read_key_file
+from mcv_pipelines.service.state.keyfile import KeyFileError, read_key_file
 
 
 def _args(*argv: str) -> argparse.Namespace:

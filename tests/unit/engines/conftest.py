@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from mcv_pipelines.local_service.engines.base import EngineRequest, InputFile
+from mcv_pipelines.service.engines.base import EngineRequest, InputFile
 
 MakeRequest = Callable[..., EngineRequest]
 MakeImage = Callable[..., Path]

@@ -10,8 +10,8 @@ from pathlib import Path
 import py7zr
 import pytest
 
-from mcv_pipelines.local_service.engines.archive import ArchiveEngine
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest, InputFile
+from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.base import EngineError, EngineRequest, InputFile
 
 MakeRequest = Callable[..., EngineRequest]
 ENGINE = ArchiveEngine()

@@ -14,8 +14,8 @@ import pytest
 from PIL import Image, ImageStat
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest
-from mcv_pipelines.local_service.engines.chromium import ChromiumEngine
+from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest
+from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
 RequireEngine = Callable[..., Engine]
 

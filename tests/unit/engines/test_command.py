@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest, InputFile
-from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
-from mcv_pipelines.local_service.engines.magick import GraphicsMagickEngine, ImageMagickEngine
+from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
+from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
+from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
 
 RequireEngine = Callable[..., Engine]
 

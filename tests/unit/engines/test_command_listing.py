@@ -6,15 +6,15 @@ import shutil
 
 import pytest
 
-from mcv_pipelines.local_service.engines import ENGINE_FACTORIES, available_engines
-from mcv_pipelines.local_service.engines.base import Engine
-from mcv_pipelines.local_service.engines.chromium import ChromiumEngine
-from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
-from mcv_pipelines.local_service.engines.ghostscript import GhostscriptEngine
-from mcv_pipelines.local_service.engines.libreoffice import LibreOfficeEngine
-from mcv_pipelines.local_service.engines.magick import GraphicsMagickEngine, ImageMagickEngine
-from mcv_pipelines.local_service.engines.pdftoppm import PdftoppmEngine
-from mcv_pipelines.local_service.engines.qpdf import QpdfEngine
+from mcv_pipelines.service.engines import ENGINE_FACTORIES, available_engines
+from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
+from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
+from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
+from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
+from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
+from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
 EXTERNAL = (
     FfmpegEngine, ImageMagickEngine, GraphicsMagickEngine, GhostscriptEngine, QpdfEngine, PdftoppmEngine,

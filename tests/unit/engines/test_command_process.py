@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.engines.base import EngineError
-from mcv_pipelines.local_service.engines.command import network_isolation_prefix
-from mcv_pipelines.local_service.engines.process import run_checked, run_program
+from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.command import network_isolation_prefix
+from mcv_pipelines.service.engines.process import run_checked, run_program
 
 
 def alive(pid: int) -> bool:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.engines.base import EngineError
-from mcv_pipelines.local_service.engines.sandbox import TaskDirectory, map_arguments, split_arguments
+from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.sandbox import TaskDirectory, map_arguments, split_arguments
 
 
 @pytest.fixture

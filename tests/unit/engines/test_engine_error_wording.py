@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest
-from mcv_pipelines.local_service.engines.failures import hide_paths
-from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
-from mcv_pipelines.local_service.engines.image_io import load_image
-from mcv_pipelines.local_service.engines.options import (
+from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
+from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest
+from mcv_pipelines.service.engines.failures import hide_paths
+from mcv_pipelines.service.engines.image.image_io import load_image
+from mcv_pipelines.service.engines.options import (
     bool_option,
     enum_option,
     float_option,

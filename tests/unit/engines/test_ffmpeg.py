@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
-from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest, InputFile
-from mcv_pipelines.local_service.engines.ffmpeg import FfmpegEngine
+from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
+from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
 
 RequireEngine = Callable[..., Engine]
 

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import (
+from mcv_pipelines.service.engines.base import (
     Engine,
     EngineError,
     EngineRequest,
     EngineResult,
     InputFile,
 )
-from mcv_pipelines.local_service.engines.libreoffice import LibreOfficeEngine
+from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
 
 RequireEngine = Callable[..., Engine]
 

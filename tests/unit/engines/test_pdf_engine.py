@@ -11,8 +11,8 @@ from PIL import Image
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest, InputFile
-from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
+from mcv_pipelines.service.engines.base import EngineError, EngineRequest, InputFile
+from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 
 MakeRequest = Callable[..., EngineRequest]
 ENGINE = PypdfEngine()

@@ -11,10 +11,10 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import Engine, EngineError, EngineRequest, InputFile
-from mcv_pipelines.local_service.engines.ghostscript import PROFILES, GhostscriptEngine
-from mcv_pipelines.local_service.engines.pdftoppm import PdftoppmEngine
-from mcv_pipelines.local_service.engines.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
+from mcv_pipelines.service.engines.pdf.ghostscript import PROFILES, GhostscriptEngine
+from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
+from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
 
 RequireEngine = Callable[..., Engine]
 

@@ -9,8 +9,8 @@ import pytest
 from PIL import ExifTags, Image
 from pypdf import PdfReader
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
+from mcv_pipelines.service.engines.base import EngineError, EngineRequest
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
 
 MakeImage = Callable[..., Path]
 MakeRequest = Callable[..., EngineRequest]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.engines.base import EngineError
-from mcv_pipelines.local_service.engines.files import OutputNames, apply_counter, safe_filename
-from mcv_pipelines.local_service.engines.page_ranges import parse_pages
+from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.files import OutputNames, apply_counter, safe_filename
+from mcv_pipelines.service.engines.pdf.page_ranges import parse_pages
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,12 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
 
-from mcv_pipelines.local_service.engines import available_engines, find_conversion
-from mcv_pipelines.local_service.engines.archive import ArchiveEngine
-from mcv_pipelines.local_service.engines.base import ConversionType, Engine, EngineRequest, InputFile
-from mcv_pipelines.local_service.engines.image_formats import image_format
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
-from mcv_pipelines.local_service.engines.pypdf_engine import PypdfEngine
+from mcv_pipelines.service.engines import available_engines, find_conversion
+from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.base import ConversionType, Engine, EngineRequest, InputFile
+from mcv_pipelines.service.engines.image.formats import image_format
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
+from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 
 MakeRequest = Callable[..., EngineRequest]
 # The engines that need no external program; the external ones have their own tests.

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import ExifTags, Image
 
-from mcv_pipelines.local_service.engines.base import EngineError, EngineRequest, InputFile
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
+from mcv_pipelines.service.engines.base import EngineError, EngineRequest, InputFile
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
 
 MakeImage = Callable[..., Path]
 MakeRequest = Callable[..., EngineRequest]

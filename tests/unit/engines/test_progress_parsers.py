@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcv_pipelines.local_service.changes import Change, ChangeFeed
-from mcv_pipelines.local_service.engines.progress import (
+from mcv_pipelines.service.engines.progress import (
     FfmpegProgress,
     GhostscriptPages,
     PdftoppmPages,
@@ -16,9 +15,10 @@ from mcv_pipelines.local_service.engines.progress import (
     line_pipe,
     parse_clock,
 )
-from mcv_pipelines.local_service.progress import TaskProgress
-from mcv_pipelines.local_service.store import Store
-from mcv_pipelines.local_service.tasks import new_task
+from mcv_pipelines.service.state.changes import Change, ChangeFeed
+from mcv_pipelines.service.state.store import Store
+from mcv_pipelines.service.state.tasks import new_task
+from mcv_pipelines.service.work.progress import TaskProgress
 
 
 @pytest.mark.parametrize(

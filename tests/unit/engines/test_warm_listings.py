@@ -6,10 +6,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-from mcv_pipelines.local_service.engines.base import ConversionType, EngineRequest, EngineResult
-from mcv_pipelines.local_service.engines.lookup import warm_listings
-from mcv_pipelines.local_service.engines.pillow import PillowEngine
-from mcv_pipelines.local_service.engines.pillow_listing import pillow_conversion_types
+from mcv_pipelines.service.engines.base import ConversionType, EngineRequest, EngineResult
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
+from mcv_pipelines.service.engines.image.pillow_listing import pillow_conversion_types
+from mcv_pipelines.service.engines.lookup import warm_listings
 
 
 class _Listing:

@@ -13,7 +13,6 @@ import pytest
 from mcv_pipelines.api.models import Job
 from mcv_pipelines.diagnostics import Location
 from mcv_pipelines.errors import UsageError
-from mcv_pipelines.local_service.lock import DataDirBusy, DataDirLock
 from mcv_pipelines.pipeline.model import RenderedPipeline, RenderedTask
 from mcv_pipelines.redact import register_secret
 from mcv_pipelines.run.downloads import OverwriteRefused, _targets, check_known_targets, export_dirs
@@ -23,6 +22,7 @@ from mcv_pipelines.run.model import DownloadedFile, RunOptions, RunOutcome, Task
 from mcv_pipelines.run.runner import failures_of
 from mcv_pipelines.run.summary import summary_text
 from mcv_pipelines.run.uploads import plan_uploads
+from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
 
 
 def _task(name: str, operation: str, **extra: Any) -> RenderedTask:

@@ -1,0 +1,56 @@
+"""Local engines and the one table that registers them.
+
+``ENGINE_FACTORIES`` is the registry: every engine class the local service knows, in order of
+preference (the first engine that can do a conversion type is its default). ``available_engines``
+keeps those that can run on this machine, so the listing never advertises what cannot run.
+
+At this folder's top: the contract (base), lookup, options, output naming, running a program
+(process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
+image/, pdf/, av/, office/, web/, archive/; a family may import the modules at the top and, where it
+builds on one, another family (pdf/ draws its watermarks with image/).
+
+May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
+from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
+from mcv_pipelines.service.engines.lookup import find_conversion
+from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
+from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
+from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
+from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
+from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
+
+__all__ = ["ENGINE_FACTORIES", "available_engines", "find_conversion"]
+
+ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
+    # Pillow first: the default for every image conversion it can do.
+    PillowEngine,
+    # Ghostscript before pypdf: where installed it is the better PDF optimizer (pypdf stays the
+    # default for merge, metadata and watermarks, which Ghostscript does not list).
+    GhostscriptEngine,
+    PypdfEngine,
+    ArchiveEngine,
+    # external programs
+    FfmpegEngine,
+    ImageMagickEngine,
+    GraphicsMagickEngine,
+    QpdfEngine,
+    PdftoppmEngine,
+    LibreOfficeEngine,
+    ChromiumEngine,
+)
+
+
+def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:
+    """Instantiate every registered engine and keep those whose program or library is present."""
+    engines = [factory() for factory in factories]
+    return [engine for engine in engines if engine.version() is not None]

@@ -1,0 +1,155 @@
+"""The containers and codecs the ffmpeg engine offers, and what the installed ffmpeg can write.
+
+A format is listed only when the installed ffmpeg has its muxer and its default encoders; codec
+choices (``video_codec``, ``audio_codec``) are offered only for encoders that are present, so the
+listing says what this machine's ffmpeg can do.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+from mcv_pipelines.service.engines.process import run_program
+
+__all__ = [
+    "AUDIO_CODECS",
+    "FORMATS",
+    "INPUT_FORMATS",
+    "THUMBNAIL_FORMATS",
+    "VIDEO_CODECS",
+    "FfmpegCapabilities",
+    "MediaFormat",
+    "probe_capabilities",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class MediaFormat:
+    """One output container: its muxer, default encoders and the codec names it accepts."""
+
+    extension: str
+    muxer: str
+    video: bool
+    audio_encoder: str
+    audio_codecs: tuple[str, ...]
+    video_encoder: str | None = None
+    video_codecs: tuple[str, ...] = ()
+
+
+# Friendly codec name (as options take it) -> ffmpeg encoder.
+VIDEO_CODECS: dict[str, str] = {
+    "x264": "libx264",
+    "x265": "libx265",
+    "vp8": "libvpx",
+    "vp9": "libvpx-vp9",
+    "av1": "libaom-av1",
+}
+AUDIO_CODECS: dict[str, str] = {
+    "aac": "aac",
+    "mp3": "libmp3lame",
+    "opus": "libopus",
+    "vorbis": "libvorbis",
+    "flac": "flac",
+    "pcm": "pcm_s16le",
+}
+
+_MP4_AUDIO = ("aac", "mp3", "opus", "flac")
+FORMATS: dict[str, MediaFormat] = {
+    f.extension: f
+    for f in (
+        MediaFormat("mp4", "mp4", True, "aac", _MP4_AUDIO, "libx264", ("x264", "x265", "av1")),
+        MediaFormat("webm", "webm", True, "libopus", ("opus", "vorbis"), "libvpx-vp9", ("vp9", "vp8", "av1")),
+        MediaFormat(
+            "mkv",
+            "matroska",
+            True,
+            "aac",
+            ("aac", "mp3", "opus", "vorbis", "flac", "pcm"),
+            "libx264",
+            ("x264", "x265", "vp8", "vp9", "av1"),
+        ),
+        MediaFormat("mov", "mov", True, "aac", ("aac", "mp3", "pcm"), "libx264", ("x264", "x265")),
+        MediaFormat("mp3", "mp3", False, "libmp3lame", ("mp3",)),
+        MediaFormat("aac", "adts", False, "aac", ("aac",)),
+        MediaFormat("m4a", "ipod", False, "aac", ("aac",)),
+        MediaFormat("ogg", "ogg", False, "libvorbis", ("vorbis", "opus", "flac")),
+        MediaFormat("opus", "opus", False, "libopus", ("opus",)),
+        MediaFormat("flac", "flac", False, "flac", ("flac",)),
+        MediaFormat("wav", "wav", False, "pcm_s16le", ("pcm",)),
+    )
+}
+
+# Input format -> (demuxer, has video). Read-only formats are listed as sources only.
+INPUT_FORMATS: dict[str, tuple[str, bool]] = {
+    "mp4": ("mov", True),
+    "m4v": ("mov", True),
+    "mov": ("mov", True),
+    "3gp": ("mov", True),
+    "webm": ("matroska", True),
+    "mkv": ("matroska", True),
+    "avi": ("avi", True),
+    "flv": ("flv", True),
+    "mpeg": ("mpeg", True),
+    "ts": ("mpegts", True),
+    "wmv": ("asf", True),
+    "mp3": ("mp3", False),
+    "aac": ("aac", False),
+    "m4a": ("mov", False),
+    "ogg": ("ogg", False),
+    "opus": ("ogg", False),
+    "flac": ("flac", False),
+    "wav": ("wav", False),
+    "wma": ("asf", False),
+    "aiff": ("aiff", False),
+}
+
+# Thumbnail output format -> image encoder.
+THUMBNAIL_FORMATS: dict[str, str] = {"png": "png", "jpg": "mjpeg", "webp": "libwebp"}
+
+_ROW = re.compile(r"^\s*([A-Z.]{6})\s+(\S+)", re.MULTILINE)
+_MUXER_ROW = re.compile(r"^\s*[D ]E\s+(\S+)", re.MULTILINE)
+_DEMUXER_ROW = re.compile(r"^\s*D[E ]?\s+(\S+)", re.MULTILINE)
+_FILTER_ROW = re.compile(r"^\s*[TSC.]{3}\s+(\S+)", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class FfmpegCapabilities:
+    encoders: frozenset[str]
+    muxers: frozenset[str]
+    demuxers: frozenset[str]
+    filters: frozenset[str]
+
+    def writable(self, media: MediaFormat) -> bool:
+        needed = {media.audio_encoder} | ({media.video_encoder} if media.video_encoder else set())
+        return media.muxer in self.muxers and needed <= self.encoders
+
+    def video_codecs(self, media: MediaFormat) -> tuple[str, ...]:
+        return tuple(c for c in media.video_codecs if VIDEO_CODECS[c] in self.encoders)
+
+    def audio_codecs(self, media: MediaFormat) -> tuple[str, ...]:
+        return tuple(c for c in media.audio_codecs if AUDIO_CODECS[c] in self.encoders)
+
+
+_cache: dict[str, FfmpegCapabilities] = {}
+_lock = threading.Lock()
+
+
+def probe_capabilities(ffmpeg: str) -> FfmpegCapabilities:
+    """Ask ``ffmpeg`` once for its encoders, muxers and filters (cached per program path)."""
+    with _lock:
+        if ffmpeg not in _cache:
+            encoders = run_program([ffmpeg, "-hide_banner", "-encoders"], timeout=30).output
+            muxers = run_program([ffmpeg, "-hide_banner", "-muxers"], timeout=30).output
+            demuxers = run_program([ffmpeg, "-hide_banner", "-demuxers"], timeout=30).output
+            filters = run_program([ffmpeg, "-hide_banner", "-filters"], timeout=30).output
+            _cache[ffmpeg] = FfmpegCapabilities(
+                encoders=frozenset(m.group(2) for m in _ROW.finditer(encoders)),
+                muxers=frozenset(name for m in _MUXER_ROW.finditer(muxers) for name in m.group(1).split(",")),
+                demuxers=frozenset(
+                    name for m in _DEMUXER_ROW.finditer(demuxers) for name in m.group(1).split(",")
+                ),
+                filters=frozenset(m.group(1) for m in _FILTER_ROW.finditer(filters)),
+            )
+        return _cache[ffmpeg]

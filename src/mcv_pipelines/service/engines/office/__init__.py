@@ -1,0 +1,1 @@
+"""Office documents with LibreOffice headless. May import the engines folder's shared modules."""

@@ -1,0 +1,71 @@
+"""Settings of one local service instance and the layout of its data directory.
+
+Layout of ``data_dir``::
+
+    service.sqlite3     users, API keys, jobs, tasks, webhooks (WAL)
+    secret              the key that signs upload forms and download links (kept across restarts)
+    tasks/<task_id>/    the files a task produced (imports, conversions, exports); with another
+                        --storage only a staging area while the task runs
+    work/<task_id>/     scratch space of a running engine, removed when the task ends
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcv_pipelines.service.engines.url_guard import UrlGuard
+
+__all__ = ["DAY", "ServiceConfig"]
+
+DAY = 24 * 3600.0
+ALL_SCOPES = ("user.read", "user.write", "task.read", "task.write", "webhook.read", "webhook.write")
+
+
+@dataclass
+class ServiceConfig:
+    """Everything a running service needs to know; ``public_url`` is set once the port is bound."""
+
+    data_dir: Path
+    public_url: str = "http://127.0.0.1"
+    sandbox: bool = False
+    sandbox_whitelist: frozenset[str] = frozenset()  # MD5 hex digests of the files sandbox accepts
+    task_retention: float = DAY  # ended tasks are deleted this many seconds after ended_at
+    link_ttl: float = DAY  # export/url links stay valid this long
+    upload_ttl: float = DAY  # upload forms stay valid this long
+    max_upload_size: int = 50 * 1024**3
+    workers: int = 4
+    rate_limit: int = 500  # job and task creations per key per rate_period
+    rate_period: float = 60.0
+    default_credits: int = 10_000
+    default_timeout: float = 5 * 3600.0
+    sync_max_wait: float = 600.0  # the longest a sync request blocks
+    webhook_backoff: tuple[float, ...] = (1.0, 4.0, 16.0)  # waits before the 3 retries
+    janitor_interval: float = 60.0
+    region: str = "local"
+    url_guard: UrlGuard | None = None  # import/url refuses private addresses; None allows any (embedded)
+    storage: str = ""  # file:///DIR or s3://BUCKET[/PREFIX]; "" is the data directory
+    s3_endpoint: str = ""  # the S3 server's URL; "" reads AWS_ENDPOINT_URL
+    signing_key: bytes = field(default=b"", repr=False)
+
+    def __post_init__(self) -> None:
+        self.data_dir = Path(self.data_dir)
+        for sub in ("tasks", "work"):
+            (self.data_dir / sub).mkdir(parents=True, exist_ok=True)
+        if not self.signing_key:
+            path = self.data_dir / "secret"
+            if not path.exists():
+                path.write_bytes(secrets.token_bytes(32))
+                path.chmod(0o600)
+            self.signing_key = path.read_bytes()
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "service.sqlite3"
+
+    def task_dir(self, task_id: str) -> Path:
+        return self.data_dir / "tasks" / task_id
+
+    def work_dir(self, task_id: str) -> Path:
+        return self.data_dir / "work" / task_id

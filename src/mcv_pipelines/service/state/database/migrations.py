@@ -1,0 +1,96 @@
+"""Versioned schema migrations, applied on start.
+
+``schema_version`` holds the number of the last migration applied. Each dialect has the same
+numbered list (the same tables and columns, in each engine's own types); a start applies the ones
+after the stored number, each in one transaction. A database newer than this code (migrated by a later
+mcv) is refused: this code would misread it.
+
+Migration 1 is the schema of the SQLite service before migrations existed (``IF NOT EXISTS``), so an
+existing data directory is adopted as it is.
+"""
+
+from __future__ import annotations
+
+from mcv_pipelines.service.state.database.base import Database, SchemaTooNew, Tx
+
+__all__ = ["MIGRATIONS", "latest_version", "migrate", "schema_version"]
+
+_SQLITE_1 = [
+    "CREATE TABLE IF NOT EXISTS users (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT, email TEXT,"
+    " credits INTEGER, created_at TEXT)",
+    "CREATE TABLE IF NOT EXISTS api_keys (key_hash TEXT PRIMARY KEY, user_id INTEGER, scopes TEXT)",
+    "CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, user_id INTEGER, tag TEXT, status TEXT,"
+    " seq INTEGER, doc TEXT)",
+    "CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, job_id TEXT, user_id INTEGER, operation TEXT,"
+    " status TEXT, ended_at TEXT, seq INTEGER, doc TEXT)",
+    "CREATE TABLE IF NOT EXISTS webhooks (id INTEGER PRIMARY KEY AUTOINCREMENT, user_id INTEGER, url TEXT,"
+    " doc TEXT)",
+    "CREATE INDEX IF NOT EXISTS tasks_job ON tasks (job_id)",
+    "CREATE INDEX IF NOT EXISTS tasks_status ON tasks (status)",
+]
+_POSTGRES_1 = [
+    "CREATE SEQUENCE IF NOT EXISTS mcv_seq",
+    "CREATE TABLE IF NOT EXISTS users (id BIGSERIAL PRIMARY KEY, username TEXT, email TEXT,"
+    " credits BIGINT, created_at TEXT)",
+    "CREATE TABLE IF NOT EXISTS api_keys (key_hash TEXT PRIMARY KEY, user_id BIGINT, scopes TEXT)",
+    "CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, user_id BIGINT, tag TEXT, status TEXT,"
+    " seq BIGINT, doc TEXT)",
+    "CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, job_id TEXT, user_id BIGINT, operation TEXT,"
+    " status TEXT, ended_at TEXT, seq BIGINT, doc TEXT)",
+    "CREATE TABLE IF NOT EXISTS webhooks (id BIGSERIAL PRIMARY KEY, user_id BIGINT, url TEXT, doc TEXT)",
+    "CREATE INDEX IF NOT EXISTS tasks_job ON tasks (job_id)",
+    "CREATE INDEX IF NOT EXISTS tasks_status ON tasks (status)",
+]
+
+
+def _second(real: str) -> list[str]:
+    """Leases (who runs a task, until when), readiness, and the key list's own columns."""
+    return [
+        "ALTER TABLE tasks ADD COLUMN ready INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE tasks ADD COLUMN deps TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE tasks ADD COLUMN lease_owner TEXT",
+        f"ALTER TABLE tasks ADD COLUMN lease_expires {real}",
+        f"ALTER TABLE tasks ADD COLUMN ready_at {real}",  # when it became runnable (database clock)
+        f"ALTER TABLE tasks ADD COLUMN claimed_at {real}",  # when a worker last claimed it
+        "CREATE INDEX tasks_claim ON tasks (status, ready, seq)",
+        "ALTER TABLE api_keys ADD COLUMN created_at TEXT",
+        "ALTER TABLE api_keys ADD COLUMN revoked_at TEXT",
+        "ALTER TABLE api_keys ADD COLUMN source TEXT NOT NULL DEFAULT 'db'",
+        "ALTER TABLE api_keys ADD COLUMN rate_limit INTEGER",  # NULL: the server's --rate-limit
+    ]
+
+
+MIGRATIONS: dict[str, list[list[str]]] = {
+    "sqlite": [_SQLITE_1, _second("REAL")],
+    "postgresql": [_POSTGRES_1, _second("DOUBLE PRECISION")],
+}
+
+
+def latest_version(dialect: str) -> int:
+    return len(MIGRATIONS[dialect])
+
+
+def schema_version(tx: Tx) -> int:
+    tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    row = tx.one("SELECT MAX(version) FROM schema_version")
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def migrate(db: Database) -> int:
+    """Bring the schema up to date; the version it is at. SchemaTooNew when the database is ahead."""
+    latest = latest_version(db.dialect)
+    with db.transaction() as tx:
+        if db.dialect == "postgresql":  # processes starting together migrate one after the other
+            tx.execute("SELECT pg_advisory_xact_lock(7231001)")
+        version = schema_version(tx)
+        if version > latest:
+            raise SchemaTooNew(
+                f"the database {db.display} has schema version {version}, but this mcv knows versions "
+                f"up to {latest}: upgrade mcv (pip install -U mcv-pipelines) or use another --database"
+            )
+        for number in range(version + 1, latest + 1):
+            for statement in MIGRATIONS[db.dialect][number - 1]:
+                tx.execute(statement)
+            tx.execute("DELETE FROM schema_version")
+            tx.execute("INSERT INTO schema_version (version) VALUES (?)", (number,))
+    return latest

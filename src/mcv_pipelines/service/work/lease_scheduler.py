@@ -1,0 +1,196 @@
+"""The scheduler of a process that shares a PostgreSQL database with other API and worker processes.
+
+Same interface as the single-process Scheduler (the routes cannot tell them apart), but nothing is
+decided in memory: workers claim runnable tasks with leases (leases.py), renew them while the tasks
+run, and end them in the transaction that also readies dependants and recomputes the job. An ``api``
+process (``run_tasks=False``) only writes jobs and tasks and ends uploads and cancels.
+
+Workers wake on any change (this process's, or another's heard through NOTIFY), and look again every
+``_POLL_MAX`` seconds at most: a lease that ran out is noticed by that poll.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from collections.abc import Callable, Iterable, Sequence
+
+from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.files.storage import Storage
+from mcv_pipelines.service.state.changes import Change, ChangeFeed
+from mcv_pipelines.service.state.config import ServiceConfig
+from mcv_pipelines.service.state.database import DatabaseUnavailable
+from mcv_pipelines.service.state.store import PROCESS, Doc, Store
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.leases import claim_task, end_task, renew_leases
+from mcv_pipelines.service.work.operations import Outcome
+from mcv_pipelines.service.work.scheduler import Scheduler
+from mcv_pipelines.service.work.task_events import JobEvents, ended_change
+from mcv_pipelines.service.work.taskfiles import discard
+
+__all__ = ["LeaseScheduler"]
+
+log = logging.getLogger(__name__)
+_POLL_MIN, _POLL_MAX = 0.05, 2.0
+
+
+class LeaseScheduler(Scheduler):
+    def __init__(
+        self,
+        config: ServiceConfig,
+        store: Store,
+        engines: Sequence[Engine],
+        on_job_event: JobEvents,
+        changes: ChangeFeed | None = None,
+        storage: Storage | None = None,
+        *,
+        run_tasks: bool,
+        lease_seconds: float,
+        on_lease_lost: Callable[[], None] = lambda: None,
+    ) -> None:
+        super().__init__(config, store, engines, on_job_event, changes, storage)
+        self.run_tasks = run_tasks
+        self.lease_seconds = lease_seconds
+        self.owner = f"{PROCESS}:{secrets.token_hex(4)}"  # a restarted worker is a new owner
+        self._lease_lost = on_lease_lost
+        self._wake = threading.Condition()
+        self._generation = 0
+        self._threads: list[threading.Thread] = []
+        self.changes.listen(self._wake_claimers)
+
+    def start(self) -> None:
+        self._janitor.start()
+        if not self.run_tasks:
+            return
+        for n in range(max(1, self.config.workers)):
+            self._threads.append(
+                threading.Thread(target=self._claim_loop, name=f"mcv-claim-{n}", daemon=True)
+            )
+        self._threads.append(threading.Thread(target=self._heartbeat_loop, name="mcv-lease", daemon=True))
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        super().stop()
+        with self._wake:
+            self._wake.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        if self.run_tasks:  # hand what this worker held to the others at once
+            try:
+                with self.store.transaction() as tx:
+                    tx.execute(
+                        "UPDATE tasks SET lease_expires = 0 WHERE lease_owner = ? AND status = 'processing'",
+                        (self.owner,),
+                    )
+            except DatabaseUnavailable:
+                pass
+
+    def kick(self, ids: Iterable[str] | None = None) -> int:
+        """Wake the claim loops (which task can run is the database's to say). None is started here,
+        so 0: what the claim loops do comes after."""
+        with self._wake:
+            self._generation += 1
+            self._wake.notify_all()
+        return 0
+
+    def _wake_claimers(self, change: Change) -> None:
+        """Any change may have made a task claimable."""
+        self.kick()
+
+    def queue_depth(self) -> int:
+        rows = self.store.db.read("SELECT COUNT(*) FROM tasks WHERE status = 'waiting' AND ready = 1")
+        return int(rows[0][0]) if rows else 0
+
+    # the worker side
+    def _claim_loop(self) -> None:
+        delay = _POLL_MIN
+        while not self._stopping.is_set():
+            with self._wake:
+                generation = self._generation
+            try:
+                claim = claim_task(self.store, self.owner, self.lease_seconds)
+            except Exception as exc:  # the database is down: keep trying, slowly
+                log.warning("cannot claim tasks: %s", exc)
+                claim = None
+                delay = _POLL_MAX
+            if claim is not None:
+                delay = _POLL_MIN
+                if claim.lease_lost:
+                    self._lease_lost()
+                try:
+                    self._start_claimed(claim.task)
+                except Exception as exc:  # the database went away mid-task: its lease runs out, it runs again
+                    log.warning("task %s left to another worker: %s", claim.task["id"], exc)
+                    self._stop_running(claim.task["id"])
+                continue
+            self._sleep(generation, delay)
+            delay = min(delay * 2, _POLL_MAX)
+
+    def _sleep(self, generation: int, delay: float) -> None:
+        """Until a change newer than ``generation``, a stop, or ``delay`` seconds."""
+        with self._wake:
+            self._wake.wait_for(lambda: self._generation != generation or self._stopping.is_set(), delay)
+
+    def _start_claimed(self, task: Doc) -> None:
+        cancelled = threading.Event()
+        with self._lock:
+            self._running[task["id"]] = cancelled
+        job_id = task.get("job_id")
+        job = self.store.get_job(job_id) if job_id else None
+        if job and not job.get("started_at"):
+            self.store.update_job(job["id"], _mark_started)
+        deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
+        if any(d is None or d["status"] == "error" for d in deps) and not (job and job.get("ignore_error")):
+            self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("processing",))
+            return
+        with self._lock:
+            self._queued += 1  # _run counts it off
+        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
+        self._run(task["id"], cancelled)
+
+    def _heartbeat_loop(self) -> None:
+        while not self._stopping.wait(max(0.2, self.lease_seconds / 3)):
+            with self._lock:
+                running = list(self._running)
+            if not running:
+                continue
+            try:
+                held = renew_leases(self.store, self.owner, self.lease_seconds)
+            except Exception:
+                log.warning("cannot renew task leases: database unavailable")
+                continue
+            for task_id in running:
+                if task_id not in held:  # cancelled, deleted, or the lease went to another worker
+                    self._stop_running(task_id)
+
+    # ending
+    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
+        owner = self.owner if allowed == ("processing",) else None
+        ended = end_task(self.store, task_id, outcome, allowed, owner)
+        self._stop_running(task_id)
+        for task in ended.tasks:
+            self.changes.publish(ended_change(task))
+            if task["status"] == "error":
+                discard(self.storage, self.config, task["id"])
+        for job_id, status in ended.jobs:
+            job = self.store.get_job(job_id)
+            self.changes.publish(Change("job", job_id, status, user_id=job.get("user_id") if job else None))
+            self._emit("job.failed" if status == "error" else "job.finished", job_id)
+        return next((task for task in ended.tasks if task["id"] == task_id), None)
+
+    def sweep(self) -> None:
+        try:
+            super().sweep()
+        except DatabaseUnavailable as exc:
+            log.warning("janitor skipped a round: %s", exc)
+
+
+def _mark_started(job: Doc) -> bool:
+    from mcv_pipelines.service.state.store import now_iso
+
+    if job.get("started_at"):
+        return False
+    job["started_at"] = now_iso()
+    return True

@@ -1,0 +1,255 @@
+"""Running one task: imports, exports and processing through an engine.
+
+``execute`` is called from a worker thread with the task's input files on disk. It returns the
+task's result, credits, engine and version, or raises TaskFailed with the code and message the user sees.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from mcv_pipelines.service.engines import find_conversion
+from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
+from mcv_pipelines.service.engines.lookup import normalize_listing_format
+from mcv_pipelines.service.files.paths import file_format, safe_filename
+from mcv_pipelines.service.files.signing import file_url
+from mcv_pipelines.service.state.config import ServiceConfig
+from mcv_pipelines.service.state.store import Doc, now_iso
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.imports import (
+    STORAGE_OPERATIONS,
+    file_entry,
+    run_import,
+    storage_unreachable,
+)
+
+__all__ = ["Outcome", "check_sandbox", "execute", "formats_of"]
+
+_NOT_OPTIONS = frozenset({"operation", "input", "ignore_error"})
+
+
+@dataclass
+class Outcome:
+    result: dict[str, Any]
+    credits: int = 0
+    engine: str | None = None
+    engine_version: str | None = None
+    files: list[Path] = field(default_factory=list)
+
+
+def record_end(task: Doc, outcome: Outcome | TaskFailed) -> None:
+    """Write a task's end into its document: finished with an outcome, or error with a failure (the
+    one rule both schedulers follow)."""
+    task.update(ended_at=now_iso(), started_at=task.get("started_at") or now_iso())
+    if isinstance(outcome, TaskFailed):
+        task.update(status="error", code=outcome.code, message=outcome.message)
+        return
+    task.update(
+        status="finished",
+        code=None,
+        message=None,
+        percent=100,
+        result=outcome.result,
+        credits=outcome.credits,
+        engine=outcome.engine,
+        engine_version=outcome.engine_version,
+    )
+
+
+def execute(
+    config: ServiceConfig,
+    engines: Sequence[Engine],
+    task: Doc,
+    inputs: list[InputFile],
+    cancelled: threading.Event,
+    progress: Callable[[float], None] | None = None,
+) -> Outcome:
+    """Run one task; ``progress`` hears its engine's percent done (see service/work/progress.py)."""
+    operation = str(task["operation"])
+    payload: dict[str, Any] = task["payload"]
+    out_dir = config.task_dir(task["id"])
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    if operation.startswith("import/"):
+        paths = run_import(operation, payload, out_dir, config.url_guard)
+        check_sandbox(config, paths)
+        return Outcome({"files": [file_entry(p) for p in paths]}, files=paths)
+    if operation in STORAGE_OPERATIONS:
+        raise storage_unreachable(operation, payload)
+    if operation == "export/url":
+        return _export_url(config, task, inputs, out_dir)
+    if operation == "export/upload":
+        return _export_upload(payload, inputs)
+    return _process(config, engines, task, inputs, out_dir, cancelled, progress)
+
+
+def check_sandbox(config: ServiceConfig, paths: Sequence[Path]) -> None:
+    """In sandbox mode only whitelisted files (by MD5) are accepted."""
+    if not config.sandbox:
+        return
+    for path in paths:
+        if file_entry(path)["md5"] not in config.sandbox_whitelist:
+            raise TaskFailed(
+                "SANDBOX_FILE_NOT_ALLOWED",
+                f"The file {path.name} is not whitelisted for the sandbox (by its MD5).",
+            )
+
+
+def formats_of(task: Doc, inputs: Sequence[InputFile]) -> tuple[str, str]:
+    """(input_format, output_format) of a processing task, as the listing names them."""
+    payload = task["payload"]
+    operation = task["operation"]
+    if operation == "capture-website":
+        input_format = "website"
+    elif operation in ("archive", "command"):
+        input_format = "any"
+    else:
+        input_format = str(
+            payload.get("input_format") or (file_format(inputs[0].path.name) if inputs else "")
+        )
+    if operation in ("optimize", "watermark", "metadata/write"):
+        output_format = input_format
+    elif operation == "metadata":
+        output_format = "json"
+    elif operation == "command":
+        output_format = "any"
+    else:
+        output_format = str(payload.get("output_format") or "")
+    # Engines get the listing's spelling ("JPEG" -> "jpg"), the same one the lookup matched.
+    return normalize_listing_format(input_format), normalize_listing_format(output_format)
+
+
+def _process(
+    config: ServiceConfig,
+    engines: Sequence[Engine],
+    task: Doc,
+    inputs: list[InputFile],
+    out_dir: Path,
+    cancelled: threading.Event,
+    progress: Callable[[float], None] | None = None,
+) -> Outcome:
+    payload = task["payload"]
+    operation = task["operation"]
+    if not inputs and operation != "capture-website":
+        raise TaskFailed("INPUT_TASK_FAILED", "The task has no input file.")
+    input_format, output_format = formats_of(task, inputs)
+    chosen = find_conversion(engines, operation, input_format, output_format, payload.get("engine"))
+    if chosen is None:
+        named = f" with engine {payload['engine']}" if payload.get("engine") else ""
+        raise TaskFailed(
+            "UNSUPPORTED_CONVERSION",
+            f"No local engine can run {operation} from {input_format or 'unknown'} to "
+            f"{output_format or 'unknown'}{named}. See GET /v2/operations.",
+        )
+    engine, kind = chosen
+    wanted_version = payload.get("engine_version")
+    known_versions = [v.version for v in kind.engine_versions]
+    if wanted_version and known_versions and wanted_version not in known_versions:
+        raise TaskFailed(
+            "UNSUPPORTED_ENGINE_VERSION",
+            f"The engine {kind.engine} has no version {wanted_version}; "
+            f"available: {', '.join(known_versions)}.",
+        )
+    # Not made here: engines that need scratch space make it (most need none), and making and removing
+    # an empty directory per task was a fifth of the service's CPU per job on a busy disk (issue 15).
+    work_dir = config.work_dir(task["id"])
+    request = EngineRequest(
+        operation=operation,
+        input_format=input_format,
+        output_format=output_format,
+        options={k: v for k, v in payload.items() if k not in _NOT_OPTIONS},
+        inputs=inputs,
+        output_dir=out_dir,
+        work_dir=work_dir,
+        timeout=float(payload.get("timeout") or config.default_timeout),
+        cancelled=cancelled,
+    )
+    if progress is not None:
+        request.progress = progress
+    try:
+        result = engine.run(request)
+    except EngineError as exc:
+        raise TaskFailed(exc.code, exc.message) from exc
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    if cancelled.is_set():  # timed out or cancelled as it finished: its directory may be gone already
+        raise TaskFailed("CANCELLED", "The task was stopped.")
+    # Engines apply ``filename`` themselves (the protocol says so), printf counters included.
+    files = _gathered(result.files, out_dir)
+    entries = [{"filename": p.name, "size": p.stat().st_size} for p in files]
+    return Outcome(
+        {**result.extra, "files": entries},
+        credits=0 if config.sandbox else kind.credits,
+        engine=kind.engine,
+        engine_version=engine.version(),
+        files=files,
+    )
+
+
+def _gathered(files: list[Path], out_dir: Path) -> list[Path]:
+    """Engine outputs moved to the top of the task's directory, where download links look for them."""
+    gathered = []
+    for path in files:
+        target = out_dir / safe_filename(path.name)
+        if path != target and path.resolve() != target.resolve():  # most engines write in place
+            shutil.move(path, target)
+        gathered.append(target)
+    return gathered
+
+
+def _export_url(config: ServiceConfig, task: Doc, inputs: list[InputFile], out_dir: Path) -> Outcome:
+    payload = task["payload"]
+    inline = bool(payload.get("inline"))
+    names: list[Path] = []
+    if payload.get("archive_multiple_files") and len(inputs) > 1:
+        name = safe_filename(str(payload.get("filename") or "archive.zip"))
+        target = out_dir / (name if name.lower().endswith(".zip") else name + ".zip")
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+            for item in inputs:
+                archive.write(item.path, item.path.name)
+        names.append(target)
+    else:
+        for item in inputs:
+            target = out_dir / item.path.name
+            if target.exists():  # same name from two inputs: keep both
+                target = out_dir / f"{item.task_name}-{item.path.name}"
+            try:
+                os.link(item.path, target)
+            except OSError:
+                shutil.copyfile(item.path, target)
+            names.append(target)
+    files = [
+        {
+            "filename": p.name,
+            "size": p.stat().st_size,
+            "url": file_url(
+                config.signing_key, config.public_url, task["id"], p.name, config.link_ttl, inline
+            ),
+        }
+        for p in names
+    ]
+    return Outcome({"files": files}, files=names)
+
+
+def _export_upload(payload: dict[str, Any], inputs: list[InputFile]) -> Outcome:
+    url = str(payload["url"])
+    for item in inputs:
+        try:
+            with item.path.open("rb") as handle:
+                response = httpx.put(url, content=handle, timeout=300.0)
+        except httpx.HTTPError as exc:
+            raise TaskFailed("EXPORT_FAILED", f"Uploading {item.path.name} failed: {exc}") from exc
+        if response.status_code >= 400:
+            raise TaskFailed(
+                "EXPORT_FAILED", f"Uploading {item.path.name} answered HTTP {response.status_code}."
+            )
+    return Outcome({"files": [{"filename": i.path.name} for i in inputs]})

@@ -1,0 +1,418 @@
+"""Runs tasks: a task starts when its inputs have ended, independent tasks run in parallel in a bounded
+worker pool, a failed input fails its dependants (unless the job has ignore_error), a timeout or a cancel
+stops a task, and the job's status follows its tasks.
+
+State lives in the store only, so a restart picks up where the service stopped: tasks found
+``processing`` at start (the process died under them) are run again.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+from mcv_pipelines.service.engines.base import Engine, InputFile
+from mcv_pipelines.service.files.storage import DirectoryStorage, Storage
+from mcv_pipelines.service.state.changes import Change, ChangeFeed
+from mcv_pipelines.service.state.config import ServiceConfig
+from mcv_pipelines.service.state.store import Doc, Store, now_iso
+from mcv_pipelines.service.state.tasks import ENDED, TaskFailed, input_names, new_id
+from mcv_pipelines.service.work.deadlines import Deadlines
+from mcv_pipelines.service.work.instore import run_in_store
+from mcv_pipelines.service.work.leases import job_status
+from mcv_pipelines.service.work.operations import Outcome, execute, record_end
+from mcv_pipelines.service.work.progress import TaskProgress
+from mcv_pipelines.service.work.task_events import JobEvents, ended_change
+from mcv_pipelines.service.work.taskfiles import check_stored_sandbox, discard, fetch_input, publish
+
+__all__ = ["JobEvents", "Scheduler"]
+
+log = logging.getLogger(__name__)
+
+# A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started.
+_Start = tuple[str, threading.Event, "dict[str, Doc] | None"]
+
+
+class Scheduler:
+    def __init__(
+        self,
+        config: ServiceConfig,
+        store: Store,
+        engines: Sequence[Engine],
+        on_job_event: JobEvents,
+        changes: ChangeFeed | None = None,
+        storage: Storage | None = None,
+    ) -> None:
+        self.storage = storage or DirectoryStorage(config.data_dir)
+        self.changes = changes or ChangeFeed()
+        self.config = config
+        self.store = store
+        self.engines = list(engines)
+        self._emit = on_job_event
+        self._pool = ThreadPoolExecutor(max(1, config.workers), thread_name_prefix="mcv-task")
+        self._lock = threading.RLock()
+        self._running: dict[str, threading.Event] = {}
+        self._queued = 0  # submitted to the pool, waiting for a free worker thread
+        self._local = threading.local()  # .started: tasks a pool thread's kick started, for it to run
+        self._deadlines = Deadlines(self._timed_out)  # task timeouts, all on one thread
+        self._stopping = threading.Event()
+        self._janitor = threading.Thread(target=self._janitor_loop, name="mcv-janitor", daemon=True)
+
+    # life cycle
+    def start(self) -> None:
+        for task in self.store.tasks_with_status("processing"):  # the service died under these
+
+            def reset(t: Doc) -> bool:
+                t.update(status="waiting", started_at=None, percent=0, message=None)
+                return True
+
+            self.store.update_task(task["id"], reset)
+        self._janitor.start()
+        self.kick()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            for event in self._running.values():
+                event.set()
+        self._deadlines.stop()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # entry points
+    def add_job(self, job: Doc, tasks: list[Doc]) -> bool:
+        """A job just created, with its tasks (ids new to the store). True when none of them started
+        or failed at once: ``job`` and ``tasks`` are then still as stored."""
+        self.store.save_tasks(tasks, job, new=True)
+        self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
+        self._emit("job.created", job["id"], job)
+        new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
+        return not self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
+
+    def add_task(self, task: Doc) -> None:
+        self.store.save_task(task)
+        self.kick([task["id"]])
+
+    def cancel(self, task_id: str) -> Doc | None:
+        self._end(task_id, TaskFailed("CANCELLED", "The task was cancelled."), ("waiting", "processing"))
+        self.kick([task_id])
+        return self.store.get_task(task_id)
+
+    def retry(self, task_id: str) -> Doc | None:
+        source = self.store.get_task(task_id)
+        if source is None:
+            return None
+        task = {
+            **source,
+            "id": new_id(),
+            "status": "waiting",
+            "message": None,
+            "code": None,
+            "credits": None,
+            "percent": 0,
+            "created_at": now_iso(),
+            "started_at": None,
+            "ended_at": None,
+            "result": None,
+            "engine": None,
+            "engine_version": None,
+            "retry_of_task_id": source["id"],
+        }
+        if task["operation"] == "import/upload":
+            task["message"] = "Waiting for upload"
+        self.store.save_task(task)
+        self._job_changed(task.get("job_id"))
+        self._job_touched(task)
+        self.kick([task["id"]])
+        return self.store.get_task(task["id"])
+
+    def delete_task(self, task_id: str) -> None:
+        task = self.store.get_task(task_id)
+        self._stop_running(task_id)
+        self.store.delete_task(task_id)
+        discard(self.storage, self.config, task_id)
+        if task is not None:
+            self._job_changed(task.get("job_id"))
+        self.kick([task_id])  # a task waiting on it has an input gone: it fails (or runs, ignore_error)
+
+    def delete_job(self, job_id: str) -> None:
+        job = self.store.get_job(job_id)
+        tasks = self.store.job_tasks(job_id)
+        for task in tasks:
+            self._stop_running(task["id"])
+        self.store.delete_job(job_id)
+        if job is not None:
+            self.changes.publish(Change("job", job_id, "deleted", user_id=job.get("user_id")))
+        for task in tasks:
+            discard(self.storage, self.config, task["id"])
+        self.kick([t["id"] for t in tasks])  # a task of another job may have waited on one of them
+
+    def complete_upload(self, task_id: str, entry: Doc) -> Doc | None:
+        """An import/upload task got its file (already in the store): the task as it ended (None
+        when it had ended, or was deleted, meanwhile)."""
+        try:
+            if self.config.sandbox:
+                check_stored_sandbox(self.config, self.storage, task_id, [entry["filename"]])
+        except TaskFailed as failure:
+            ended = self._end(task_id, failure, ("waiting",))
+        else:
+            ended = self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
+        self.kick([task_id])
+        return ended
+
+    def queue_depth(self) -> int:
+        """Tasks that could run now but wait for a worker: handed to the pool and not yet started,
+        plus waiting ones (not uploads) whose inputs have all ended."""
+        with self._lock:
+            count = self._queued
+        for task in self.store.tasks_with_status("waiting"):
+            if task["operation"] == "import/upload" or task["id"] in self._running:
+                continue
+            deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
+            count += all(d is None or d["status"] in ENDED for d in deps)
+        return count
+
+    # scheduling
+    def kick(self, ids: Iterable[str] | None = None) -> int:
+        """Start every waiting task whose inputs have ended; fail those whose inputs failed. How many
+        it started or failed.
+
+        With ``ids`` (tasks just saved, ended or retried) only those and their waiting dependants are
+        looked at, so the cost of an event does not grow with the number of waiting tasks; without,
+        every waiting task is (at start, and on each janitor round as a safety net).
+        """
+        if self._stopping.is_set():
+            return 0
+        moved = 0
+        with self._lock:
+            if ids is None:
+                while True:  # a start or failure may free others: look again until nothing moves
+                    round_moved = sum(
+                        self._consider(task) is not None for task in self.store.tasks_with_status("waiting")
+                    )
+                    moved += round_moved
+                    if not round_moved:
+                        return moved
+            todo = list(ids)
+            while todo:  # a task failed for its input fails its own dependants in turn
+                outcomes = [(t["id"], self._consider(t)) for t in self.store.waiting_near(todo)]
+                moved += sum(1 for _, outcome in outcomes if outcome is not None)
+                todo = [task_id for task_id, outcome in outcomes if outcome == "failed"]
+        return moved
+
+    def _consider(self, task: Doc) -> str | None:
+        """Start ``task`` ("started") or fail it for a failed input ("failed"); None when it waits on."""
+        if task["operation"] == "import/upload" or task["id"] in self._running:
+            return None
+        deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
+        if any(d is not None and d["status"] not in ENDED for d in deps):
+            return None
+        job = self.store.get_job(task["job_id"]) if task.get("job_id") else None
+        ignore = bool(job and job.get("ignore_error"))
+        if any(d is None or d["status"] == "error" for d in deps) and not ignore:
+            self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("waiting",))
+            return "failed"
+        began: list[bool] = []
+
+        def begin(t: Doc) -> bool:
+            if t["status"] != "waiting":
+                return False
+            t.update(status="processing", started_at=now_iso(), message=None)
+            began.append(True)
+            return True
+
+        with self.store.transaction():  # the task and its job's start in one write
+            self.store.update_task(task["id"], begin)
+            if began and job and not job.get("started_at"):
+                self.store.update_job(job["id"], lambda j: j.update(started_at=now_iso()) is None)
+        if not began:  # another path ended it meanwhile
+            return None
+        self._job_touched(task)
+        cancelled = threading.Event()
+        self._running[task["id"]] = cancelled
+        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
+        self._queued += 1
+        ended_inputs = {d["id"]: d for d in deps if d is not None}  # ended: they no longer change
+        collecting: list[_Start] | None = getattr(self._local, "started", None)
+        if collecting is not None:  # a pool thread ending a task runs what it started (_run)
+            collecting.append((task["id"], cancelled, ended_inputs))
+        else:
+            self._pool.submit(self._run, task["id"], cancelled, ended_inputs)
+        return "started"
+
+    def _run(self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None = None) -> None:
+        """Run a task on this pool thread, then the first task its end started (its dependant, say
+        an export after a convert) on the same thread: handing it to another worker costs a thread
+        wake-up per step of a job, more than a small task's work. ``inputs``: its input tasks as
+        read when it started (ended, so still current), or None to read them."""
+        step: _Start | None = (task_id, cancelled, inputs)
+        while step is not None:
+            step = self._run_one(*step)
+
+    def _run_one(
+        self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None
+    ) -> _Start | None:
+        with self._lock:
+            self._queued -= 1
+        finished = False  # this thread ended the task as finished: its files stay, no need to look
+        try:
+            task = self.store.get_task(task_id)
+            if task is None:
+                return None
+            try:
+                progress = TaskProgress(self.store, self.changes, task)  # percent while it runs
+                done = run_in_store(self.storage, self.config, self.store, task) or execute(
+                    self.config, self.engines, task, self._inputs(task, inputs), cancelled, progress
+                )
+                outcome: Outcome | TaskFailed = publish(self.storage, self.config, task_id, done)
+            except TaskFailed as failure:
+                outcome = failure
+            except Exception as exc:  # an engine bug must not take the service down
+                if not cancelled.is_set():  # a stopped task's files vanish under it: no bug
+                    log.exception("task %s failed unexpectedly", task_id)
+                outcome = TaskFailed(
+                    "INTERNAL_ERROR", f"Internal error while running the task ({type(exc).__name__})."
+                )
+            if not cancelled.is_set():
+                ended = self._end(task_id, outcome, ("processing",))
+                finished = ended is not None and not isinstance(outcome, TaskFailed)
+        finally:
+            shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
+            if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
+                discard(self.storage, self.config, task_id)  # deleted or stopped while it ran: drop its files
+            started = self._kick_collecting(task_id)
+        for extra in started[1:]:
+            self._pool.submit(self._run, *extra)
+        return started[0] if started else None
+
+    def _kick_collecting(self, task_id: str) -> list[_Start]:
+        """``kick([task_id])``, the tasks it starts returned to the caller instead of the pool."""
+        started: list[_Start] = []
+        self._local.started = started
+        try:
+            self.kick([task_id])
+        finally:
+            self._local.started = None
+        return started
+
+    def _inputs(self, task: Doc, known: dict[str, Doc] | None = None) -> list[InputFile]:
+        files: list[InputFile] = []
+        payload = task["payload"]
+        deps = task.get("depends_on", {})
+        for ref in [*input_names(payload.get("input")), *input_names(payload.get("image"))]:
+            dep_id = deps.get(ref, ref)
+            dep = (known or {}).get(dep_id) or self.store.get_task(dep_id)
+            if dep is None or dep["status"] != "finished":
+                continue
+            for entry in (dep.get("result") or {}).get("files", []):
+                path = fetch_input(self.storage, self.config, task["id"], dep["id"], entry["filename"])
+                if path is not None:
+                    files.append(InputFile(task_name=dep.get("name") or dep["id"], path=path))
+        return files
+
+    def _timed_out(self, task_id: str, timeout: float) -> None:
+        failure = TaskFailed("TIMEOUT", f"The task was cancelled after its timeout of {timeout:g} seconds.")
+        self._end(task_id, failure, ("processing",))
+        self.kick([task_id])
+
+    def _stop_running(self, task_id: str) -> None:
+        self._deadlines.cancel(task_id)
+        with self._lock:
+            event = self._running.pop(task_id, None)
+        if event is not None:
+            event.set()
+
+    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
+        """End a task (once): finished with an outcome, or error with a failure. The task as this call
+        ended it (None: it had ended, or was deleted, meanwhile).
+
+        The task, the user's credits and the job's status are written in one transaction, and only
+        then published: whoever wakes on the task's end reads a job that already shows it."""
+        ended: list[Doc] = []
+
+        def change(t: Doc) -> bool:
+            if t["status"] not in allowed:
+                return False
+            record_end(t, outcome)
+            ended.append(t)
+            return True
+
+        moved: Doc | None = None
+        with self.store.transaction():
+            self.store.update_task(task_id, change)
+            if ended and not isinstance(outcome, TaskFailed) and outcome.credits:
+                self.store.add_credits(ended[0]["user_id"], -outcome.credits)
+            if ended:
+                moved = self._recompute_job(ended[0].get("job_id"))
+        self._stop_running(task_id)
+        if not ended:
+            return None
+        self.changes.publish(ended_change(ended[0]))
+        self._publish_job(moved)
+        if isinstance(outcome, TaskFailed):
+            discard(self.storage, self.config, task_id)
+        return ended[0]
+
+    def _job_touched(self, task: Doc) -> None:
+        """A task of a job started or was retried: the job, still processing, changed (the console's
+        live view re-reads it). A job change, so the task log and metrics, which count task ends,
+        are unaffected."""
+        if task.get("job_id"):
+            self.changes.publish(Change("job", task["job_id"], "processing", user_id=task.get("user_id")))
+
+    def _job_changed(self, job_id: str | None) -> None:
+        self._publish_job(self._recompute_job(job_id))
+
+    def _recompute_job(self, job_id: str | None) -> Doc | None:
+        """Recompute the job's status from its tasks, reading them and writing the job in one
+        transaction (the caller's, when in one): two tasks ending at once must not leave a stale
+        status behind. The job when its status moved, for ``_publish_job`` once committed."""
+        if not job_id:
+            return None
+        moved: list[Doc] = []
+
+        def change(job: Doc) -> bool:
+            before = job["status"], job.get("ended_at")
+            if not job_status(job, self.store.job_tasks(job_id)):  # under the job's row lock
+                return False
+            if job["status"] != before[0]:
+                moved.append(job)
+            return (job["status"], job.get("ended_at")) != before  # unchanged: no write (most ends)
+
+        self.store.update_job(job_id, change)
+        return moved[0] if moved else None
+
+    def _publish_job(self, job: Doc | None) -> None:
+        """Tell of a job's new status (the console's live view), and send its webhook event once it ended."""
+        if job is None:
+            return
+        self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
+        if job["status"] in ENDED:
+            self._emit("job.failed" if job["status"] == "error" else "job.finished", job["id"], job)
+
+    def _janitor_loop(self) -> None:
+        while not self._stopping.wait(self.config.janitor_interval):
+            self.sweep()
+
+    def sweep(self) -> None:
+        """Fail uploads whose form expired; delete tasks that ended longer ago than the retention, and
+        jobs left without tasks."""
+        expired = _ago(self.config.upload_ttl)
+        for task in self.store.tasks_with_status("waiting"):
+            if task["operation"] == "import/upload" and task["created_at"] < expired:
+                failure = TaskFailed("UPLOAD_EXPIRED", "No file was uploaded before the upload form expired.")
+                self._end(task["id"], failure, ("waiting",))
+        self.kick()
+        for task in self.store.ended_before(_ago(self.config.task_retention)):
+            self.delete_task(task["id"])
+        for job_id in self.store.empty_jobs():
+            job = self.store.get_job(job_id)
+            if job and job.get("ended_at"):
+                self.store.delete_job(job_id)
+
+
+def _ago(seconds: float) -> str:
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
