@@ -77,6 +77,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("serve", "mcv_pipelines.cli.serve", "run the embedded local conversion service"),
     Command("lsp", "mcv_pipelines.cli.lsp", "the language server for editors (LSP over stdio)"),
     Command(
+        "doctor",
+        "mcv_pipelines.cli.setup.doctor",
+        "check engines, the configured service and the data dir",
+    ),
+    Command(
         "completion",
         "mcv_pipelines.cli.setup.completion",
         "print a completion script for bash, zsh or fish",
