@@ -77,6 +77,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("serve", "mcv_pipelines.cli.serve", "run the embedded local conversion service"),
     Command("lsp", "mcv_pipelines.cli.lsp", "the language server for editors (LSP over stdio)"),
     Command(
+        "init",
+        "mcv_pipelines.cli.setup.init",
+        "start a project: a pipeline, its pre-commit hook and CI",
+    ),
+    Command(
         "doctor",
         "mcv_pipelines.cli.setup.doctor",
         "check engines, the configured service and the data dir",
