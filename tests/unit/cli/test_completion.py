@@ -25,7 +25,7 @@ from mcv_pipelines.cli.setup.complete_params import declared_params
 
 ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
-ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b[=>]")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b[=>]|\x1b\][^\x07]*\x07")
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -53,16 +53,21 @@ def bash_script(tmp_path: Path, require_program: Callable[..., str]) -> tuple[st
 
 
 def _typed_in_bash(bash: str, script: Path, keys: str, env: dict[str, str]) -> str:
-    """The command line bash holds after ``keys`` (with their TABs) are typed into it.
+    return _typed_in_shell([bash, "--norc", "--noprofile", "-i"], f"source {script}", keys, env)
 
-    After the keys, Ctrl-A and ``echo @@`` go in front of the line and Enter runs it, so bash prints
-    the completed line itself; the function waits for that output (a generous bound, not a timing).
+
+def _typed_in_shell(command: list[str], setup: str, keys: str, env: dict[str, str]) -> str:
+    """The command line an interactive shell holds after ``keys`` (with their TABs) are typed into it.
+
+    After the keys, Ctrl-A and ``echo @@`` go in front of the line and Enter runs it, so the shell
+    prints the completed line itself; the function waits for that output (a generous bound, not a
+    timing).
     """
     pid, fd = pty.fork()
-    if pid == 0:  # the child: an interactive bash with no rc file but the completion script
-        os.execve(bash, [bash, "--norc", "--noprofile", "-i"], env)  # noqa: S606  # no shell in between
+    if pid == 0:  # the child: an interactive shell with no rc file, set up by ``setup`` only
+        os.execve(command[0], command, env)  # noqa: S606  # no shell in between
     try:
-        os.write(fd, f"source {script}\n".encode())
+        os.write(fd, f"{setup}\n".encode())
         # One key at a time after the source finished: bash reads the TAB only once the line is there.
         os.write(fd, b"echo sourced-$((40+2))\n")
         _read_until(fd, re.compile(r"sourced-42"))
@@ -151,15 +156,50 @@ def test_bash_completes_choices_files_and_engines(bash_script: tuple[str, Path],
     assert params == ["photo=", "widths=", "quality=", "sheet="]
 
 
-@pytest.mark.parametrize("shell", ["zsh", "fish"])
-def test_zsh_and_fish_scripts_are_generated_with_the_params_helper(
-    shell: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _script(shell: str, capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["completion", shell]) == 0
-    script = capsys.readouterr().out
-    assert "__complete-params" in script
-    assert "validate" in script
-    assert "--manifest" in script
+    return capsys.readouterr().out
+
+
+def test_zsh_completes_a_command_name_and_a_param(
+    tmp_path: Path,
+    require_program: Callable[..., str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """zsh loads the script from fpath as `_mcv`, where the README's line puts it."""
+    zsh = require_program("zsh")
+    functions = tmp_path / "functions"
+    functions.mkdir()
+    (functions / "_mcv").write_text(_script("zsh", capsys))
+    setup = f"fpath=({functions} $fpath); autoload -Uz compinit && compinit -u -D"
+    env = {**_env(tmp_path), "TERM": "xterm"}  # zsh's line editor stays off on a dumb terminal
+    monkeypatch.chdir(ROOT)
+    assert _typed_in_shell([zsh, "-f", "-i"], setup, "mcv va\t", env) == "mcv validate"
+    typed = "mcv run pipelines/product-images.yaml -p ph\t"
+    assert _typed_in_shell([zsh, "-f", "-i"], setup, typed, env) == (
+        "mcv run pipelines/product-images.yaml -p photo="
+    )
+
+
+def test_fish_completes_commands_params_engines_and_formats(
+    tmp_path: Path, require_program: Callable[..., str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    fish = require_program("fish")
+    script = tmp_path / "mcv.fish"
+    script.write_text(_script("fish", capsys))
+
+    def completions(line: str) -> list[str]:
+        done = subprocess.run(
+            [fish, "--no-config", "-c", f"source {script}; complete --do-complete '{line}'"],
+            capture_output=True, text=True, env=_env(tmp_path), cwd=ROOT, check=True, timeout=60,
+        )
+        return [row.split("\t")[0] for row in done.stdout.splitlines()]
+
+    assert completions("mcv va") == ["validate"]
+    assert completions("mcv run pipelines/product-images.yaml -p ph") == ["photo="]
+    assert "ffmpeg" in completions("mcv operations --engine ff")
+    assert "gitlab" in completions("mcv validate --format ")
 
 
 def test_complete_params_prints_declared_names_and_nothing_for_a_bad_file(
