@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
+from mcv_pipelines import __version__
+
 ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 BROKEN = """\
@@ -142,3 +144,30 @@ def test_the_readme_gitlab_snippet_writes_a_code_quality_report(repository: Path
     assert {issue["location"]["path"] for issue in issues} == {"pipelines/broken.yaml"}
     assert job["artifacts"]["when"] == "always"
     assert os.path.basename(report) == report
+
+
+@pytest.mark.slow
+def test_the_install_step_installs_an_mcv_that_can_init_and_validate(tmp_path: Path, bash: str) -> None:
+    """The action's own install step, into a fresh virtual environment standing in for setup-python:
+    pip builds mcv from this checkout (the action's path), with the examples and schema as package data.
+    """
+    step = next(s for s in _action()["runs"]["steps"] if s.get("name") == "Install mcv")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env.pop("VIRTUAL_ENV", None)
+    env.update({key: _expand(str(value), {"version": ""}) for key, value in step["env"].items()})
+    installed = subprocess.run(
+        [bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=1200,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert installed.stdout.strip().endswith(f"mcv {__version__}")
+    mcv = venv / "bin" / "mcv"
+    project = tmp_path / "project"
+    made = subprocess.run([str(mcv), "init", str(project)], env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, check=False, timeout=120)
+    assert made.returncode == 0, made.stderr
+    checked = subprocess.run([str(mcv), "validate", "--format", "github", "pipelines"], cwd=project, env=env,
+                             capture_output=True, text=True, check=False, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
