@@ -27,7 +27,7 @@ _HELP = "print a completion script for bash, zsh or fish"
 _SETUP = """\
 One line per shell (run it once; open a new shell after):
   bash  mcv completion bash > ~/.local/share/bash-completion/completions/mcv
-  zsh   mcv completion zsh > "${fpath[1]}/_mcv"
+  zsh   mcv completion zsh > ~/.zfunc/_mcv   (with fpath+=~/.zfunc before compinit in ~/.zshrc)
   fish  mcv completion fish > ~/.config/fish/completions/mcv.fish
 """
 
