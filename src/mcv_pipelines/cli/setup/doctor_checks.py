@@ -23,6 +23,7 @@ __all__ = [
     "EngineFound",
     "EngineMissing",
     "ServiceCheck",
+    "build_report",
     "check_data_dir",
     "check_engines",
     "check_service",
@@ -33,6 +34,8 @@ LOW_SPACE = 1 << 30  # below 1 GiB free, a few video conversions fill the disk
 
 @dataclass(frozen=True)
 class EngineFound:
+    """An engine that can run here: its version, the program it runs, its conversions per operation."""
+
     name: str
     version: str
     path: str | None  # the program run; None for a Python library
@@ -46,6 +49,8 @@ class EngineFound:
 
 @dataclass(frozen=True)
 class EngineMissing:
+    """An engine of the registry that cannot run here, with what installing it would bring."""
+
     name: str
     brings: str
     programs: tuple[str, ...]
@@ -55,6 +60,8 @@ class EngineMissing:
 
 @dataclass(frozen=True)
 class ServiceCheck:
+    """The configured service as seen from here (None: not known, e.g. nothing answered)."""
+
     configured: bool
     base_url: str | None = None
     reachable: bool | None = None
@@ -66,6 +73,8 @@ class ServiceCheck:
 
 @dataclass(frozen=True)
 class DataDirCheck:
+    """Where the embedded service keeps jobs and files, and whether there is room to do so."""
+
     path: str
     exists: bool
     writable: bool
@@ -75,6 +84,8 @@ class DataDirCheck:
 
 @dataclass(frozen=True)
 class DoctorReport:
+    """Everything checked; ``attention`` lists what the user should act on (empty: exit 0)."""
+
     found: list[EngineFound]
     missing: list[EngineMissing]
     service: ServiceCheck

@@ -37,6 +37,8 @@ _ASSET = re.compile(r"\bpipelines/assets/([\w.-]+)")
 
 @dataclass(frozen=True)
 class Example:
+    """An example pipeline: ``name`` is what ``--from`` takes (the file's stem)."""
+
     name: str
     description: str
     path: Path
