@@ -34,7 +34,8 @@ ARGS = [
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "assets" / "console-job.png", help="PNG to write")
+    picture = ROOT / "docs" / "assets" / "console-job.png"
+    parser.add_argument("--out", type=Path, default=picture, help="PNG to write")
     parser.add_argument("--pipeline", type=Path, default=ROOT / "pipelines" / "product-images.yaml")
     parser.add_argument("--photo", type=Path, default=ROOT / "pipelines" / "assets" / "photo.jpg")
     parser.add_argument("--width", type=int, default=1180, help="viewport width (default 1180)")
