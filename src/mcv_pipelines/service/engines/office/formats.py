@@ -45,8 +45,9 @@ class Module:
     only: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-_CSV = "44,34,76,1"  # comma, double quote, UTF-8, from line 1
-_TSV = "9,34,76,1"
+# separator, text quote, UTF-8, from line 1; writing: quote only where needed (token 7), values as shown
+_CSV_IN, _TSV_IN = "44,34,76,1", "9,34,76,1"
+_CSV, _TSV = f"{_CSV_IN},,0,false,true,true", f"{_TSV_IN},,0,false,true,true"
 _CALC_TEXT = "Text - txt - csv (StarCalc)"
 _PNG = Writer(media_type="image/png")
 _JPG = Writer(media_type="image/jpeg")
@@ -72,7 +73,7 @@ CALC = Module(
     "libsclo.so",
     readers={
         "xls": Reader(), "xlsx": Reader(), "ods": Reader(), "fods": Reader(),
-        "csv": Reader(_CALC_TEXT, _CSV), "tsv": Reader(_CALC_TEXT, _TSV),
+        "csv": Reader(_CALC_TEXT, _CSV_IN), "tsv": Reader(_CALC_TEXT, _TSV_IN),
     },
     writers={
         "pdf": Writer("calc_pdf_Export", pdf=True), "xlsx": Writer("Calc MS Excel 2007 XML"),

@@ -141,8 +141,9 @@ class LibreOfficeEngine(ProgramEngine):
             )
         request.progress(90)
         several = writer.media_type is not None
+        first = int(job.get("first") or 1)  # pictures are numbered by their slide or page
         files = []
-        for index, path in enumerate(produced, start=1):
+        for index, path in enumerate(produced, start=first):
             target = output_path(request, request.output_format, index if several else None)
             shutil.move(path, target)
             files.append(target)

@@ -137,13 +137,18 @@ class Bridge:
         if first > count:
             raise Failure("INVALID_OPTIONS", f"the document has {count} pages, none from {first}")
         exporter = self.smgr.createInstanceWithContext("com.sun.star.drawing.GraphicExportFilter", self.ctx)
-        data = [self.prop("PixelWidth", int(job["width"]))] if job.get("width") else []
-        if job.get("quality"):
-            data.append(self.prop("Quality", int(job["quality"])))
         written = []
         for number in range(first, last + 1):
             target = job["target"].replace("%d", str(number))
-            exporter.setSourceDocument(pages.getByIndex(number - 1))
+            page = pages.getByIndex(number - 1)
+            data = []
+            if job.get("width"):  # both sides, or LibreOffice keeps its own size
+                width = int(job["width"])
+                height = max(1, round(width * page.Height / max(1, page.Width)))
+                data += [self.prop("PixelWidth", width), self.prop("PixelHeight", height)]
+            if job.get("quality"):
+                data.append(self.prop("Quality", int(job["quality"])))
+            exporter.setSourceDocument(page)
             exporter.filter((
                 self.prop("URL", self.uno.systemPathToFileUrl(target)),
                 self.prop("MediaType", job["media_type"]),
