@@ -24,6 +24,7 @@ from mcv_pipelines.service.engines.base import (
     EngineVersion,
     OptionSpec,
 )
+from mcv_pipelines.service.engines.failures import hide_paths
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.office.formats import MODULES, Module, Writer
 from mcv_pipelines.service.engines.office.pool import OfficePool
@@ -129,11 +130,12 @@ class LibreOfficeEngine(ProgramEngine):
         writer = module.writers[request.output_format]
         job = _job(request, module, writer, staged, out_dir / f"{stem}.{request.output_format}")
         request.progress(10)
-        answer = self.pool.convert(job, request.timeout, request.cancelled)
+        try:
+            answer = self.pool.convert(job, request.timeout, request.cancelled)
+        except EngineError as exc:
+            raise EngineError(exc.code, f"converting {source.name}: {exc.message}") from exc
         if not answer.get("ok"):
-            code = str(answer.get("code") or "CONVERSION_FAILED")
-            code = "CONVERSION_FAILED" if code == "OFFICE_GONE" else code
-            raise EngineError(code, f"{source.name}: {answer.get('message') or 'LibreOffice failed'}")
+            raise _failure(answer, source.name, request.input_format)
         produced = [Path(name) for name in answer.get("files", [])]
         if not produced or not all(path.is_file() and path.stat().st_size > 0 for path in produced):
             raise EngineError(
@@ -154,6 +156,16 @@ class LibreOfficeEngine(ProgramEngine):
         pool = self.__dict__.pop("pool", None)  # a later conversion starts a fresh pool
         if pool is not None:
             pool.close()
+
+
+def _failure(answer: dict[str, Any], name: str, input_format: str) -> EngineError:
+    code = str(answer.get("code") or "CONVERSION_FAILED")
+    if code == "INVALID_INPUT":
+        return EngineError(code, f"LibreOffice could not open {name} as a {input_format} document")
+    if code == "OFFICE_GONE":
+        return EngineError("CONVERSION_FAILED", f"LibreOffice stopped while converting {name}")
+    detail = hide_paths(str(answer.get("message") or "LibreOffice failed"))  # no work paths in messages
+    return EngineError(code, f"converting {name}: {detail}")
 
 
 def _job(
