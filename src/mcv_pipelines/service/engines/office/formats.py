@@ -63,8 +63,9 @@ WRITER = Module(
     writers={
         "pdf": Writer("writer_pdf_Export", pdf=True), "docx": Writer("MS Word 2007 XML"),
         "doc": Writer("MS Word 97"), "odt": Writer("writer8"), "rtf": Writer("Rich Text Format"),
-        "txt": Writer("Text (encoded)", "UTF8,LF"), "html": Writer("HTML (StarWriter)", "EmbedImages"),
-        "epub": Writer("EPUB"),
+        # Text: UTF-8, LF line ends, no byte order mark (the fifth field)
+        "txt": Writer("Text (encoded)", "UTF8,LF,,,false"),
+        "html": Writer("HTML (StarWriter)", "EmbedImages"), "epub": Writer("EPUB"),
     },
     only={"pdf": ("docx", "odt")},
 )  # fmt: skip
