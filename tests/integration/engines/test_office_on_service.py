@@ -212,3 +212,22 @@ def test_linked_content_is_never_fetched(
     assert set(files) == {"linked.pdf", "linked.html", "page.pdf", "page.odt"}
     assert SAMPLE_TEXT in PdfReader(files["page.pdf"]).pages[0].extract_text()
     assert listener.hits == []
+
+
+def test_a_conversion_past_its_timeout_fails_alone_and_the_next_one_works(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    memo = sample(tmp_path, "txt")
+    warm = run_job(client, {"memo": b64_import(memo), "pdf": convert("memo", "pdf")})
+    assert warm["status"] == "finished"  # a warm process: the timeout below is all conversion
+    report = tmp_path / "src" / "report.txt"
+    report.write_text("".join(f"line {n} of a long report\n" for n in range(100_000)))  # ~20 s of layout
+    slow = run_job(client, {"report": b64_import(report), "pdf": convert("report", "pdf", timeout=1)})
+    assert slow["status"] == "error"
+    assert task_named(slow, "pdf")["code"] == "TIMEOUT"
+    after = run_job(
+        client, {"memo": b64_import(memo), "pdf": convert("memo", "pdf"), "export": export("pdf")}
+    )
+    files = download_all(after, tmp_path / "out")
+    assert SAMPLE_TEXT in PdfReader(files["sample.pdf"]).pages[0].extract_text()
