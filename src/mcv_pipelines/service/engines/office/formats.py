@@ -4,8 +4,8 @@ Every pair here was converted for real and its output checked (tests/unit/engine
 runs them all); formats LibreOffice reads but we could not prove here are left out on purpose: wpd,
 pages, vsd and cdr (no program on this machine writes a sample of them, and no download is allowed).
 
-A module is present when its library is installed (``libswlo.so`` for Writer...): a Writer-only
-LibreOffice lists no spreadsheet pairs.
+A module is present when a library only its package installs is there (``libswlo.so`` for Writer...):
+a Writer-only LibreOffice lists no spreadsheet pairs.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ CALC = Module(
 )  # fmt: skip
 IMPRESS = Module(
     "impress",
-    "libsdlo.so",
+    "libslideshowlo.so",  # Debian's Impress package ships it; libsdlo.so comes with Draw alone too
     readers={"ppt": Reader(), "pptx": Reader(), "odp": Reader(), "fodp": Reader()},
     writers={
         "pdf": Writer("impress_pdf_Export", pdf=True), "pptx": Writer("Impress MS PowerPoint 2007 XML"),
@@ -93,7 +93,7 @@ IMPRESS = Module(
 )  # fmt: skip
 DRAW = Module(
     "draw",
-    "libsdlo.so",
+    "libsddlo.so",
     readers={"odg": Reader(), "fodg": Reader(), "emf": Reader(), "wmf": Reader()},
     writers={
         "pdf": Writer("draw_pdf_Export", pdf=True), "odg": Writer("draw8"), "svg": Writer("draw_svg_Export"),
