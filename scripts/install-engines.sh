@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
 # qpdf, poppler, LibreOffice with python3-uno for its warm pool, Chromium, a font), openssl (the
-# client's TLS tests make a certificate with it) and the servers and runtimes the tests start (PostgreSQL for the team service, node and npm for the
-# official Node SDK). Non-interactive and idempotent: packages already installed are skipped, and
-# apt-get update runs only when something is missing.
+# client's TLS tests make a certificate with it) and the servers and runtimes the tests start
+# (PostgreSQL for the team service, node and npm for the official Node SDK). Non-interactive and
+# idempotent: packages already installed are skipped, and apt-get update runs only when something is
+# missing.
 set -euo pipefail
 
 PACKAGES=(
