@@ -83,9 +83,9 @@ def test_listing_has_the_office_families(office: LibreOfficeEngine, require_engi
     assert {"pdf", "docx", "odt", "html", "txt", "epub", "xlsx", "csv", "pptx", "png"} <= {
         t for _, t in listed
     }
-    assert {o.name for o in listed["docx", "pdf"].options} == {"page_range", "pdf_a", "quality"}
-    assert {o.name for o in listed["xlsx", "csv"].options} == {"sheet"}
-    assert {o.name for o in listed["pptx", "png"].options} == {"slide_range", "width", "quality"}
+    assert {o.name for o in listed["docx", "pdf"].options} == {"page_range", "pdf_a", "quality", "filename"}
+    assert {o.name for o in listed["xlsx", "csv"].options} == {"sheet", "filename"}
+    assert {o.name for o in listed["pptx", "png"].options} == {"slide_range", "width", "quality", "filename"}
 
 
 def test_text_document_to_pdf(office: LibreOfficeEngine, tmp_path: Path) -> None:

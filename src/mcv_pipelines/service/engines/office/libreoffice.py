@@ -28,7 +28,7 @@ from mcv_pipelines.service.engines.failures import hide_paths
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.office.formats import MODULES, Module, Writer
 from mcv_pipelines.service.engines.office.pool import OfficePool
-from mcv_pipelines.service.engines.options import bool_option, int_option, str_option
+from mcv_pipelines.service.engines.options import FILENAME, bool_option, int_option, str_option
 from mcv_pipelines.service.engines.process import run_program
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
 
@@ -52,10 +52,10 @@ UNO_PYTHON = "/usr/bin/python3"
 
 def _options(writer: Writer, output_format: str) -> tuple[OptionSpec, ...]:
     if writer.pdf:
-        return _PDF_OPTIONS
+        return (*_PDF_OPTIONS, FILENAME)
     if writer.media_type:
-        return _PICTURE_OPTIONS
-    return _SHEET if output_format in ("csv", "tsv") else ()
+        return (*_PICTURE_OPTIONS, FILENAME)
+    return (*_SHEET, FILENAME) if output_format in ("csv", "tsv") else (FILENAME,)
 
 
 class LibreOfficeEngine(ProgramEngine):
