@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -247,3 +248,21 @@ def test_concurrent_conversions_each_get_a_process(office: LibreOfficeEngine, tm
         assert isinstance(result, EngineResult), result
         assert f"document {name}" in PdfReader(result.files[0]).pages[0].extract_text()
     assert 1 <= len(office.pool.pids()) <= 3
+
+
+def test_spare_processes_stop_after_sitting_idle(require_engine: RequireEngine, tmp_path: Path) -> None:
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    office = LibreOfficeEngine(keep_warm=0, idle_seconds=0.5)
+    try:
+        source = write(tmp_path / "in" / "memo.txt", "memo\n")
+        office.run(make_request(tmp_path / "1", source, "txt"))
+        (pid,) = office.pool.pids()
+        deadline = time.monotonic() + 60  # generous: the pool looks every half second here
+        while (office.pool.pids() or alive(pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert office.pool.pids() == []
+        assert not alive(pid)
+        result = office.run(make_request(tmp_path / "2", source, "txt"))  # a fresh one starts
+        assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
+    finally:
+        office.close()

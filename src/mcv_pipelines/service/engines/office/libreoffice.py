@@ -65,9 +65,11 @@ class LibreOfficeEngine(ProgramEngine):
     version_pattern = r"LibreOffice (\d[\w.]*)"
     version_timeout = 60  # the first start of a profile is slow
 
-    def __init__(self, max_conversions: int = 200) -> None:
+    def __init__(self, max_conversions: int = 200, keep_warm: int = 1, idle_seconds: float = 60.0) -> None:
         super().__init__()
         self.max_conversions = max_conversions
+        self.keep_warm = keep_warm
+        self.idle_seconds = idle_seconds
 
     def version(self) -> str | None:
         return self._version if self._has_uno else None
@@ -83,7 +85,13 @@ class LibreOfficeEngine(ProgramEngine):
     @functools.cached_property
     def pool(self) -> OfficePool:
         assert self.program is not None
-        return OfficePool(self.program, UNO_PYTHON, max_conversions=self.max_conversions)
+        return OfficePool(
+            self.program,
+            UNO_PYTHON,
+            max_conversions=self.max_conversions,
+            keep_warm=self.keep_warm,
+            idle_seconds=self.idle_seconds,
+        )
 
     @functools.cached_property
     def _modules(self) -> list[Module]:

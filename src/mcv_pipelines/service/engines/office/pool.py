@@ -6,7 +6,9 @@ lines to the helper. The ``OfficePool`` hands out one process per conversion, st
 lazily as conversions come (the scheduler runs at most ``config.workers`` tasks at once, so the pool
 holds at most one process per task slot). A process is replaced when it dies, fails to answer, or has
 done ``max_conversions`` (LibreOffice grows over time); a conversion past its timeout, or cancelled,
-kills its process only: the next conversion starts a fresh one.
+kills its process only: the next conversion starts a fresh one. Processes beyond ``keep_warm`` that
+sit idle for ``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice
+(some 160 MB each) resident for good.
 
 Example::
 
@@ -65,6 +67,7 @@ class OfficeProcess:
     def __init__(self, soffice: str, python: str) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="mcv-office-"))
         self.conversions = 0
+        self.last_used = time.monotonic()
         pipe = f"mcv-office-{uuid.uuid4().hex}"
         profile = (self.root / "profile").as_uri()
         env = _environment(self.root)
@@ -156,12 +159,22 @@ class OfficePool:
     """Lends warm LibreOffice processes to conversions; see the module's docstring."""
 
     def __init__(
-        self, soffice: str, python: str, *, max_conversions: int = 200, max_processes: int = 64
+        self,
+        soffice: str,
+        python: str,
+        *,
+        max_conversions: int = 200,
+        max_processes: int = 64,
+        keep_warm: int = 1,
+        idle_seconds: float = 60.0,
     ) -> None:
         self.soffice = soffice
         self.python = python
         self.max_conversions = max_conversions
         self.max_processes = max_processes
+        self.keep_warm = keep_warm
+        self.idle_seconds = idle_seconds
+        self._reaper: threading.Thread | None = None
         self._idle: list[OfficeProcess] = []
         self._busy = 0
         self._lock = threading.Condition()
@@ -209,8 +222,9 @@ class OfficePool:
         with self._lock:
             self._busy -= 1
             if process is not None and not retire:
-                self._idle.append(process)
-            self._lock.notify()
+                process.last_used = time.monotonic()
+                self._idle.append(process)  # the most recently used last: taken first, kept longest
+            self._lock.notify_all()
 
     def convert(
         self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event
@@ -222,15 +236,35 @@ class OfficePool:
                 process = OfficeProcess(self.soffice, self.python)
                 with self._lock:
                     self.started += 1
+                    if self._reaper is None:
+                        self._reaper = threading.Thread(
+                            target=self._reap, name="mcv-office-idle", daemon=True
+                        )
+                        self._reaper.start()
             return process.request(job, timeout, cancelled)
         finally:
             self._give_back(process)
+
+    def _reap(self) -> None:
+        """Stop the processes idle past ``idle_seconds`` beyond the ``keep_warm`` most recently used."""
+        while True:
+            with self._lock:
+                self._lock.wait(min(self.idle_seconds, 5.0))
+                if self._closed:
+                    return
+                cutoff = time.monotonic() - self.idle_seconds
+                spare = self._idle[: max(0, len(self._idle) - self.keep_warm)]
+                stale = [process for process in spare if process.last_used <= cutoff]
+                self._idle = [process for process in self._idle if process not in stale]
+            for process in stale:
+                process.kill()
 
     def close(self) -> None:
         """Stop every idle process; busy ones stop when their conversion ends."""
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
+            self._lock.notify_all()
         for process in idle:
             process.kill()
 
