@@ -84,7 +84,7 @@ def _rss_mib(pids: set[int]) -> float:
 def _office_pids(service: LocalService) -> set[int]:
     assert service.ctx is not None
     for engine in service.ctx.scheduler.engines:
-        if isinstance(engine, LibreOfficeEngine) and "pool" in engine.__dict__:
+        if isinstance(engine, LibreOfficeEngine):
             processes = engine.pool._idle  # a measurement reads what the pool holds
             return {p.pid for proc in processes for p in (proc.office, proc.bridge) if p is not None}
     return set()

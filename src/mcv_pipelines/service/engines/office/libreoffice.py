@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,8 @@ class LibreOfficeEngine(ProgramEngine):
         self.max_conversions = max_conversions
         self.keep_warm = keep_warm
         self.idle_seconds = idle_seconds
+        self._pool: OfficePool | None = None
+        self._pool_lock = threading.Lock()
 
     def version(self) -> str | None:
         return self._version if self._has_uno else None
@@ -82,16 +85,20 @@ class LibreOfficeEngine(ProgramEngine):
         outcome = run_program([UNO_PYTHON, "-I", "-c", "import uno"], timeout=30)
         return outcome.returncode == 0
 
-    @functools.cached_property
+    @property
     def pool(self) -> OfficePool:
+        """The warm processes, made on first use (and again after ``close``)."""
         assert self.program is not None
-        return OfficePool(
-            self.program,
-            UNO_PYTHON,
-            max_conversions=self.max_conversions,
-            keep_warm=self.keep_warm,
-            idle_seconds=self.idle_seconds,
-        )
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = OfficePool(
+                    self.program,
+                    UNO_PYTHON,
+                    max_conversions=self.max_conversions,
+                    keep_warm=self.keep_warm,
+                    idle_seconds=self.idle_seconds,
+                )
+            return self._pool
 
     @functools.cached_property
     def _modules(self) -> list[Module]:
@@ -161,7 +168,8 @@ class LibreOfficeEngine(ProgramEngine):
 
     def close(self) -> None:
         """Stop the warm processes (the service calls this when it stops)."""
-        pool = self.__dict__.pop("pool", None)  # a later conversion starts a fresh pool
+        with self._pool_lock:
+            pool, self._pool = self._pool, None  # a later conversion starts a fresh pool
         if pool is not None:
             pool.close()
 

@@ -52,6 +52,26 @@ def _environment(home: Path) -> dict[str, str]:
             "SAL_USE_VCLPLUGIN": "svp"}  # fmt: skip
 
 
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _kill(process: subprocess.Popen[bytes] | None) -> None:
     if process is None:
         return
@@ -87,16 +107,25 @@ class OfficeProcess:
         self._pending = b""
         try:
             ready = self._read(_START_SECONDS, None)
-        except EngineError:
+        except EngineError as exc:
             self.kill()
-            raise
+            raise EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {exc.message}") from exc
         if not ready.get("ok"):
             self.kill()
             raise EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {ready.get('message')}")
+        # soffice is a launcher (oosplash) that runs soffice.bin as its child, and starts it again
+        # when a new profile asks for a restart: the one converting is the child found now.
+        self.worker = next(iter(_children(self.office.pid) if self.office else []), None)
+
+    @property
+    def pid(self) -> int | None:
+        """The process that converts (soffice.bin), or the launcher where none was found."""
+        return self.worker or (self.office.pid if self.office is not None else None)
 
     @property
     def alive(self) -> bool:
-        return all(p is not None and p.poll() is None for p in (self.office, self.bridge))
+        started = all(p is not None and p.poll() is None for p in (self.office, self.bridge))
+        return started and (self.worker is None or _running(self.worker))
 
     def request(
         self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event
@@ -129,6 +158,9 @@ class OfficeProcess:
                 )
             ready, _, _ = select.select([fd], [], [], _POLL_SECONDS)
             if not ready:
+                if self.office is not None and self.office.poll() is not None:  # soffice ended
+                    self.kill()
+                    raise EngineError("CONVERSION_FAILED", "LibreOffice stopped during the conversion")
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:  # the bridge ended: soffice crashed under it, or it did
@@ -190,7 +222,7 @@ class OfficePool:
     def pids(self) -> list[int]:
         """The soffice process ids of the idle processes (for tests and measurements)."""
         with self._lock:
-            return [p.office.pid for p in self._idle if p.office is not None]
+            return [pid for pid in (p.pid for p in self._idle) if pid is not None]
 
     def _take(self, cancelled: threading.Event) -> OfficeProcess | None:
         """An idle process, or None when the caller may start one; waits while the pool is full."""
