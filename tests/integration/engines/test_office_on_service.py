@@ -190,6 +190,9 @@ def test_linked_content_is_never_fetched(
         require_engine("libreoffice", "convert", source, "pdf")
     tmp_path.joinpath("src").mkdir()
     docx = linked_picture_docx(tmp_path / "src" / "linked.docx", f"{listener.url}/picture.png")
+    # a picture on the service's own disk, named by a file: link, must not end up in the output either
+    Image.new("RGB", (64, 64), "red").save(tmp_path / "src" / "private.png")
+    local = linked_picture_docx(tmp_path / "src" / "local.docx", (tmp_path / "src" / "private.png").as_uri())
     page = tmp_path / "src" / "page.html"
     page.write_text(
         f'<!DOCTYPE html><html><head><link rel="stylesheet" href="{listener.url}/style.css"></head><body>'
@@ -205,13 +208,18 @@ def test_linked_content_is_never_fetched(
             "html": b64_import(page),
             "html-pdf": convert("html", "pdf"),
             "html-odt": convert("html", "odt"),
-            "export": export("docx-pdf", "docx-html", "html-pdf", "html-odt"),
+            "local": b64_import(local),
+            "local-pdf": convert("local", "pdf"),
+            "export": export("docx-pdf", "docx-html", "html-pdf", "html-odt", "local-pdf"),
         },
     )
     files = download_all(job, tmp_path / "out")
-    assert set(files) == {"linked.pdf", "linked.html", "page.pdf", "page.odt"}
+    assert set(files) == {"linked.pdf", "linked.html", "page.pdf", "page.odt", "local.pdf"}
     assert SAMPLE_TEXT in PdfReader(files["page.pdf"]).pages[0].extract_text()
     assert listener.hits == []
+    local_pdf = PdfReader(files["local.pdf"])
+    assert SAMPLE_TEXT in local_pdf.pages[0].extract_text()
+    assert [image.name for page in local_pdf.pages for image in page.images] == []
 
 
 def test_a_conversion_past_its_timeout_fails_alone_and_the_next_one_works(

@@ -9,7 +9,8 @@ It imports only the standard library and ``uno``; it never imports the package a
 Closing the doors (issue 24: a .docx whose picture is an external link made LibreOffice fetch it):
 - the content providers for http(s), ftp, WebDAV and CMIS are taken out of the content broker, so
   no linked picture, stylesheet or frame can be read from a URL at all;
-- ``BlockUntrustedRefererLinks`` refuses links of documents from untrusted places (all of ours);
+- ``BlockUntrustedRefererLinks`` refuses links of documents from untrusted places (all of ours), so
+  a picture linked by a file: URL is not read from the service's disk either;
 - Writer and Calc never update links; documents load with macros never run and no link update.
 """
 
