@@ -3,7 +3,9 @@ replaced after a crash, a timeout or N conversions, stopped on close)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -269,5 +271,27 @@ def test_spare_processes_stop_after_sitting_idle(require_engine: RequireEngine, 
         assert not alive(pid)
         result = office.run(make_request(tmp_path / "2", source, "txt"))  # a fresh one starts
         assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
+    finally:
+        office.close()
+
+
+def test_a_hung_process_is_replaced_before_the_next_conversion(
+    require_engine: RequireEngine, tmp_path: Path
+) -> None:
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    office = LibreOfficeEngine()  # its own: exactly one warm process
+    try:
+        source = write(tmp_path / "in" / "memo.txt", "memo\n")
+        office.run(make_request(tmp_path / "a", source, "txt"))
+        (pid,) = office.pool.pids()
+        os.kill(pid, signal.SIGSTOP)  # frozen: alive, but answers nothing
+        try:
+            result = office.run(make_request(tmp_path / "b", source, "txt"))
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
+        assert not alive(pid)
+        assert office.pool.started == 2
     finally:
         office.close()

@@ -4,11 +4,12 @@ One ``OfficeProcess`` is an soffice listening on a private pipe with its own pro
 the helper (``uno_bridge.py`` under the system Python) that talks UNO to it; the service talks JSON
 lines to the helper. The ``OfficePool`` hands out one process per conversion, starting processes
 lazily as conversions come (the scheduler runs at most ``config.workers`` tasks at once, so the pool
-holds at most one process per task slot). A process is replaced when it dies, fails to answer, or has
-done ``max_conversions`` (LibreOffice grows over time); a conversion past its timeout, or cancelled,
-kills its process only: the next conversion starts a fresh one. Processes beyond ``keep_warm`` that
-sit idle for ``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice
-(some 160 MB each) resident for good.
+holds at most one process per task slot). A process is replaced when it dies, has done
+``max_conversions`` (LibreOffice grows over time), or does not answer the ping sent before each
+conversion (it hung while idle); a conversion past its timeout, or cancelled, kills its process only:
+the next conversion starts a fresh one. Processes beyond ``keep_warm`` that sit idle for
+``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice (some 160 MB
+each) resident for good.
 
 Example::
 
@@ -43,6 +44,7 @@ __all__ = ["BRIDGE_SCRIPT", "OfficePool", "OfficeProcess"]
 BRIDGE_SCRIPT = Path(__file__).with_name("uno_bridge.py")
 _START_SECONDS = 90.0  # a first start makes the profile: slow on a busy machine
 _STOP_SECONDS = 5.0
+_PING_SECONDS = 5.0  # a warm soffice answers in a millisecond or two
 _POLL_SECONDS = 0.1
 _LIVE: weakref.WeakSet[OfficePool] = weakref.WeakSet()
 
@@ -127,13 +129,25 @@ class OfficeProcess:
         started = all(p is not None and p.poll() is None for p in (self.office, self.bridge))
         return started and (self.worker is None or _running(self.worker))
 
+    def responds(self) -> bool:
+        """Whether soffice answers a ping within ``_PING_SECONDS``; one that does not is killed."""
+        try:
+            return bool(self._send({"op": "ping"}, _PING_SECONDS, None).get("ok"))
+        except EngineError:
+            return False
+
     def request(
         self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event
     ) -> dict[str, Any]:
         """Send one job and wait for its answer; on timeout or cancel the process is killed."""
+        self.conversions += 1
+        return self._send(job, timeout, cancelled)
+
+    def _send(
+        self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event | None
+    ) -> dict[str, Any]:
         assert self.bridge is not None
         assert self.bridge.stdin is not None
-        self.conversions += 1
         try:
             self.bridge.stdin.write(json.dumps(job).encode() + b"\n")
             self.bridge.stdin.flush()
@@ -264,6 +278,9 @@ class OfficePool:
         """Run one job on a warm process; the answer is the bridge's (``ok``, ``files`` or ``code``)."""
         process = self._take(cancelled)
         try:
+            if process is not None and not process.responds():  # hung while idle: replace it
+                process.kill()
+                process = None
             if process is None:
                 process = OfficeProcess(self.soffice, self.python)
                 with self._lock:
