@@ -1,12 +1,14 @@
 """Warm engines against cold programs, side by side in one run, printed as a table (issue 24).
 
-Run: nice .venv/bin/python bench/engines.py [--runs 15]  (about a minute; needs soffice and python3-uno)
+Run: nice .venv/bin/python bench/engines.py [--runs 15] [--tasks 200]  (a minute or two; needs soffice
+and python3-uno)
 
 Office rows: a 1-page docx -> pdf job through the local service (import/base64 + convert, waited on
 through the sync endpoint: what a client sees) against `soffice --convert-to pdf` started cold for
 each file (its profile made beforehand, so only the start is counted); four such jobs submitted at
 once against one; and the resident memory of the service process plus its warm LibreOffice
-processes (soffice and its UNO bridge), idle after the runs.
+processes (soffice and its UNO bridge), idle after the runs, and again after ``--tasks`` more jobs and
+an idle spell (the pool keeps one process warm and retires each after 200 conversions).
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def _office_pids(service: LocalService) -> set[int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--tasks", type=int, default=200, help="jobs run before the last memory reading")
     args = parser.parse_args()
     payload = base64.b64encode(DOCX.read_bytes()).decode()
     rows: list[tuple[str, str]] = []
@@ -118,6 +121,8 @@ def main() -> None:
             office = _office_pids(service)
             rss_service = _rss_mib({os.getpid()})
             rss_office = _rss_mib(office)
+            for _ in range(args.tasks):  # a worker's day in small: does memory come back after it?
+                _job(client, payload)
             time.sleep(IDLE_SECONDS + 6)  # idle long enough for the spare processes to be stopped
             kept = _office_pids(service)
             rss_kept = _rss_mib(kept) + _rss_mib({os.getpid()})
@@ -135,7 +140,8 @@ def main() -> None:
             ("4 at once / one (target <= 1.5)", f"{four / warm_p50:.2f}x"),
             (f"RSS idle: service process + {len(office) // 2} warm LibreOffice", f"{rss_service:.0f} MiB + "
              f"{rss_office:.0f} MiB = {rss_service + rss_office:.0f} MiB"),
-            (f"RSS after {IDLE_SECONDS:g} s idle: service + {len(kept) // 2} LibreOffice kept warm",
+            (f"RSS after {args.tasks} more jobs and {IDLE_SECONDS:g} s idle: service + "
+             f"{len(kept) // 2} LibreOffice kept warm",
              f"{rss_kept:.0f} MiB"),
         ]  # fmt: skip
     width = max(len(label) for label, _ in rows)
