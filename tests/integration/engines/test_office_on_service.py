@@ -3,6 +3,7 @@ output checked by its magic bytes or decoded; and linked content that LibreOffic
 
 from __future__ import annotations
 
+import os
 import threading
 import zipfile
 from collections.abc import Callable, Iterator
@@ -17,6 +18,8 @@ from PIL import Image
 from pypdf import PdfReader
 
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
+from mcv_pipelines.service.server import LocalService
 from office_samples import SAMPLE_TEXT, check_output, linked_picture_docx, write_sample
 
 RequireEngine = Callable[..., Engine]
@@ -239,3 +242,26 @@ def test_a_conversion_past_its_timeout_fails_alone_and_the_next_one_works(
     )
     files = download_all(after, tmp_path / "out")
     assert SAMPLE_TEXT in PdfReader(files["sample.pdf"]).pages[0].extract_text()
+
+
+def test_stopping_the_service_stops_its_libreoffice(require_engine: RequireEngine, tmp_path: Path) -> None:
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    office = LibreOfficeEngine()
+    with LocalService(data_dir=tmp_path / "data", engines=[office]) as service:
+        headers = {"Authorization": f"Bearer {service.api_key}"}
+        with httpx.Client(base_url=service.base_url, headers=headers, timeout=120) as own:
+            job = run_job(own, {"memo": b64_import(sample(tmp_path, "txt")), "pdf": convert("memo", "pdf")})
+        assert job["status"] == "finished"
+        pids = office.pool.pids()
+        assert pids
+    assert not any(_running(pid) for pid in pids)
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a killed soffice.bin may wait for a reaper that never comes here)."""
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False

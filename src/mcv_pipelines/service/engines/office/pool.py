@@ -190,6 +190,13 @@ class OfficeProcess:
     def kill(self) -> None:
         """Stop both processes at once and throw the profile away."""
         _kill(self.bridge)
+        if self.worker is not None and self.office is not None and self.office.poll() is None:
+            # soffice.bin first, so its own parent (oosplash) reaps it and ends: no zombie is left
+            # for a PID 1 that may never reap it (the service itself, in a container).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.worker, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.office.wait(_STOP_SECONDS)
         _kill(self.office)
         for process in (self.bridge, self.office):
             if process is not None:
