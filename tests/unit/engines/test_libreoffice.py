@@ -129,8 +129,8 @@ def test_sheet_picks_the_sheet_written_to_csv(
     assert second.read_text() == "item,count\ngadget,14\n"
     with pytest.raises(EngineError) as caught:
         office.run(make_request(tmp_path / "c", source, "fods", {"sheet": 3}, "csv"))
-    assert caught.value.code == "INVALID_OPTIONS"
-    assert "the workbook has 2" in caught.value.message
+    assert caught.value.code == "INVALID_OPTION"
+    assert "option 'sheet' is 3, the workbook has 2 sheets" in caught.value.message
 
 
 def test_slides_become_one_picture_each(
@@ -145,6 +145,10 @@ def test_slides_become_one_picture_each(
         make_request(tmp_path / "b", source, "fodp", {"slide_range": "2-3", "width": 320}, "png")
     ).files
     assert [f.name for f in some] == ["sample-2.png", "sample-3.png"]
+    with pytest.raises(EngineError) as caught:
+        office.run(make_request(tmp_path / "c", source, "fodp", {"slide_range": "5-"}, "png"))
+    assert caught.value.code == "INVALID_OPTION"
+    assert "option 'slide_range' starts at 5, the document has 3" in caught.value.message
     with Image.open(some[0]) as picture:
         assert picture.format == "PNG"
         assert picture.width == 320

@@ -136,7 +136,8 @@ class Bridge:
         count = pages.getCount()
         first, last = job.get("first") or 1, min(job.get("last") or count, count)
         if first > count:
-            raise Failure("INVALID_OPTIONS", f"the document has {count} pages, none from {first}")
+            message = f"option 'slide_range' starts at {first}, the document has {count}"
+            raise Failure("INVALID_OPTION", message)
         exporter = self.smgr.createInstanceWithContext("com.sun.star.drawing.GraphicExportFilter", self.ctx)
         written = []
         for number in range(first, last + 1):
@@ -164,7 +165,7 @@ def _keep_sheet(doc: Any, number: int) -> None:
     sheets = doc.getSheets()
     names = list(sheets.getElementNames())
     if number > len(names):
-        raise Failure("INVALID_OPTIONS", f"sheet {number} asked for, the workbook has {len(names)}")
+        raise Failure("INVALID_OPTION", f"option 'sheet' is {number}, the workbook has {len(names)} sheets")
     for index, name in enumerate(names, start=1):
         if index != number:
             sheets.removeByName(name)
