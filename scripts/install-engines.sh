@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
-# qpdf, poppler, LibreOffice, Chromium, a font), openssl (the client's TLS tests make a certificate with
-# it) and the servers and runtimes the tests start (PostgreSQL for the team service, node and npm for the
-# official Node SDK), and zsh and fish (the completion scripts are tested in each shell; bash is there
-# already). Non-interactive and idempotent: packages already installed are skipped, and
-# apt-get update runs only when something is missing.
+# qpdf, poppler, LibreOffice with python3-uno for its warm pool, Chromium, a font), openssl (the
+# client's TLS tests make a certificate with it), the servers and runtimes the tests start (PostgreSQL
+# for the team service, node and npm for the official Node SDK), and zsh and fish (the completion
+# scripts are tested in each shell). Non-interactive and idempotent: packages already installed are
+# skipped, and apt-get update runs only when something is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +17,8 @@ PACKAGES=(
     libreoffice-writer-nogui
     libreoffice-calc-nogui
     libreoffice-impress-nogui
+    libreoffice-draw-nogui
+    python3-uno
     chromium
     fonts-dejavu-core
     fontconfig
