@@ -1,6 +1,6 @@
 """Waiting on the sync host: one long blocking request, re-issued after drops, until a deadline.
 
-Proxies cut long requests (a read timeout, a reset, a 502/504), and the service answers 408
+Proxies cut long requests (a read timeout, a reset, a 502/504), and the service answers 409
 SYNC_WAIT_TIMEOUT once one request has waited its longest: neither is a failure of the job, so the wait
 is asked again. A read timeout is the normal end of one blocking request and does not count as
 a fault; refused connections and 5xx do, with backoff, and without a deadline end the wait after
@@ -24,12 +24,12 @@ class _Ending(Protocol):
 
 
 E = TypeVar("E", bound=_Ending)
-SYNC_WAIT_TIMEOUT = "SYNC_WAIT_TIMEOUT"  # 408 of a sync request that waited the service's longest
+SYNC_WAIT_TIMEOUT = "SYNC_WAIT_TIMEOUT"  # 409 of a sync request that waited the service's longest
 EARLY_ANSWER = 1.0  # seconds; a not-ended answer quicker than this is followed by a pause, not a spin
 
 
 def _still_running(exc: ApiError) -> bool:
-    return exc.status == 408 and exc.code == SYNC_WAIT_TIMEOUT
+    return exc.status == 409 and exc.code == SYNC_WAIT_TIMEOUT
 
 
 async def wait_until_ended(

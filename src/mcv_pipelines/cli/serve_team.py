@@ -85,7 +85,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="S",
-        help="the longest a sync request waits for its job or task to end, then answers 408 "
+        help="the longest a sync request waits for its job or task to end, then answers 409 "
         "SYNC_WAIT_TIMEOUT naming it (default: 50, under the 60 s proxies commonly allow)",
     )
 

@@ -28,7 +28,7 @@ def test_download_link_with_a_non_ascii_signature_is_403_not_500(client: httpx.C
 
 
 def test_a_job_deleted_while_a_wait_blocks_on_it_is_404_not_500(tmp_path: Path) -> None:
-    # A bound far beyond the test: the wait must end because of the delete, not its 408.
+    # A bound far beyond the test: the wait must end because of the delete, not its 409.
     settings = {"sync_max_wait": 600.0}
     with (
         LocalService(data_dir=tmp_path / "data", engines=[PillowEngine()], settings=settings) as service,

@@ -1,6 +1,6 @@
 """The longest a sync request waits (issue 29): a job that waits on an upload that never comes used to
 hold the request until the client gave up. At ``sync_max_wait`` (2 s here) the service answers
-408 SYNC_WAIT_TIMEOUT naming the job or task, with it as it is now; mcv's own client asks again."""
+409 SYNC_WAIT_TIMEOUT naming the job or task, with it as it is now; mcv's own client asks again."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def client(contract_service: LocalService) -> Iterator[httpx.Client]:
 
 
 def _timed_out(answer: httpx.Response, kind: str, item_id: str) -> dict[str, Any]:
-    assert answer.status_code == 408, answer.text
+    assert answer.status_code == 409, answer.text
     body: dict[str, Any] = answer.json()
     assert body["code"] == "SYNC_WAIT_TIMEOUT"
     assert f"The {kind} {item_id} has not ended within 2 s" in body["message"]
@@ -36,7 +36,7 @@ def _timed_out(answer: httpx.Response, kind: str, item_id: str) -> dict[str, Any
     return body
 
 
-def test_waiting_on_a_job_whose_upload_never_comes_ends_with_408_naming_the_job(
+def test_waiting_on_a_job_whose_upload_never_comes_ends_with_409_naming_the_job(
     client: httpx.Client,
 ) -> None:
     job = client.post("/v2/jobs", json=UPLOAD_JOB).json()["data"]
@@ -48,7 +48,7 @@ def test_waiting_on_a_job_whose_upload_never_comes_ends_with_408_naming_the_job(
         assert body["data"]["tasks"][0]["result"]["form"]["url"]
 
 
-def test_creating_a_job_synchronously_ends_with_408_naming_the_job_it_created(client: httpx.Client) -> None:
+def test_creating_a_job_synchronously_ends_with_409_naming_the_job_it_created(client: httpx.Client) -> None:
     body = client.post("/sync/v2/jobs", json=UPLOAD_JOB).json()
     assert body["code"] == "SYNC_WAIT_TIMEOUT"
     job_id = body["data"]["id"]
@@ -56,7 +56,7 @@ def test_creating_a_job_synchronously_ends_with_408_naming_the_job_it_created(cl
     assert client.get(f"/v2/jobs/{job_id}").json()["data"]["status"] in ("waiting", "processing")
 
 
-def test_waiting_on_a_task_ends_with_408_naming_the_task(client: httpx.Client) -> None:
+def test_waiting_on_a_task_ends_with_409_naming_the_task(client: httpx.Client) -> None:
     task = client.post("/v2/import/upload", json={}).json()["data"]
     body = _timed_out(client.get(f"/sync/v2/tasks/{task['id']}"), "task", task["id"])
     assert body["data"]["status"] == "waiting"
@@ -70,7 +70,7 @@ def test_a_job_that_ends_in_time_is_still_answered_with_the_job(client: httpx.Cl
 
 
 class _Noticing(httpx.AsyncBaseTransport):
-    """A real loopback transport that sets ``timed_out`` once the service has answered 408."""
+    """A real loopback transport that sets ``timed_out`` once the service has answered 409."""
 
     def __init__(self) -> None:
         self.inner = httpx.AsyncHTTPTransport()
@@ -78,7 +78,7 @@ class _Noticing(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self.inner.handle_async_request(request)
-        if response.status_code == 408:
+        if response.status_code == 409:
             self.timed_out.set()
         return response
 
@@ -86,7 +86,7 @@ class _Noticing(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def test_mcv_client_asks_again_after_a_408_until_the_job_ends(
+def test_mcv_client_asks_again_after_a_409_until_the_job_ends(
     contract_service: LocalService, tmp_path: Path
 ) -> None:
     photo = tmp_path / "a.txt"

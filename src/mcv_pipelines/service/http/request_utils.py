@@ -117,7 +117,7 @@ async def wait_ended(
     """Wait until the job or task has ended; its latest state, None once it has been deleted.
 
     A sync request waits at most ``sync_max_wait`` seconds (ServiceConfig): then SyncWaitExceeded,
-    a 408 naming the item with ``render(item)`` as its ``data``, so that no client waits out its own
+    a 409 naming the item with ``render(item)`` as its ``data``, so that no client waits out its own
     read timeout without an answer (a job whose upload never comes would hold it forever).
 
     Woken by the change feed: a change of the item to a status other than processing (its end, or

@@ -40,7 +40,7 @@ class ServiceConfig:
     rate_period: float = 60.0
     default_credits: int = 10_000
     default_timeout: float = 5 * 3600.0
-    # The longest a sync request (/sync/v2/..., /v2/jobs/{id}/wait) blocks before its 408
+    # The longest a sync request (/sync/v2/..., /v2/jobs/{id}/wait) blocks before its 409
     # SYNC_WAIT_TIMEOUT answer: under the 60 s that proxies and load balancers commonly allow (nginx,
     # AWS ALB), so a client hears why rather than losing the connection (issue 29).
     sync_max_wait: float = 50.0

@@ -68,9 +68,9 @@ ERRORS: dict[str, Obj] = {
 
 
 def sync_timeout(what: str) -> Obj:
-    """The 408 of a sync request that waited the longest it may (``mcv serve --sync-max-wait``)."""
+    """The 409 of a sync request that waited the longest it may (``mcv serve --sync-max-wait``)."""
     return {
-        "408": answer(
+        "409": answer(
             f"The {what} has not ended within the longest a sync request waits (50 s unless the service "
             f"was started with another --sync-max-wait): SYNC_WAIT_TIMEOUT, with a message naming the "
             f"{what} and what it still waits for, and the {what} as it is now in data. Ask again, or poll.",

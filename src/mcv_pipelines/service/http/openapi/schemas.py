@@ -269,7 +269,7 @@ def _resources() -> dict[str, Schema]:
 
 
 def _sync_wait(item: str) -> Schema:
-    """The 408 body of a sync wait that reached its bound: the error and the item as it is now."""
+    """The 409 body of a sync wait that reached its bound: the error and the item as it is now."""
     return {
         "type": "object",
         "required": ["message", "code", "data"],
