@@ -5,6 +5,9 @@ hold the request until the client gave up. At ``sync_max_wait`` (2 s here) the s
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -108,3 +111,24 @@ def test_mcv_client_asks_again_after_a_409_until_the_job_ends(
             return (await waiting).status
 
     assert asyncio.run(scenario()) == "finished"
+
+
+def test_mcv_serve_takes_its_bound_from_sync_max_wait(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "mcv_pipelines", "serve", "--port", "0"]
+    command += ["--data-dir", str(tmp_path), "--sync-max-wait", "1.5"]
+    refused = subprocess.run([*command[:-1], "0"], capture_output=True, text=True, check=False, timeout=120)
+    assert refused.returncode == 2
+    assert "--sync-max-wait: give a number of seconds above 0" in refused.stderr
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None
+        lines = dict(child.stdout.readline().split(":", 1) for _ in range(4))
+        base, key = lines["base URL"].strip(), lines["API key"].strip()
+        try:
+            with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
+                job = c.post("/v2/jobs", json=UPLOAD_JOB).json()["data"]
+                answer = c.get(f"/sync/v2/jobs/{job['id']}")
+            assert answer.status_code == 409
+            assert f"The job {job['id']} has not ended within 1.5 s" in answer.json()["message"]
+        finally:
+            child.send_signal(signal.SIGINT)
+            assert child.wait(timeout=30) == 0
