@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 import schemathesis
+from schemathesis.specs.openapi import checks as openapi_checks
 
 from mcv_pipelines.service.server import LocalService
 
@@ -72,3 +74,15 @@ def test_schemathesis_finds_no_5xx_no_contract_violation(
     for phase in ("Examples", "Coverage", "Stateful"):
         assert f"✅ {phase}" in output, _tail(output, "SUMMARY")
     assert " errored" not in output or " 0 errored" in output, _tail(output, "SUMMARY")
+
+
+def test_the_run_uses_every_check_but_the_one_named_exclusion() -> None:
+    config = tomllib.loads((HERE / "schemathesis.toml").read_text(encoding="utf-8"))
+    checks = config["checks"]
+    assert checks.pop("enabled") is True
+    assert checks == {"positive_data_acceptance": {"enabled": False}}
+    # Still a check Schemathesis has: a renamed one would make the exclusion exclude nothing.
+    assert callable(openapi_checks.positive_data_acceptance)
+    assert not config.get("phases", {}).get("coverage", {}).get("unexpected-methods")
+    for phase in ("examples", "coverage", "stateful"):
+        assert config.get("phases", {}).get(phase, {}).get("enabled", True) is True
