@@ -3,7 +3,8 @@
 Every engine that calls a program goes through ``run_program``: the child gets its own process group
 (so a timeout or a cancel kills it and everything it started), stdin is /dev/null, and stdout and
 stderr are read together into a buffer that keeps only the last ``max_output`` bytes (a chatty
-program cannot fill the memory).
+program cannot fill the memory). Every program runs sealed (seal.py): no network, a read-only system
+with only its task's directories writable, resource limits.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.failures import hide_paths
+from mcv_pipelines.service.engines.seal import apply_limits, current_scope, seal_method, sealed_argv
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -94,6 +96,13 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
+def _check_startable(program: str, env: Mapping[str, str] | None) -> None:
+    """A seal starts first and would report a missing program as its own failure: look before."""
+    path = program if os.sep in program else shutil.which(program, path=(env or os.environ).get("PATH"))
+    if path is None or not os.access(path, os.X_OK) or os.path.isdir(path):
+        raise EngineError("PROGRAM_NOT_STARTED", f"could not start {program}: No such program")
+
+
 def run_program(
     argv: Sequence[str],
     *,
@@ -104,16 +113,19 @@ def run_program(
     max_output: int = DEFAULT_MAX_OUTPUT,
     pass_fds: Sequence[int] = (),
     on_line: Callable[[str], None] | None = None,
+    writable: Sequence[Path] = (),
 ) -> ProcessOutcome:
     """Run ``argv`` (no shell) and wait for it, killing its process group on timeout or cancel.
 
-    ``on_line`` hears each line of its output as it comes (a progress parser).
+    ``on_line`` hears each line of its output as it comes (a progress parser). In a task's scope
+    (seal.task_scope) the program may write only ``cwd``, ``writable`` and the task's directories.
     """
     if cwd is not None:
         cwd.mkdir(parents=True, exist_ok=True)
+    _check_startable(argv[0], env)
     try:
         process = subprocess.Popen(
-            list(argv),
+            sealed_argv(argv, cwd, seal_method(), current_scope(), writable),
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.DEVNULL,
@@ -121,6 +133,7 @@ def run_program(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             pass_fds=tuple(pass_fds),
+            preexec_fn=apply_limits(),  # four setrlimit calls between fork and exec: see seal.py
         )
     except OSError as exc:
         raise EngineError("PROGRAM_NOT_STARTED", f"could not start {argv[0]}: {exc.strerror}") from exc
@@ -179,10 +192,18 @@ def run_checked(
     ok_codes: frozenset[int] = frozenset({0}),
     pass_fds: Sequence[int] = (),
     on_line: Callable[[str], None] | None = None,
+    writable: Sequence[Path] = (),
 ) -> ProcessOutcome:
     """``run_program``, turning a timeout, a cancel or a failing exit code into an EngineError."""
     outcome = run_program(
-        argv, cwd=cwd, env=env, timeout=timeout, cancelled=cancelled, pass_fds=pass_fds, on_line=on_line
+        argv,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        cancelled=cancelled,
+        pass_fds=pass_fds,
+        on_line=on_line,
+        writable=writable,
     )
     if outcome.timed_out:
         raise EngineError("TIMEOUT", f"{what} did not finish within {timeout:g} seconds and was stopped")

@@ -142,6 +142,7 @@ class LibreOfficeEngine(ProgramEngine):
                 timeout=request.timeout,
                 cancelled=request.cancelled,
                 env=_environment(profile.path),
+                writable=(profile.path.parent,),  # the profile outlives the task
             )
             if outcome.timed_out or outcome.cancelled:
                 shutil.rmtree(profile.path, ignore_errors=True)
