@@ -24,7 +24,14 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.failures import hide_paths
-from mcv_pipelines.service.engines.seal import apply_limits, current_scope, seal_method, sealed_argv
+from mcv_pipelines.service.engines.seal import (
+    DEFAULT_LIMITS,
+    Limits,
+    apply_limits,
+    current_scope,
+    seal_method,
+    sealed_argv,
+)
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -114,6 +121,7 @@ def run_program(
     pass_fds: Sequence[int] = (),
     on_line: Callable[[str], None] | None = None,
     writable: Sequence[Path] = (),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> ProcessOutcome:
     """Run ``argv`` (no shell) and wait for it, killing its process group on timeout or cancel.
 
@@ -133,7 +141,7 @@ def run_program(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             pass_fds=tuple(pass_fds),
-            preexec_fn=apply_limits(),  # four setrlimit calls between fork and exec: see seal.py
+            preexec_fn=apply_limits(limits),  # four setrlimit calls between fork and exec: see seal.py
         )
     except OSError as exc:
         raise EngineError("PROGRAM_NOT_STARTED", f"could not start {argv[0]}: {exc.strerror}") from exc
@@ -224,10 +232,12 @@ def find_program(*names: str) -> str | None:
     return None
 
 
-def program_version(argv: Sequence[str], pattern: str, timeout: float = 30) -> str | None:
+def program_version(
+    argv: Sequence[str], pattern: str, timeout: float = 30, limits: Limits = DEFAULT_LIMITS
+) -> str | None:
     """Run ``argv`` and return the first group of ``pattern`` found in its output, or None."""
     try:
-        outcome = run_program(argv, timeout=timeout, max_output=65536)
+        outcome = run_program(argv, timeout=timeout, max_output=65536, limits=limits)
     except EngineError:
         return None
     if outcome.timed_out:

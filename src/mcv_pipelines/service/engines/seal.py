@@ -59,14 +59,16 @@ _GIB = 1024**3
 class Limits:
     """Resource limits of one sealed program; ``processes`` is on top of what the user runs already."""
 
-    memory: int = 4 * _GIB  # address space, bytes
+    memory: int | None = 4 * _GIB  # address space, bytes; None for a program that reserves more than
+    # it uses (Chromium's V8 cage takes tens of GiB of address space and dies under any such limit)
     cpu_seconds: int = 4 * 3600
     file_size: int = 32 * _GIB  # the largest file it may write
     processes: int = 256
 
     def text(self) -> str:
+        memory = "unlimited" if self.memory is None else f"{self.memory / _GIB:g} GiB"
         return (
-            f"memory {self.memory / _GIB:g} GiB, CPU {self.cpu_seconds / 3600:g} h, "
+            f"memory {memory}, CPU {self.cpu_seconds / 3600:g} h, "
             f"files {self.file_size / _GIB:g} GiB, {self.processes} processes"
         )
 
@@ -240,7 +242,7 @@ def apply_limits(limits: Limits = DEFAULT_LIMITS) -> Callable[[], None]:
     the four setrlimit calls (no import, no allocation worth a lock).
     """
     wanted = [
-        (resource.RLIMIT_AS, limits.memory),
+        *([(resource.RLIMIT_AS, limits.memory)] if limits.memory is not None else []),
         (resource.RLIMIT_CPU, limits.cpu_seconds),
         (resource.RLIMIT_FSIZE, limits.file_size),
         (resource.RLIMIT_NPROC, _processes() + limits.processes),

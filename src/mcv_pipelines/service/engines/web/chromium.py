@@ -35,6 +35,7 @@ from mcv_pipelines.service.engines.options import (
     str_option,
 )
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
+from mcv_pipelines.service.engines.seal import Limits
 from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsSession
 
 __all__ = ["ChromiumEngine", "check_url"]
@@ -128,6 +129,7 @@ class ChromiumEngine(ProgramEngine):
     name = "chromium"
     programs = ("chromium", "chromium-browser", "google-chrome")
     version_pattern = r"(?:Chromium|Chrome) (\d+(?:\.\d+)+)"
+    limits = Limits(memory=None)  # V8 reserves tens of GiB of address space; the pool bounds its RSS
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()
