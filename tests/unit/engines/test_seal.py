@@ -131,7 +131,7 @@ def test_limits_are_set_whatever_the_seal(
 
 def test_a_file_larger_than_the_limit_is_not_written(tmp_path: Path) -> None:
     small = seal.Limits(file_size=4096)
-    preexec = seal.apply_limits(small)
+    preexec = seal.limits_setter(small)  # the fallback where prlimit is missing
     target = tmp_path / "big.bin"
     done = subprocess.run(
         [sys.executable, "-c", f"open({str(target)!r}, 'wb').write(b'x' * 100_000)"],
