@@ -255,6 +255,10 @@ class LocalService:
             self._thread.join(timeout=10)
         if self.ctx is not None:
             self.ctx.scheduler.stop()
+            for engine in self.ctx.engines:  # warm programs (Chromium) stop with the service
+                close = getattr(engine, "close", None)
+                if callable(close):
+                    close()
             self.ctx.webhooks.stop()
             self.ctx.store.close()
             self.ctx.storage.close()

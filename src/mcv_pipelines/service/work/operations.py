@@ -173,6 +173,7 @@ def _process(
         work_dir=work_dir,
         timeout=float(payload.get("timeout") or config.default_timeout),
         cancelled=cancelled,
+        url_guard=config.url_guard,
     )
     if progress is not None:
         request.progress = progress
