@@ -17,6 +17,7 @@ until they are guarded too), is decided by the task's ``RequestPolicy`` (request
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.web.dead_end import proxy_flags
 from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsPipe, Message
 from mcv_pipelines.service.engines.web.request_guard import RequestPolicy
 
@@ -37,8 +39,7 @@ MEMORY_CHECK_SECONDS = 5.0
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
-# The Fetch domain does not pause WebSocket handshakes: refuse them all (no capture needs one).
-_NO_WEBSOCKETS = {"urls": ["ws://*", "wss://*"]}
+_PREFERENCES = {"net": {"network_prediction_options": 2}, "dns_prefetching": {"enabled": False}}
 _WORKERS = [{"type": "service_worker"}, {"type": "shared_worker"}]
 
 
@@ -75,6 +76,9 @@ class _Running:
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.profile = Path(tempfile.mkdtemp(prefix="mcv-chromium-"))
+        # No preconnecting or prefetching: a connection the request guard never saw (issue 24).
+        (self.profile / "Default").mkdir()
+        (self.profile / "Default" / "Preferences").write_text(json.dumps(_PREFERENCES))
         self.policies: dict[str, RequestPolicy] = {}  # by DevTools session
         self.context_policies: dict[str, RequestPolicy] = {}  # by browser context (service workers)
         self.in_flight = 0
@@ -82,7 +86,9 @@ class _Running:
         self.checked = time.monotonic()
         handlers = {"Fetch.requestPaused": self._paused, "Target.attachedToTarget": self._attached}
         try:
-            self.pipe = DevToolsPipe([*argv, f"--user-data-dir={self.profile}"], handlers)
+            # WebSockets escape the Fetch domain: they go to a proxy that drops them (dead_end.py).
+            flags = [*argv, *proxy_flags(), f"--user-data-dir={self.profile}"]
+            self.pipe = DevToolsPipe(flags, handlers)
         except EngineError:
             shutil.rmtree(self.profile, ignore_errors=True)
             raise
@@ -122,11 +128,8 @@ class _Running:
             return
         self.policies[child] = policy
         self.pipe.call("Fetch.enable", _ALL_REQUESTS, child, deadline)
-        with contextlib.suppress(EngineError):  # a worker has no frames to auto-attach or Network to block
+        with contextlib.suppress(EngineError):  # a worker has no frames to auto-attach
             self.pipe.call("Target.setAutoAttach", _AUTO_ATTACH, child, deadline)
-        with contextlib.suppress(EngineError):
-            self.pipe.call("Network.enable", {}, child, deadline)
-            self.pipe.call("Network.setBlockedURLs", _NO_WEBSOCKETS, child, deadline)
         self.pipe.call("Runtime.runIfWaitingForDebugger", {}, child, deadline)
 
     def resident_memory(self) -> int:
@@ -212,8 +215,6 @@ class WarmBrowser:
             running.policies[session] = policy
             page = Page(pipe, session, deadline, cancelled)
             page.call("Fetch.enable", _ALL_REQUESTS)
-            page.call("Network.enable")
-            page.call("Network.setBlockedURLs", _NO_WEBSOCKETS)
             page.call("Target.setAutoAttach", _AUTO_ATTACH)
             page.call("Page.enable")
             page.call("Emulation.setDeviceMetricsOverride", metrics)
