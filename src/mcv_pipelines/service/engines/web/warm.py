@@ -36,7 +36,6 @@ __all__ = ["DEFAULT_MEMORY_BOUND", "Page", "WarmBrowser"]
 
 DEFAULT_MEMORY_BOUND = 1024**3
 MEMORY_CHECK_SECONDS = 5.0
-_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
 _PREFERENCES = {"net": {"network_prediction_options": 2}, "dns_prefetching": {"enabled": False}}
@@ -133,7 +132,8 @@ class _Running:
         self.pipe.call("Runtime.runIfWaitingForDebugger", {}, child, deadline)
 
     def resident_memory(self) -> int:
-        """Bytes of RAM held by all of the browser's processes (its process group)."""
+        """Bytes of RAM the browser's processes (its process group) hold: their proportional set
+        size, so the libraries and memory they share count once, not once per process."""
         group, total = self.pipe.process.pid, 0
         for entry in os.scandir("/proc"):
             if not entry.name.isdigit():
@@ -142,13 +142,20 @@ class _Running:
                 with open(f"/proc/{entry.name}/stat", "rb") as handle:
                     fields = handle.read().rsplit(b")", 1)[1].split()
                 if int(fields[2]) == group:  # pgrp, the 5th field; 0-based after the command
-                    with open(f"/proc/{entry.name}/statm", "rb") as handle:
-                        total += int(handle.read().split()[1]) * _PAGE_SIZE
+                    total += _proportional_size(entry.name)
         return total
 
     def close(self) -> None:
         self.pipe.close()
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def _proportional_size(pid: str) -> int:
+    with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+        for line in handle:
+            if line.startswith(b"Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 class WarmBrowser:
