@@ -58,14 +58,19 @@ def chromium(require_engine: RequireEngine) -> Engine:
 
 
 @pytest.fixture
-def served(tmp_path: Path, chromium: Engine) -> Iterator[httpx.Client]:
+def service(tmp_path: Path, chromium: Engine) -> Iterator[LocalService]:
     """A service guarded as `mcv serve --allow-private-network 127.0.0.2/32` guards it."""
     guard = UrlGuard(allowed_networks=parse_networks(["127.0.0.2/32"]))
     del chromium
-    with LocalService(data_dir=tmp_path / "data", settings={"url_guard": guard}) as service:
-        headers = {"Authorization": f"Bearer {service.api_key}"}
-        with httpx.Client(base_url=service.base_url, timeout=120.0, headers=headers) as client:
-            yield client
+    with LocalService(data_dir=tmp_path / "data", settings={"url_guard": guard}) as running:
+        yield running
+
+
+@pytest.fixture
+def served(service: LocalService) -> Iterator[httpx.Client]:
+    headers = {"Authorization": f"Bearer {service.api_key}"}
+    with httpx.Client(base_url=service.base_url, timeout=120.0, headers=headers) as client:
+        yield client
 
 
 @pytest.fixture
@@ -170,3 +175,37 @@ def test_an_uploaded_html_file_reaches_neither_loopback_nor_local_files(
     refused = "\n".join(converted["result"]["refused_requests"])
     assert "upload-image.png" in refused
     assert "relative.png: not a document of this task" in refused
+
+
+def test_the_browser_does_not_see_the_services_data(
+    service: LocalService, served: httpx.Client, allowed: Origin, require_program: Callable[..., str]
+) -> None:
+    require_program("bwrap")
+    url = f"http://127.0.0.2:{allowed.port}/script-made-allowed.png"
+    job = run(served, {"capture": {"operation": "capture-website", "url": url, "output_format": "png"}})
+    assert task(job, "capture")["status"] == "finished"
+    assert service.ctx is not None
+    browser = next(engine for engine in service.ctx.engines if engine.name == "chromium")
+    running = browser.browser._current  # type: ignore[attr-defined]
+    group = running.pipe.process.pid
+    members = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _group_of(p) == group]
+    chromium = [p for p in members if "chromium" in _command(p).split("\0")[0]]  # not bwrap's own
+    assert chromium, "no Chromium process found in the browser's group"
+    secret = service.data_dir / "secret"
+    assert secret.exists()
+    for process in chromium:  # each process's own view of the file system
+        assert not (process / "root" / str(secret).lstrip("/")).exists()
+
+
+def _group_of(process: Path) -> int:
+    try:
+        return int((process / "stat").read_bytes().rsplit(b")", 1)[1].split()[2])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def _command(process: Path) -> str:
+    try:
+        return (process / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""

@@ -48,6 +48,7 @@ __all__ = [
     "describe",
     "limit_argv",
     "limits_setter",
+    "networked_argv",
     "seal_method",
     "sealed_argv",
     "task_scope",
@@ -223,6 +224,26 @@ def sealed_argv(
             wrapped += ["--bind", str(directory), str(directory)]
     if cwd is not None:
         wrapped += ["--chdir", str(cwd)]
+    return [*wrapped, "--", *argv]
+
+
+def networked_argv(argv: Sequence[str], writable: Sequence[Path], method: Method) -> list[str]:
+    """``argv`` for a program that needs the network (Chromium, whose every request is guarded
+    instead): with bubblewrap it still sees the system read-only, a private /tmp, the data directory
+    of the task that started it hidden (a compromised page cannot read the service's key or other
+    tasks' files), and writes only ``writable``; otherwise it runs as it is."""
+    if method != "bwrap":
+        return list(argv)
+    scope = current_scope() or TaskScope()
+    namespaces = ("--unshare-net", "--unshare-ipc", "--unshare-pid")
+    base = [option for option in _BWRAP_BASE if option not in namespaces]
+    wrapped = [shutil.which("bwrap") or "/usr/bin/bwrap", *base]
+    for hidden in scope.hidden:
+        wrapped += ["--tmpfs", str(hidden)]
+    for directory in writable:
+        wrapped += ["--bind", str(directory), str(directory)]
+    if writable:
+        wrapped += ["--setenv", "HOME", str(writable[0])]
     return [*wrapped, "--", *argv]
 
 

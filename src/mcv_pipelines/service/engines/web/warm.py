@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.seal import networked_argv, seal_method
 from mcv_pipelines.service.engines.web.dead_end import proxy_flags
 from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsPipe, Message
 from mcv_pipelines.service.engines.web.request_guard import RequestPolicy
@@ -87,7 +88,7 @@ class _Running:
         try:
             # WebSockets escape the Fetch domain: they go to a proxy that drops them (dead_end.py).
             flags = [*argv, *proxy_flags(), f"--user-data-dir={self.profile}"]
-            self.pipe = DevToolsPipe(flags, handlers)
+            self.pipe = DevToolsPipe(networked_argv(flags, [self.profile], seal_method()), handlers)
         except EngineError:
             shutil.rmtree(self.profile, ignore_errors=True)
             raise
