@@ -2,8 +2,7 @@
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
 # qpdf, poppler, LibreOffice, Chromium, a font), openssl (the client's TLS tests make a certificate with
 # it) and the servers and runtimes the tests start (PostgreSQL for the team service, node and npm for the
-# official Node SDK), and bubblewrap, which seals engine programs off the network (issue 24; util-linux,
-# always installed, gives the unshare and prlimit it falls back to). Non-interactive and idempotent: packages already installed are skipped, and
+# official Node SDK). Non-interactive and idempotent: packages already installed are skipped, and
 # apt-get update runs only when something is missing.
 set -euo pipefail
 
@@ -18,7 +17,7 @@ PACKAGES=(
     libreoffice-calc-nogui
     libreoffice-impress-nogui
     chromium
-    bubblewrap
+    bubblewrap  # seals engine programs off the network (issue 24); util-linux has unshare and prlimit
     fonts-dejavu-core
     fontconfig
     postgresql
