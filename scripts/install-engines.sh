@@ -20,6 +20,7 @@ PACKAGES=(
     libreoffice-draw-nogui
     python3-uno
     chromium
+    bubblewrap  # seals engine programs off the network (issue 24); util-linux has unshare and prlimit
     fonts-dejavu-core
     fontconfig
     postgresql
