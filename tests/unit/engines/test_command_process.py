@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from engine_needs import unavailable
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.command import network_isolation_prefix
 from mcv_pipelines.service.engines.process import run_checked, run_program
@@ -78,7 +79,10 @@ def test_a_missing_program_is_an_engine_error(tmp_path: Path) -> None:
 def test_commands_run_without_network_where_the_machine_allows_it() -> None:
     prefix = network_isolation_prefix()
     if not prefix:
-        pytest.skip("unshare --net is not permitted here (needs root or unprivileged user namespaces)")
+        unavailable(
+            "needs unshare --net, which is not permitted here (run as root, or allow unprivileged user "
+            "namespaces: sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
+        )
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
