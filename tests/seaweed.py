@@ -72,6 +72,24 @@ class SeaweedS3:
             "AWS_DEFAULT_REGION": "us-east-1",
         }
 
+    def multipart_uploads(self, prefix: str) -> list[str]:
+        """The keys under ``prefix`` with a multipart upload begun and neither completed nor aborted:
+        what an S3 store keeps (and bills) although no object is visible."""
+        import boto3
+
+        client = boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=self.access_key,
+            aws_secret_access_key=self.secret_key,
+            region_name="us-east-1",
+        )
+        try:
+            answer = client.list_multipart_uploads(Bucket=self.bucket, Prefix=prefix)
+        finally:
+            client.close()
+        return sorted(upload["Key"] for upload in answer.get("Uploads", []))
+
     def start(self, timeout: float = 60.0) -> SeaweedS3:
         data = self.root / "data"
         data.mkdir(parents=True, exist_ok=True)
