@@ -97,12 +97,18 @@ def command_conversion_type(family: CommandFamily, version: str) -> ConversionTy
 
 @functools.cache
 def network_isolation_prefix() -> tuple[str, ...]:
-    """``unshare --net --`` when this process may create a network namespace, else nothing."""
+    """``unshare --net --`` when this process may create a network namespace, else nothing.
+
+    As root that is a plain network namespace. Another user may not create one outright, but may
+    inside a user namespace of its own where the kernel allows unprivileged ones (most do): there
+    ``--map-current-user`` keeps the program's user id what it was, so its files are still the
+    service's (issue 30: a service run as an ordinary user ran commands with the network).
+    """
     for unshare in ("/usr/bin/unshare", "/bin/unshare"):
         if os.access(unshare, os.X_OK):
-            outcome = run_program([unshare, "--net", "--", "true"], timeout=10)
-            if outcome.returncode == 0:
-                return (unshare, "--net", "--")
+            for prefix in ((unshare, "--net", "--"), (unshare, "--map-current-user", "--net", "--")):
+                if run_program([*prefix, "true"], timeout=10).returncode == 0:
+                    return prefix
     return ()
 
 
