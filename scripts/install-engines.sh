@@ -33,11 +33,6 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     PACKAGES+=(nodejs npm)
 fi
 
-if [ "$(id -u)" != "0" ]; then
-    echo "install-engines: needs root (apt-get)" >&2
-    exit 1
-fi
-
 missing=()
 for pkg in "${PACKAGES[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
@@ -50,8 +45,22 @@ if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
 
-export DEBIAN_FRONTEND=noninteractive
+# apt-get needs root: as another user, through sudo without a password prompt (a CI runner's user has
+# it); without that, say what is missing and how to install it, and fail.
+as_root=()
+if [ "$(id -u)" != "0" ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        echo "install-engines: not root, installing through sudo"
+        as_root=(sudo -n)
+    else
+        echo "install-engines: not root and sudo is not available without a password: cannot install" \
+            "${missing[*]} (run: sudo apt-get install -y --no-install-recommends ${missing[*]})" >&2
+        exit 1
+    fi
+fi
+
 echo "install-engines: installing ${missing[*]}"
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "install-engines: done"

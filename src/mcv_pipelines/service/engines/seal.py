@@ -124,10 +124,28 @@ def _probe() -> Method:
     true = shutil.which("true") or "/bin/true"
     if bwrap and _works([bwrap, *_BWRAP_BASE, "--", true]):
         return "bwrap"
-    unshare = shutil.which("unshare")
-    if unshare and _works([unshare, "--net", "--", true]):
+    if unshare_prefix():
         return "unshare"
     return "none"
+
+
+@functools.cache
+def unshare_prefix() -> tuple[str, ...]:
+    """``unshare --net --`` where this process may make a network namespace, else nothing.
+
+    As root that is a plain network namespace. Another user may not make one outright, but may inside
+    a user namespace of its own where the kernel allows unprivileged ones (most do): there
+    ``--map-current-user`` keeps the program's user id, so its files are still the service's (issue
+    30: a service run as an ordinary user ran its programs with the network).
+    """
+    unshare = shutil.which("unshare")
+    true = shutil.which("true") or "/bin/true"
+    if unshare is None:
+        return ()
+    for prefix in ((unshare, "--net", "--"), (unshare, "--map-current-user", "--net", "--")):
+        if _works([*prefix, true]):
+            return prefix
+    return ()
 
 
 def seal_method() -> Method:
@@ -214,8 +232,8 @@ def sealed_argv(
     if method == "none":
         return argv
     if method == "unshare":
-        unshare = shutil.which("unshare") or "/usr/bin/unshare"
-        return [unshare, "--net", "--", *argv]
+        prefix = unshare_prefix() or (shutil.which("unshare") or "/usr/bin/unshare", "--net", "--")
+        return [*prefix, *argv]
     bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
     if scope is None:
         start = _BWRAP_BASE.index("--ro-bind")

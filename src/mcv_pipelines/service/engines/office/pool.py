@@ -37,6 +37,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
 
 __all__ = ["BRIDGE_SCRIPT", "OfficePool", "OfficeProcess"]
@@ -83,6 +84,14 @@ def _kill(process: subprocess.Popen[bytes] | None) -> None:
         process.wait(_STOP_SECONDS)
 
 
+def _no_network() -> tuple[str, ...]:
+    """soffice in a network namespace of its own where the engines are sealed: the bridge already
+    removes LibreOffice's network content providers, and this holds whatever it missed. The UNO pipe
+    is a socket file in /tmp, which a network namespace leaves reachable; ``unshare`` runs soffice in
+    place (no extra process), so the pool's view of its processes stays as it is."""
+    return seal.unshare_prefix() if seal.seal_method() != "none" else ()
+
+
 class OfficeProcess:
     """One soffice and its bridge; not thread-safe: the pool lends it to one conversion at a time."""
 
@@ -95,8 +104,8 @@ class OfficeProcess:
         env = _environment(self.root)
         # Each process in its own session: a kill takes soffice.bin and anything it started.
         self.office: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible", "--norestore",
-             "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
+            [*_no_network(), soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
+             "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
              f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
