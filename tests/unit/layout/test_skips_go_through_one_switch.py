@@ -16,14 +16,6 @@ TESTS = Path(__file__).resolve().parents[2]
 SKIPPING = frozenset({"skip", "skipif", "importorskip", "skipIf", "skipUnless", "SkipTest"})
 # (path under tests/, what it calls): why the skip is not about something missing from the machine.
 ALLOWED: dict[tuple[str, str], str] = {}
-# Skips in tests/integration/contract/, which another branch owns and moves onto engine_needs (its
-# importorskip and its Node check): tolerated here until that branch lands, never required.
-PENDING_ELSEWHERE = frozenset(
-    {
-        ("integration/contract/test_schemathesis.py", "pytest.importorskip"),
-        ("integration/contract/test_node_sdk.py", "pytest.skip"),
-    }
-)
 
 
 def _dotted(node: ast.expr) -> str:
@@ -85,7 +77,7 @@ def test_no_skip_in_the_suite_bypasses_the_switch() -> None:
         if relative == "engine_needs.py" or path == Path(__file__).resolve():
             continue
         for line, name in skips_in(path.read_text(encoding="utf-8")):
-            if (relative, name) not in ALLOWED and (relative, name) not in PENDING_ELSEWHERE:
+            if (relative, name) not in ALLOWED:
                 bypassing.append(f"tests/{relative}:{line}: {name}")
     assert not bypassing, (
         "these skips bypass MCV_REQUIRE_ENGINES: call engine_needs.unavailable(reason), require_program or "
