@@ -45,8 +45,10 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     GraphicsMagickEngine,
     QpdfEngine,
     PdftoppmEngine,
-    LibreOfficeEngine,
+    # Chromium before LibreOffice: both list html -> pdf and png, and a browser lays out a web page as
+    # its author meant (LibreOffice's Writer/Web drops much of CSS). Chromium lists nothing else.
     ChromiumEngine,
+    LibreOfficeEngine,
 )
 
 
