@@ -6,7 +6,7 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/; a family may import the modules at the top and, where it
+image/, pdf/, av/, office/, web/, archive/, text/; a family may import the modules at the top and, where it
 builds on one, another family (pdf/ draws its watermarks with image/).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
@@ -27,6 +27,7 @@ from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.text.pandoc import PandocEngine
 from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
 __all__ = ["ENGINE_FACTORIES", "available_engines", "find_conversion"]
@@ -46,6 +47,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     QpdfEngine,
     PdftoppmEngine,
     LibreOfficeEngine,
+    # after LibreOffice: where both convert a document (docx -> odt), LibreOffice keeps its look
+    PandocEngine,
     ChromiumEngine,
 )
 
