@@ -6,8 +6,8 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/; a family may import the modules at the top and, where it
-builds on one, another family (pdf/ draws its watermarks with image/).
+image/, pdf/, av/, office/, web/, archive/, text/, vector/; a family may import the modules at the
+top and, where it builds on one, another family (pdf/ draws its watermarks with image/).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
 """
@@ -28,6 +28,10 @@ from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
 from mcv_pipelines.service.engines.text.pandoc import PandocEngine
+from mcv_pipelines.service.engines.vector.pdftocairo import PdftocairoEngine
+from mcv_pipelines.service.engines.vector.postscript import PostScriptEngine
+from mcv_pipelines.service.engines.vector.potrace import PotraceEngine
+from mcv_pipelines.service.engines.vector.rsvg import RsvgEngine
 from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
 __all__ = ["ENGINE_FACTORIES", "available_engines", "find_conversion"]
@@ -42,6 +46,12 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     ArchiveEngine,
     # external programs
     FfmpegEngine,
+    # vector before ImageMagick: where both list a pair (svg -> png, eps -> pdf, png -> svg) the
+    # dedicated program renders it better (ImageMagick wraps a bitmap in an SVG instead of tracing it)
+    RsvgEngine,
+    PostScriptEngine,
+    PotraceEngine,
+    PdftocairoEngine,
     ImageMagickEngine,
     GraphicsMagickEngine,
     QpdfEngine,
