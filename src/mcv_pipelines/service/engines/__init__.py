@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.image.libheif import LibheifEngine
+from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
@@ -39,6 +41,9 @@ __all__ = ["ENGINE_FACTORIES", "available_engines", "find_conversion"]
 ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # Pillow first: the default for every image conversion it can do.
     PillowEngine,
+    # codecs Pillow lacks: HEIC/HEIF and JPEG XL, decoded or encoded by their reference programs
+    LibheifEngine,
+    LibjxlEngine,
     # Ghostscript before pypdf: where installed it is the better PDF optimizer (pypdf stays the
     # default for merge, metadata and watermarks, which Ghostscript does not list).
     GhostscriptEngine,

@@ -38,7 +38,7 @@ _OPTIONS = (
 class PotraceEngine(ProgramEngine):
     name = "potrace"
     programs = ("potrace",)
-    version_pattern = r"potrace (\d[\w.]*)"
+    version_pattern = r"potrace (\d+(?:\.\d+)*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()
