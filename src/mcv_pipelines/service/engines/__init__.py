@@ -27,6 +27,7 @@ from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
 from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
+from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
 from mcv_pipelines.service.engines.text.pandoc import PandocEngine
@@ -61,6 +62,7 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     GraphicsMagickEngine,
     QpdfEngine,
     PdftoppmEngine,
+    PopplerTextEngine,
     LibreOfficeEngine,
     # after LibreOffice: where both convert a document (docx -> odt), LibreOffice keeps its look
     PandocEngine,
