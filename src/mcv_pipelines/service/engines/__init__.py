@@ -6,7 +6,7 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/, vector/; a family may import the modules at the
+image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/; a family may import the modules at the
 top and, where it builds on one, another family (pdf/ draws its watermarks with image/).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
 from mcv_pipelines.service.engines.image.libheif import LibheifEngine
 from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
@@ -50,6 +51,7 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     GhostscriptEngine,
     PypdfEngine,
     ArchiveEngine,
+    FontEngine,
     # external programs
     FfmpegEngine,
     # vector before ImageMagick: where both list a pair (svg -> png, eps -> pdf, png -> svg) the
