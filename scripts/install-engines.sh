@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
-# qpdf, poppler, LibreOffice, Chromium, a font), openssl (the client's TLS tests make a certificate with
+# qpdf, poppler, LibreOffice, Chromium, a font; issue 23: Pandoc, librsvg, Potrace, libheif, libjxl,
+# Calibre), openssl (the client's TLS tests make a certificate with
 # it) and the servers and runtimes the tests start (PostgreSQL for the team service, node and npm for the
 # official Node SDK). Non-interactive and idempotent: packages already installed are skipped, and
 # apt-get update runs only when something is missing.
@@ -17,6 +18,15 @@ PACKAGES=(
     libreoffice-calc-nogui
     libreoffice-impress-nogui
     chromium
+    # issue 23's formats. No TeX: Pandoc writes no PDF itself (md -> pdf goes through html).
+    pandoc
+    librsvg2-bin
+    potrace
+    libheif-examples
+    libjxl-tools
+    # ebook-convert: the largest (98 packages, ~350 MB installed, ~116 MB to download; 48 s to install
+    # here); its engine is optional, so a machine without it only lists no ebook pairs.
+    calibre
     fonts-dejavu-core
     fontconfig
     postgresql

@@ -6,8 +6,9 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/; a family may import the modules at the
-top and, where it builds on one, another family (pdf/ draws its watermarks with image/).
+image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/; a family may import the
+modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/,
+vector/ checks its PDF input with pdf/).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
 """
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
 from mcv_pipelines.service.engines.image.libheif import LibheifEngine
 from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
@@ -68,6 +70,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     LibreOfficeEngine,
     # after LibreOffice: where both convert a document (docx -> odt), LibreOffice keeps its look
     PandocEngine,
+    # after Pandoc: where both convert (docx -> epub), Pandoc's sandboxed reading is preferred
+    CalibreEngine,
     ChromiumEngine,
 )
 
