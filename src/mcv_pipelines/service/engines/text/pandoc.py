@@ -85,8 +85,8 @@ class PandocEngine(ProgramEngine):
         target = output_path(request, request.output_format)
         args = [
             "--from", "json", "--to", writer, "--resource-path=.",
-            # a standalone html page needs a <title>; the document's own title wins when it has one
-            "--metadata", f"pagetitle={source.stem or 'document'}",
+            # a standalone html page needs a <title>: the document's own, else the file's name
+            *([] if "title" in document.get("meta", {}) else ["--metadata", f"pagetitle={source.stem}"]),
             *(["--standalone"] if request.output_format in STANDALONE else []),
             *(["--toc"] if bool_option(request.options, "toc", False) else []),
             ast.name,
