@@ -17,6 +17,7 @@ import argparse
 import base64
 import collections
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -38,8 +39,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PREFERRED_SOURCES = ("md", "png", "mp4", "wav", "ttf", "zip", "epub", "csv", "svg", "pdf")
 WORDED_SEEDS = {
     "md", "rst", "org", "html", "tex", "textile", "mediawiki", "dokuwiki", "t2t", "opml", "fb2", "rtf", "txt",
-    "csv", "ipynb", "xlsx", "xls", "ods",
+    "csv", "ipynb", "xlsx", "xls", "ods", "creole", "vimwiki", "twiki", "tikiwiki",
 }  # fmt: skip
+# Formats only read, never written by the listing: a copy of a file of the same container.
+SAME_CONTAINER = {"mts": "m2ts"}
 OFFICE_DERIVED = {"doc": "docx", "ppt": "pptx", "odp": "pptx"}
 
 
@@ -116,6 +119,11 @@ def make_inputs(
                     worded.add(fmt)
                 changed = True
                 break
+        for fmt, base in SAME_CONTAINER.items():
+            if fmt in wanted and fmt not in samples and base in samples:
+                samples[fmt] = work / "derived" / f"sample.{fmt}"
+                shutil.copyfile(samples[base], samples[fmt])
+                changed = True
         for fmt, base in OFFICE_DERIVED.items():
             if fmt in wanted and fmt not in samples and base in samples:
                 samples[fmt] = office_from(samples[base], fmt, work)

@@ -36,11 +36,12 @@ _ZIPPED = {
 }  # fmt: skip
 _WORDY = {
     "md", "rst", "org", "html", "tex", "textile", "mediawiki", "dokuwiki", "adoc", "txt", "fb2", "opml",
-    "ipynb",
+    "ipynb", "muse", "jira", "dbk", "texi", "icml", "xwiki", "zimwiki", "ms",
 }  # fmt: skip
 _MEDIA = {
     "3gp", "aac", "aiff", "avi", "flac", "flv", "m4a", "m4b", "mkv", "mov", "mp3", "mp4", "mpeg", "ogg",
-    "ogv", "opus", "ts", "wav", "webm", "wma", "wmv",
+    "ogv", "opus", "ts", "wav", "webm", "wma", "wmv", "3g2", "f4v", "asf", "nut", "vob", "m2ts", "mts",
+    "mka", "oga", "spx", "ac3", "au", "caf", "w64", "mp2", "wv", "tta",
 }  # fmt: skip
 
 

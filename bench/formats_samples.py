@@ -41,6 +41,10 @@ _TEXTS = {
     "rtf": f"{{\\rtf1\\ansi{{\\fonttbl\\f0 Helvetica;}}\\f0 {WORD} notes\\par About the {WORD}.\\par}}\n",
     "txt": f"{WORD} notes\nAbout the {WORD}.\n",
     "csv": f"animal,count\n{WORD},3\nWombat,5\n",
+    "creole": f"= {WORD} notes =\nAbout the **{WORD}**.\n",
+    "vimwiki": f"= {WORD} notes =\nAbout the *{WORD}*.\n",
+    "twiki": f"---+ {WORD} notes\nAbout the *{WORD}*.\n",
+    "tikiwiki": f"! {WORD} notes\nAbout the __{WORD}__.\n",
     "svg": '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80"><rect width="120" height="80" '
     'fill="#1d4ed8"/><circle cx="60" cy="40" r="25" fill="#fff"/></svg>\n',
     "eps": "%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 120 60\n0 0 1 setrgbcolor 0 0 120 60 rectfill\n"

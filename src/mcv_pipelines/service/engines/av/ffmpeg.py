@@ -56,7 +56,9 @@ __all__ = ["FfmpegEngine"]
 _BASE = ("-hide_banner", "-nostdin", "-y", "-loglevel", "error")
 # raw ADTS, MPEG program and transport streams, 3GP (ffmpeg writes no title there) and animations
 # have nowhere to keep tags: ffmpeg would drop them silently
-_NO_TAGS = frozenset({"aac", "mpeg", "ts", "3gp", "gif", "apng", "webp"})
+_NO_TAGS = frozenset(
+    {"aac", "mpeg", "ts", "3gp", "3g2", "vob", "m2ts", "ac3", "w64", "mp2", "gif", "apng", "webp"}
+)
 
 
 class FfmpegEngine:

@@ -33,6 +33,7 @@ from mcv_pipelines.service.engines.text.pandoc_formats import (
     PANDOC_READERS,
     PANDOC_WRITERS,
     STANDALONE,
+    UNPROVEN,
     UNSANDBOXED_WRITERS,
 )
 
@@ -58,13 +59,14 @@ class PandocEngine(ProgramEngine):
             ConversionType("convert", source, target, self.name, options=_OPTIONS, engine_versions=versions)
             for source in PANDOC_READERS
             for target in PANDOC_WRITERS
-            if source != target
+            if source != target and (source, target) not in UNPROVEN
         ]
 
     def run(self, request: EngineRequest) -> EngineResult:
         reader = PANDOC_READERS.get(request.input_format)
         writer = PANDOC_WRITERS.get(request.output_format)
-        if request.operation != "convert" or reader is None or writer is None or self.program is None:
+        unproven = (request.input_format, request.output_format) in UNPROVEN
+        if request.operation != "convert" or reader is None or writer is None or unproven or not self.program:
             raise EngineError(
                 UNSUPPORTED_CONVERSION,
                 f"pandoc does not {request.operation} {request.input_format} to {request.output_format}",
