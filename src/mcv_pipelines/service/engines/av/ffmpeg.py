@@ -15,6 +15,7 @@ from typing import Any
 from mcv_pipelines.service.engines.av.formats import (
     FORMATS,
     INPUT_FORMATS,
+    NO_AAC_INPUTS,
     SILENT_INPUTS,
     THUMBNAIL_FORMATS,
     FfmpegCapabilities,
@@ -117,6 +118,8 @@ class FfmpegEngine:
                 media = FORMATS[target]
                 # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
                 if (media.video and not source_is_video) or (not media.video and source in SILENT_INPUTS):
+                    continue
+                if source in NO_AAC_INPUTS and media.audio_encoder == "aac":
                     continue
                 types.append(
                     ConversionType(

@@ -70,8 +70,9 @@ PANDOC_WRITERS: dict[str, str] = {
 }
 
 # Pairs bench/formats.py found this Pandoc gets wrong, left out of the listing: fb2 -> epub fails
-# ("not found in reftable"; Calibre does it), rtf -> opml keeps only headings and an RTF has none.
-UNPROVEN = frozenset({("fb2", "epub"), ("rtf", "opml")})
+# ("not found in reftable"; Calibre does it); rtf -> opml and csv -> opml keep only headings, and an
+# RTF or a CSV has none.
+UNPROVEN = frozenset({("fb2", "epub"), ("rtf", "opml"), ("csv", "opml")})
 
 # Writers whose output is a whole document only with --standalone (else a fragment).
 STANDALONE = frozenset({"html", "tex", "rtf", "fb2", "ipynb", "opml", "dbk", "texi", "ms"})
