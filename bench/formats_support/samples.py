@@ -17,7 +17,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 WORD = "Quokka"
-ASSETS = Path(__file__).resolve().parents[1] / "pipelines" / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "pipelines" / "assets"
 
 _TEXTS = {
     "md": f"# {WORD} notes\n\nSome *text* about the {WORD}.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
