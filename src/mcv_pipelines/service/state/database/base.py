@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 __all__ = ["Database", "DatabaseUnavailable", "Row", "SchemaTooNew", "Tx"]
@@ -69,6 +69,13 @@ class Database(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    @contextmanager
+    def exclusive(self, key: int) -> Iterator[bool]:
+        """True inside the block when this process, alone of those sharing the database, holds the
+        lock ``key``; False when another one does (it is not waited for). A database of one process:
+        always True."""
+        yield True
 
     def listen(self) -> Iterator[str]:
         """Notices from other processes, forever (PostgreSQL only)."""

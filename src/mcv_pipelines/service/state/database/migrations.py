@@ -60,9 +60,36 @@ def _second(real: str) -> list[str]:
     ]
 
 
+def _third(retry_of: str) -> list[str]:
+    """Indexes that make each list route cost one page, whatever the history (issue 27): every list
+    is one user's rows newest first (``ORDER BY seq DESC``), so each index ends in ``seq`` and a page
+    is read straight off it, with no sort and no skipped rows. ``tasks_job`` becomes (job_id, seq) for
+    a job's tasks in order; ``tasks_ended`` serves the retention sweep; ``retry_of`` (a task's source
+    task, read from its document) lets ``include=retries`` find a task's retries by index.
+    ``retry_of`` is the dialect's expression for reading that field from ``doc``."""
+    return [
+        "CREATE INDEX jobs_user_seq ON jobs (user_id, seq)",
+        "CREATE INDEX jobs_user_status_seq ON jobs (user_id, status, seq)",
+        "CREATE INDEX jobs_user_tag_seq ON jobs (user_id, tag, seq)",
+        "CREATE INDEX tasks_user_seq ON tasks (user_id, seq)",
+        "CREATE INDEX tasks_user_status_seq ON tasks (user_id, status, seq)",
+        "CREATE INDEX tasks_user_operation_seq ON tasks (user_id, operation, seq)",
+        "DROP INDEX tasks_job",
+        "CREATE INDEX tasks_job ON tasks (job_id, seq)",
+        "CREATE INDEX tasks_ended ON tasks (ended_at) WHERE ended_at IS NOT NULL",
+        "ALTER TABLE tasks ADD COLUMN retry_of TEXT",
+        f"UPDATE tasks SET retry_of = {retry_of} WHERE doc LIKE '%retry_of_task_id%'",  # noqa: S608 - a constant
+        "CREATE INDEX tasks_retry_of ON tasks (retry_of) WHERE retry_of IS NOT NULL",
+    ]
+
+
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "sqlite": [_SQLITE_1, _second("REAL")],
-    "postgresql": [_POSTGRES_1, _second("DOUBLE PRECISION")],
+    "sqlite": [_SQLITE_1, _second("REAL"), _third("json_extract(doc, '$.retry_of_task_id')")],
+    "postgresql": [
+        _POSTGRES_1,
+        _second("DOUBLE PRECISION"),
+        _third("(doc::jsonb ->> 'retry_of_task_id')"),
+    ],
 }
 
 

@@ -1,0 +1,103 @@
+"""The retention sweep: tasks that ended longer ago than the retention are deleted with their files,
+and so are the jobs they leave empty.
+
+Cheap at any history (issue 27): expired tasks are found by the ``tasks_ended`` index and deleted in
+batches, one short statement each, so the API never waits long on a lock the sweep holds (on SQLite
+every statement holds the one connection). The batch size follows the time a statement takes,
+aiming at ``TARGET_SECONDS``, and after each batch the sweep pauses as long as the statement took, so
+it never has more than about half of the database's time. A job is looked at only when the sweep
+deleted one of its tasks. Files go by their task's prefix in the store.
+
+On a team's shared database one process sweeps at a time (an advisory lock); the others skip the round.
+
+Example::
+
+    swept = Retention(store, storage, config).sweep(cutoff="2026-01-01T00:00:00+00:00")
+    swept.tasks, swept.jobs   # how many were deleted
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mcv_pipelines.service.files.storage import Storage
+from mcv_pipelines.service.state.config import ServiceConfig
+from mcv_pipelines.service.state.store import Store
+from mcv_pipelines.service.work.taskfiles import discard
+
+__all__ = ["LOCK_KEY", "Retention", "Swept"]
+
+LOCK_KEY = 7231027  # the advisory lock of the sweep (7231001 is the migrations')
+TARGET_SECONDS = 0.005
+MIN_BATCH, FIRST_BATCH, MAX_BATCH = 200, 2000, 5000
+
+
+@dataclass
+class Swept:
+    """What one sweep did."""
+
+    tasks: int = 0
+    jobs: int = 0
+    batches: int = 0
+    longest: float = 0.0  # seconds of the longest delete statement
+    skipped: bool = False  # another process of the team holds the sweep
+
+
+class Retention:
+    def __init__(
+        self,
+        store: Store,
+        storage: Storage,
+        config: ServiceConfig,
+        after_batch: Callable[[list[str], list[str]], None] | None = None,
+    ) -> None:
+        """``after_batch(task_ids, job_ids_left)``: called after each batch with the tasks deleted
+        and the jobs that lost tasks but still have some (the scheduler recomputes those)."""
+        self.store = store
+        self.storage = storage
+        self.config = config
+        self.after_batch = after_batch
+        self.batch = FIRST_BATCH
+
+    def sweep(self, cutoff: str, stop: threading.Event | None = None) -> Swept:
+        """Delete every task that ended before ``cutoff`` (ISO time), batch by batch, until none is
+        left or ``stop`` is set."""
+        swept = Swept()
+        with self.store.db.exclusive(LOCK_KEY) as held:
+            if not held:
+                swept.skipped = True
+                return swept
+            while stop is None or not stop.is_set():
+                began = time.perf_counter()
+                deleted = self.store.delete_ended_before(cutoff, self.batch)
+                took = time.perf_counter() - began
+                if not deleted:
+                    break
+                swept.batches += 1
+                swept.tasks += len(deleted)
+                swept.longest = max(swept.longest, took)
+                self._resize(took, len(deleted))
+                swept.jobs += self._after(deleted)
+                time.sleep(took)  # leave the database to the API at least as long as the sweep had it
+        return swept
+
+    def _resize(self, took: float, rows: int) -> None:
+        if rows < self.batch:
+            return  # the last, short batch says nothing of the right size
+        if took > 2 * TARGET_SECONDS:
+            self.batch = max(MIN_BATCH, self.batch // 2)
+        elif took < TARGET_SECONDS / 2:
+            self.batch = min(MAX_BATCH, self.batch * 2)
+
+    def _after(self, deleted: list[tuple[str, str | None]]) -> int:
+        """Files of the deleted tasks, then their jobs; how many jobs were deleted."""
+        for task_id, _ in deleted:
+            discard(self.storage, self.config, task_id)
+        touched = sorted({job_id for _, job_id in deleted if job_id})
+        gone = set(self.store.delete_jobs_if_empty(touched))
+        if self.after_batch is not None:
+            self.after_batch([task_id for task_id, _ in deleted], [j for j in touched if j not in gone])
+        return len(gone)
