@@ -79,7 +79,7 @@ def _third(retry_of: str) -> list[str]:
         "CREATE INDEX tasks_ended ON tasks (ended_at) WHERE ended_at IS NOT NULL",
         "ALTER TABLE tasks ADD COLUMN retry_of TEXT",
         f"UPDATE tasks SET retry_of = {retry_of} WHERE doc LIKE '%retry_of_task_id%'",  # noqa: S608 - a constant
-        "CREATE INDEX tasks_retry_of ON tasks (retry_of) WHERE retry_of IS NOT NULL",
+        "CREATE INDEX tasks_retry_of ON tasks (retry_of, seq) WHERE retry_of IS NOT NULL",
     ]
 
 
