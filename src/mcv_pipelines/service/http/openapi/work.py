@@ -7,6 +7,7 @@ from mcv_pipelines.service.http.openapi.parts import (
     INCLUDE,
     PAGING,
     REDIRECT,
+    SEQ_BOUND,
     TO_EXPORT,
     Obj,
     answer,
@@ -46,6 +47,7 @@ def jobs_paths() -> Obj:
                     param("filter[tag]", "query", {"type": "string"}),
                     param("include", "query", {"type": "string"}, "tasks: add each job's tasks."),
                     *PAGING,
+                    SEQ_BOUND,
                 ],
                 responses=errors("422"),
             ),
@@ -133,6 +135,7 @@ def tasks_paths() -> Obj:
                         "include", "query", {"type": "string"}, "Comma-separated: retries, depends_on_tasks."
                     ),
                     *PAGING,
+                    SEQ_BOUND,
                 ],
                 responses=errors("422"),
             )
