@@ -2,11 +2,14 @@
 and so are the jobs they leave empty.
 
 Cheap at any history (issue 27): expired tasks are found by the ``tasks_ended`` index and deleted in
-batches, one short statement each, so the API never waits long on a lock the sweep holds (on SQLite
-every statement holds the one connection). The batch size follows the time a statement takes,
-aiming at ``TARGET_SECONDS``, and after each batch the sweep pauses as long as the statement took, so
-it never has more than about half of the database's time. A job is looked at only when the sweep
-deleted one of its tasks. Files go by their task's prefix in the store.
+batches, one short statement each. On SQLite every statement holds the one connection the API uses
+too, so the batch size follows the time a statement takes, aiming at ``TARGET_SECONDS`` (an API
+request waits for one statement at most), and after each batch the sweep leaves the database alone
+for half the time it held it (deleting the batch's files meanwhile), so the API keeps at least a
+third of it under a long sweep. On PostgreSQL a delete locks only the expired rows, which no request
+reads, and skips any row another transaction holds: batches aim at ``SHARED_TARGET_SECONDS``. A job
+is looked at only when the sweep deleted one of its tasks. Files go by their task's prefix in the
+store.
 
 On a team's shared database one process sweeps at a time (an advisory lock); the others skip the round.
 
@@ -31,8 +34,9 @@ from mcv_pipelines.service.work.taskfiles import discard
 __all__ = ["LOCK_KEY", "Retention", "Swept"]
 
 LOCK_KEY = 7231027  # the advisory lock of the sweep (7231001 is the migrations')
-TARGET_SECONDS = 0.005
-MIN_BATCH, FIRST_BATCH, MAX_BATCH = 200, 2000, 5000
+TARGET_SECONDS = 0.010
+SHARED_TARGET_SECONDS = 0.050
+MIN_BATCH, FIRST_BATCH, MAX_BATCH = 100, 1000, 5000
 
 
 @dataclass
@@ -61,6 +65,7 @@ class Retention:
         self.config = config
         self.after_batch = after_batch
         self.batch = FIRST_BATCH
+        self.target = SHARED_TARGET_SECONDS if store.db.shared else TARGET_SECONDS
 
     def sweep(self, cutoff: str, stop: threading.Event | None = None) -> Swept:
         """Delete every task that ended before ``cutoff`` (ISO time), batch by batch, until none is
@@ -80,24 +85,28 @@ class Retention:
                 swept.tasks += len(deleted)
                 swept.longest = max(swept.longest, took)
                 self._resize(took, len(deleted))
-                swept.jobs += self._after(deleted)
-                time.sleep(took)  # leave the database to the API at least as long as the sweep had it
+                in_db, on_files = self._after(deleted, swept)
+                time.sleep(max(0.0, (took + in_db) / 2 - on_files))
         return swept
 
     def _resize(self, took: float, rows: int) -> None:
         if rows < self.batch:
             return  # the last, short batch says nothing of the right size
-        if took > 2 * TARGET_SECONDS:
+        if took > 2 * self.target:
             self.batch = max(MIN_BATCH, self.batch // 2)
-        elif took < TARGET_SECONDS / 2:
+        elif took < self.target / 2:
             self.batch = min(MAX_BATCH, self.batch * 2)
 
-    def _after(self, deleted: list[tuple[str, str | None]]) -> int:
-        """Files of the deleted tasks, then their jobs; how many jobs were deleted."""
-        for task_id, _ in deleted:
-            discard(self.storage, self.config, task_id)
+    def _after(self, deleted: list[tuple[str, str | None]], swept: Swept) -> tuple[float, float]:
+        """The jobs of the deleted tasks, then their files; the seconds spent in the database and on
+        the files."""
+        began = time.perf_counter()
         touched = sorted({job_id for _, job_id in deleted if job_id})
         gone = set(self.store.delete_jobs_if_empty(touched))
+        swept.jobs += len(gone)
         if self.after_batch is not None:
             self.after_batch([task_id for task_id, _ in deleted], [j for j in touched if j not in gone])
-        return len(gone)
+        held = time.perf_counter() - began
+        for task_id, _ in deleted:  # the rows are gone: no request reaches these files any more
+            discard(self.storage, self.config, task_id)
+        return held, time.perf_counter() - began - held

@@ -64,9 +64,10 @@ def _third(retry_of: str) -> list[str]:
     """Indexes that make each list route cost one page, whatever the history (issue 27): every list
     is one user's rows newest first (``ORDER BY seq DESC``), so each index ends in ``seq`` and a page
     is read straight off it, with no sort and no skipped rows. ``tasks_job`` becomes (job_id, seq) for
-    a job's tasks in order; ``tasks_ended`` serves the retention sweep; ``retry_of`` (a task's source
-    task, read from its document) lets ``include=retries`` find a task's retries by index.
-    ``retry_of`` is the dialect's expression for reading that field from ``doc``."""
+    a job's tasks in order; ``tasks_ended`` serves the retention sweep; ``tasks_status`` goes, as
+    ``tasks_claim`` (status, ready, seq) serves the same lookups and every index costs every write;
+    ``retry_of`` (a task's source task, read from its document) lets ``include=retries`` find a
+    task's retries by index. ``retry_of`` is the dialect's expression reading that field of ``doc``."""
     return [
         "CREATE INDEX jobs_user_seq ON jobs (user_id, seq)",
         "CREATE INDEX jobs_user_status_seq ON jobs (user_id, status, seq)",
@@ -74,6 +75,7 @@ def _third(retry_of: str) -> list[str]:
         "CREATE INDEX tasks_user_seq ON tasks (user_id, seq)",
         "CREATE INDEX tasks_user_status_seq ON tasks (user_id, status, seq)",
         "CREATE INDEX tasks_user_operation_seq ON tasks (user_id, operation, seq)",
+        "DROP INDEX tasks_status",
         "DROP INDEX tasks_job",
         "CREATE INDEX tasks_job ON tasks (job_id, seq)",
         "CREATE INDEX tasks_ended ON tasks (ended_at) WHERE ended_at IS NOT NULL",
