@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shutil
 import sys
 import tempfile
 import threading
@@ -316,6 +317,7 @@ def main() -> int:
         finally:
             if server is not None:
                 server.stop()
+                shutil.rmtree(server.root, ignore_errors=True)
 
 
 def _run(args: argparse.Namespace, data_dir: Path, url: str | None) -> int:
