@@ -6,8 +6,9 @@ batches, one short statement each. On SQLite every statement holds the one conne
 too, so the batch size follows the time a statement takes, aiming at ``TARGET_SECONDS`` (an API
 request waits for one statement at most), and after each batch the sweep leaves the database alone
 for half the time it held it (deleting the batch's files meanwhile), so the API keeps at least a
-third of it under a long sweep. On PostgreSQL a delete locks only the expired rows, which no request
-reads, and skips any row another transaction holds: batches aim at ``SHARED_TARGET_SECONDS``. A job
+third of it under a long sweep. On PostgreSQL the sweep has a connection of its own, a delete locks
+only the expired rows, which no request reads, and skips any row another transaction holds: batches
+aim at ``SHARED_TARGET_SECONDS``. A job
 is looked at only when the sweep deleted one of its tasks. Files go by their task's prefix in the
 store.
 
@@ -69,15 +70,25 @@ class Retention:
 
     def sweep(self, cutoff: str, stop: threading.Event | None = None) -> Swept:
         """Delete every task that ended before ``cutoff`` (ISO time), batch by batch, until none is
-        left or ``stop`` is set."""
+        left or ``stop`` is set. On PostgreSQL through a connection of its own: the requests of this
+        process keep theirs."""
+        db = self.store.db.another()
+        store = self.store if db is self.store.db else Store(db)
+        try:
+            return self._sweep(store, cutoff, stop)
+        finally:
+            if store is not self.store:
+                store.close()
+
+    def _sweep(self, store: Store, cutoff: str, stop: threading.Event | None) -> Swept:
         swept = Swept()
-        with self.store.db.exclusive(LOCK_KEY) as held:
+        with store.db.exclusive(LOCK_KEY) as held:
             if not held:
                 swept.skipped = True
                 return swept
             while stop is None or not stop.is_set():
                 began = time.perf_counter()
-                deleted = self.store.delete_ended_before(cutoff, self.batch)
+                deleted = store.delete_ended_before(cutoff, self.batch)
                 took = time.perf_counter() - began
                 if not deleted:
                     break
@@ -85,7 +96,7 @@ class Retention:
                 swept.tasks += len(deleted)
                 swept.longest = max(swept.longest, took)
                 self._resize(took, len(deleted))
-                in_db, on_files = self._after(deleted, swept)
+                in_db, on_files = self._after(store, deleted, swept)
                 time.sleep(max(0.0, (took + in_db) / 2 - on_files))
         return swept
 
@@ -97,12 +108,14 @@ class Retention:
         elif took < self.target / 2:
             self.batch = min(MAX_BATCH, self.batch * 2)
 
-    def _after(self, deleted: list[tuple[str, str | None]], swept: Swept) -> tuple[float, float]:
+    def _after(
+        self, store: Store, deleted: list[tuple[str, str | None]], swept: Swept
+    ) -> tuple[float, float]:
         """The jobs of the deleted tasks, then their files; the seconds spent in the database and on
         the files."""
         began = time.perf_counter()
         touched = sorted({job_id for _, job_id in deleted if job_id})
-        gone = set(self.store.delete_jobs_if_empty(touched))
+        gone = set(store.delete_jobs_if_empty(touched))
         swept.jobs += len(gone)
         if self.after_batch is not None:
             self.after_batch([task_id for task_id, _ in deleted], [j for j in touched if j not in gone])

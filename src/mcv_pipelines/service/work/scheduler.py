@@ -26,7 +26,6 @@ from mcv_pipelines.service.work.instore import run_in_store
 from mcv_pipelines.service.work.leases import job_status
 from mcv_pipelines.service.work.operations import Outcome, execute, record_end
 from mcv_pipelines.service.work.progress import TaskProgress
-from mcv_pipelines.service.work.retention import LOCK_KEY as _SWEEP_LOCK
 from mcv_pipelines.service.work.retention import Retention
 from mcv_pipelines.service.work.task_events import JobEvents, ended_change
 from mcv_pipelines.service.work.taskfiles import check_stored_sandbox, discard, fetch_input, publish
@@ -37,6 +36,7 @@ log = logging.getLogger(__name__)
 
 # A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started.
 _Start = tuple[str, threading.Event, "dict[str, Doc] | None"]
+_UPLOADS_LOCK = 7231028  # a team-wide advisory lock: one process fails expired upload forms
 
 
 class Scheduler:
@@ -403,19 +403,18 @@ class Scheduler:
 
     def sweep(self) -> None:
         """Fail uploads whose form expired; delete tasks that ended longer ago than the retention, and
-        the jobs they leave empty (work/retention.py). One process of a team at a time."""
-        with self.store.db.exclusive(_SWEEP_LOCK) as held:
-            if not held:
-                return
-            expired = _ago(self.config.upload_ttl)
-            for task in self.store.tasks_with_status("waiting"):
-                if task["operation"] == "import/upload" and task["created_at"] < expired:
-                    failure = TaskFailed(
-                        "UPLOAD_EXPIRED", "No file was uploaded before the upload form expired."
-                    )
-                    self._end(task["id"], failure, ("waiting",))
-            self.kick()
-            self.retention.sweep(_ago(self.config.task_retention), self._stopping)
+        the jobs they leave empty (work/retention.py). Each by one process of a team at a time."""
+        with self.store.db.exclusive(_UPLOADS_LOCK) as held:
+            if held:
+                expired = _ago(self.config.upload_ttl)
+                for task in self.store.tasks_with_status("waiting"):
+                    if task["operation"] == "import/upload" and task["created_at"] < expired:
+                        failure = TaskFailed(
+                            "UPLOAD_EXPIRED", "No file was uploaded before the upload form expired."
+                        )
+                        self._end(task["id"], failure, ("waiting",))
+                self.kick()
+        self.retention.sweep(_ago(self.config.task_retention), self._stopping)
 
     def _swept(self, task_ids: list[str], jobs_left: list[str]) -> None:
         """After a batch of the retention sweep: jobs that still have tasks follow what is left, and

@@ -70,6 +70,12 @@ class Database(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def another(self) -> Database:
+        """A connection of its own to the same database, for long work beside the requests (the
+        retention sweep), so they never queue behind it; this one where a process has only one
+        (SQLite). Close it when it is not this one."""
+        return self
+
     @contextmanager
     def exclusive(self, key: int) -> Iterator[bool]:
         """True inside the block when this process, alone of those sharing the database, holds the

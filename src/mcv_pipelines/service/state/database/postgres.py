@@ -110,6 +110,9 @@ class PostgresDatabase(Database):
         row = tx.one("SELECT nextval('mcv_seq')")
         return int(row[0]) if row else 0
 
+    def another(self) -> PostgresDatabase:
+        return PostgresDatabase(self.url)
+
     @contextmanager
     def exclusive(self, key: int) -> Iterator[bool]:
         """A session advisory lock on this process's connection, tried once; released at the end of
