@@ -44,7 +44,12 @@ WORDED_SEEDS = {
 }  # fmt: skip
 # Formats only read, never written by the listing: a copy of a file of the same container.
 SAME_CONTAINER = {"mts": "m2ts"}
-OFFICE_DERIVED = {"doc": "docx", "ppt": "pptx", "odp": "pptx"}
+# Formats only LibreOffice writes, and only from its own family: made by soffice itself from a sample
+# of a format it reads (a drawing from the SVG seed, the flat XML formats from their zipped kin).
+OFFICE_DERIVED = {
+    "doc": "docx", "ppt": "pptx", "odp": "pptx", "fodt": "odt", "fods": "ods", "fodp": "odp",
+    "odg": "svg", "fodg": "odg", "emf": "odg", "wmf": "odg",
+}  # fmt: skip
 
 
 @dataclass

@@ -29,14 +29,20 @@ _MAGIC: dict[str, tuple[int, bytes]] = {
     "lrf": (0, b"L\x00R\x00F\x00"), "ttf": (0, b"\x00\x01\x00\x00"), "otf": (0, b"OTTO"),
     "woff": (0, b"wOFF"), "woff2": (0, b"wOF2"), "tar.gz": (0, b"\x1f\x8b"), "tar.bz2": (0, b"BZh"),
     "tar.xz": (0, b"\xfd7zXZ"),
+    # office: the OLE compound file of the binary formats, EMF's signature, WMF's placeable header or
+    # its plain header, and the flat ODF formats' XML
+    "doc": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "xls": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"),
+    "ppt": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "emf": (40, b" EMF"), "fodt": (0, b"<?xml"),
+    "fods": (0, b"<?xml"), "fodp": (0, b"<?xml"), "fodg": (0, b"<?xml"),
 }  # fmt: skip
 _ZIPPED = {
     "docx": "word/document.xml", "odt": "content.xml", "epub": "mimetype", "pptx": "ppt/presentation.xml",
-    "htmlz": "index.html", "txtz": "index.txt",
+    "htmlz": "index.html", "txtz": "index.txt", "xlsx": "xl/workbook.xml", "ods": "content.xml",
+    "odp": "content.xml", "odg": "content.xml",
 }  # fmt: skip
 _WORDY = {
     "md", "rst", "org", "html", "tex", "textile", "mediawiki", "dokuwiki", "adoc", "txt", "fb2", "opml",
-    "ipynb", "muse", "jira", "dbk", "texi", "icml", "xwiki", "zimwiki", "ms",
+    "ipynb", "muse", "jira", "dbk", "texi", "icml", "xwiki", "zimwiki", "ms", "csv", "tsv",
 }  # fmt: skip
 _MEDIA = {
     "3gp", "aac", "aiff", "avi", "flac", "flv", "m4a", "m4b", "mkv", "mov", "mp3", "mp4", "mpeg", "ogg",
@@ -75,6 +81,12 @@ def _pdb(path: Path) -> None:
     data = path.read_bytes()
     if len(data) < 78 or (not data[60:68].isalnum() and not data[60:68].strip(b"\x00")):
         raise ValueError("no Palm database header")
+
+
+def _wmf(path: Path) -> None:
+    head = path.read_bytes()[:4]
+    if head not in (b"\xd7\xcd\xc6\x9a", b"\x01\x00\x09\x00", b"\x02\x00\x09\x00"):
+        raise ValueError(f"not a WMF file (starts {head!r})")
 
 
 def _archive(fmt: str) -> Check:
@@ -146,7 +158,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         checks.append(_zipped(_ZIPPED[fmt]))
     if fmt in _MEDIA:
         checks.append(_media)
-    checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb]}.get(fmt, [])
+    checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb], "wmf": [_wmf]}.get(fmt, [])
     if fmt == "ipynb":
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
     if not checks and fmt not in _WORDY:

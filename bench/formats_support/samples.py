@@ -153,5 +153,5 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
 
 
 def office_from(source: Path, fmt: str, directory: Path) -> Path:
-    """``source`` (made by the service) converted by soffice to ``fmt`` (doc, ppt, odp)."""
+    """``source`` converted by soffice to ``fmt`` (doc, ppt, odp, the flat ODF formats, drawings)."""
     return _soffice(source, fmt, directory / "office")
