@@ -126,7 +126,7 @@ def register(subparsers: Any) -> None:
     )
     serve_team.add_options(parser)
     parser.set_defaults(handler=serve)
-    serve_keys.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys"))
+    serve_keys.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys|signing-key"))
 
 
 def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:

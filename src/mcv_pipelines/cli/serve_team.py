@@ -98,13 +98,7 @@ def check_options(args: argparse.Namespace) -> None:
             "--database postgresql://USER@HOST/DB (on SQLite one process serves the API and runs "
             "the tasks: --role all)"
         )
-    if shared and not os.environ.get("MCV_SIGNING_KEY"):
-        print(
-            "warning: MCV_SIGNING_KEY is not set: every api and worker process must then share the data "
-            "dir's `secret` file, or links signed by one are refused by another; set the same "
-            "MCV_SIGNING_KEY in each (e.g. `openssl rand -hex 32`)",
-            file=sys.stderr,
-        )
+    # Without MCV_SIGNING_KEY every process reads the signing key kept in the database (issue 25).
     if args.lease_seconds < 1:
         raise UsageError("--lease-seconds: give at least 1 second")
     if args.workers is not None and args.workers < 1:

@@ -39,6 +39,7 @@ from mcv_pipelines.service.state.changes import ChangeFeed
 from mcv_pipelines.service.state.config import ALL_SCOPES, ServiceConfig
 from mcv_pipelines.service.state.database import open_database
 from mcv_pipelines.service.state.notices import relay_notices
+from mcv_pipelines.service.state.shared_secrets import signing_key
 from mcv_pipelines.service.state.store import Store
 from mcv_pipelines.service.work.lease_scheduler import LeaseScheduler
 from mcv_pipelines.service.work.scheduler import Scheduler
@@ -166,6 +167,8 @@ class LocalService:
             storage.close()
             raise
         store = Store(db)
+        if not config.signing_key:  # shared by every process through the database (issue 25)
+            config.signing_key = signing_key(db, legacy=config.data_dir / "secret")
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
         changes = ChangeFeed()
