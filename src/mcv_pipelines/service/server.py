@@ -35,6 +35,7 @@ from mcv_pipelines.service.http.health import database_check, storage_check
 from mcv_pipelines.service.http.logs import TaskLog
 from mcv_pipelines.service.http.metrics import Metrics
 from mcv_pipelines.service.http.ratelimit import RateLimiter
+from mcv_pipelines.service.state.accounts import KeyRevoked
 from mcv_pipelines.service.state.changes import ChangeFeed
 from mcv_pipelines.service.state.config import ALL_SCOPES, ServiceConfig
 from mcv_pipelines.service.state.database import open_database
@@ -45,7 +46,7 @@ from mcv_pipelines.service.work.lease_scheduler import LeaseScheduler
 from mcv_pipelines.service.work.scheduler import Scheduler
 from mcv_pipelines.service.work.webhooks import WebhookDispatcher
 
-__all__ = ["ALL_SCOPES", "LocalService"]
+__all__ = ["ALL_SCOPES", "KeyRevoked", "LocalService"]
 
 
 class LocalService:
@@ -208,7 +209,12 @@ class LocalService:
             ready_checks=[database_check(db), storage_check(storage)],
         )
         if self._make_key and self._role != "worker":
-            self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
+            try:
+                self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
+            except KeyRevoked:
+                sock.close()
+                self.stop()
+                raise
         scheduler.start()
         app = build_app(self.ctx, self._faults, api=self._role != "worker")
         # Logging set up by the caller (mcv serve --log-format): uvicorn adds no handlers of its own.
@@ -234,6 +240,13 @@ class LocalService:
         store = self._context().store
         key = api_key or secrets.token_urlsafe(32)
         register_secret(key)
+        revoked = store.revoked_by_command(key)
+        if revoked is not None:
+            raise KeyRevoked(
+                f"the API key given to this process (id {revoked}) was revoked with "
+                f"`mcv serve keys revoke {revoked}` and stays revoked: give another key "
+                "(e.g. one from `mcv serve keys create`) or none to generate one"
+            )
         if store.find_key(key) is None:
             if user_id is not None and store.key_sources(user_id) - {"serve"}:
                 user_id = None  # user 1 has keys of its own (keys create, a key file): a new user

@@ -26,6 +26,7 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.leases import claim_task, end_task, renew_leases
 from mcv_pipelines.service.work.operations import Outcome
 from mcv_pipelines.service.work.scheduler import Scheduler
+from mcv_pipelines.service.work.staging import clear_stale_staging
 from mcv_pipelines.service.work.task_events import JobEvents, ended_change
 from mcv_pipelines.service.work.taskfiles import discard
 
@@ -63,6 +64,10 @@ class LeaseScheduler(Scheduler):
         self._janitor.start()
         if not self.run_tasks:
             return
+        try:
+            clear_stale_staging(self.config, self.storage, self.store)
+        except DatabaseUnavailable as exc:  # tried again at the next start
+            log.warning("stale task directories left: %s", exc)
         for n in range(max(1, self.config.workers)):
             self._threads.append(
                 threading.Thread(target=self._claim_loop, name=f"mcv-claim-{n}", daemon=True)
