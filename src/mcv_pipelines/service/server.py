@@ -160,7 +160,9 @@ class LocalService:
             host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104 - maps away from 0.0.0.0
             host = f"[{host}]" if ":" in host and not host.startswith("[") else host
             config.public_url = f"http://{host}:{port}"
-        storage = open_storage(config.storage, config.data_dir, config.s3_endpoint or None)
+        storage = open_storage(
+            config.storage, config.data_dir, config.s3_endpoint or None, retry_for=config.storage_retry
+        )
         try:
             db = open_database(self._database, config.db_path)
         except BaseException:
