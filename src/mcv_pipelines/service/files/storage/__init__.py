@@ -36,12 +36,12 @@ def check_storage_url(url: str) -> None:
 
 
 def open_storage(
-    url: str | None, data_dir: Path, endpoint: str | None = None, retry_for: float | None = None
+    url: str | None, data_dir: Path, endpoint: str | None = None, retry_for: float = 0.0
 ) -> Storage:
     """The store named by ``url`` (None or "": the data directory). ``endpoint`` (else the
     AWS_ENDPOINT_URL variable) is the S3 server's address; credentials come from the AWS_* variables
     (or boto3's other usual places) and are registered as secrets before any request is made.
-    ``retry_for``: how long a call keeps trying through transient faults (None: 60 s)."""
+    ``retry_for``: how long a call keeps trying through transient faults (the service: 60 s)."""
     if not url:
         return DirectoryStorage(data_dir)
     kind, where, prefix = _parse(url)
@@ -58,11 +58,7 @@ def open_storage(
         from mcv_pipelines.service.files.storage.s3 import S3Storage
     except ImportError as exc:  # a runtime dependency, but say what to do if it went missing
         raise StorageError(f"s3:// storage needs boto3 ({exc}); install it: pip install boto3") from None
-    return (
-        S3Storage(where, prefix, endpoint)
-        if retry_for is None
-        else S3Storage(where, prefix, endpoint, retry_for)
-    )
+    return S3Storage(where, prefix, endpoint, retry_for)
 
 
 def _parse(url: str) -> tuple[str, str, str]:

@@ -24,7 +24,6 @@ from mcv_pipelines.redact import redact
 from mcv_pipelines.service.files.paths import safe_filename
 from mcv_pipelines.service.files.storage.base import CHUNK, Storage, StorageError, Writer
 from mcv_pipelines.service.files.storage.s3_upload import (
-    DEFAULT_RETRY_FOR,
     PART_SIZE,
     MultipartWriter,
     call,
@@ -37,7 +36,7 @@ _COPY_PART = 64 * 1024 * 1024
 
 class S3Storage(Storage):
     def __init__(
-        self, bucket: str, prefix: str = "", endpoint: str | None = None, retry_for: float = DEFAULT_RETRY_FOR
+        self, bucket: str, prefix: str = "", endpoint: str | None = None, retry_for: float = 0.0
     ) -> None:
         self.bucket = bucket
         self.retry_for = retry_for

@@ -24,7 +24,7 @@ from botocore.exceptions import (
 from mcv_pipelines.redact import redact
 from mcv_pipelines.service.files.storage.base import StorageError, Writer
 
-__all__ = ["DEFAULT_RETRY_FOR", "PART_SIZE", "MultipartWriter", "call"]
+__all__ = ["PART_SIZE", "MultipartWriter", "call"]
 
 log = logging.getLogger(__name__)
 PART_SIZE = 8 * 1024 * 1024  # S3 wants parts of at least 5 MiB (but the last)
@@ -42,7 +42,6 @@ _TRANSIENT = (
     IncompleteReadError,
 )
 _FIRST_WAIT, _LONGEST_WAIT = 0.25, 5.0
-DEFAULT_RETRY_FOR = 60.0  # seconds a storage call keeps trying through transient faults
 
 
 def call(what: str, action: Callable[[], _T], retry_for: float = 0.0) -> _T:

@@ -101,7 +101,7 @@ class PostgresDatabase(Database):
             if self._tx is not None:
                 yield self._tx
                 return
-            conn = self._begin()
+            conn = self._begin()  # may let go of the lock while it waits for the server
             tx = _PgTx(conn)
             self._tx = tx
             try:
@@ -137,7 +137,11 @@ class PostgresDatabase(Database):
                 if self._closed or time.monotonic() + wait > deadline:
                     raise exc if isinstance(exc, DatabaseUnavailable) else self.unavailable(exc) from None
                 log.warning("the database %s is away; trying again in %.1f s", self.display, wait)
-                time.sleep(wait)
+                self._lock.release()  # meanwhile /readyz (ping) answers, and says the database is away
+                try:
+                    time.sleep(wait)
+                finally:
+                    self._lock.acquire()
                 wait = min(wait * 2, 1.0)
 
     def next_seq(self, tx: Tx) -> int:
