@@ -7,7 +7,6 @@ The batch's first run exits 0 with every row finished by exactly one job."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import signal
 import subprocess
@@ -16,67 +15,11 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+from chaos_helpers import BATCH, KEY, ROWS, batch_env, make_work, wait_rows
 from pg_server import PgServer
-from PIL import Image
-from team_helpers import MCV, Serve
+from team_helpers import Serve
 
 from seaweed import SeaweedS3
-
-ROWS = 30
-KEY = "sk-chaos-batch-0123456789abcdef"
-PIPELINE = """\
-version: 1
-name: thumbs
-params:
-  image: {type: string}
-job:
-  tag: thumb
-tasks:
-  source:
-    operation: import/upload
-    upload_from: "{{ params.image }}"
-  thumb:
-    operation: thumbnail
-    input: source
-    output_format: png
-    width: 4
-    height: 4
-    filename: "{{ params.image | stem }}.png"
-  publish:
-    operation: export/url
-    input: thumb
-    download_to: "out/"
-"""
-BATCH = [*MCV, "batch", "thumbs.yaml", "--manifest", "rows.csv", "--concurrency", "6"]
-BATCH += ["--report", "report.jsonl", "--events", "events.jsonl", "--progress", "none"]
-
-
-def _work(root: Path) -> Path:
-    root.mkdir()
-    (root / "thumbs.yaml").write_text(PIPELINE)
-    (root / "img").mkdir()
-    lines = ["image"]
-    for i in range(ROWS):
-        Image.new("RGB", (8, 8), (i * 8 % 256, 40, 90)).save(root / f"img/c{i:03d}.png")
-        lines.append(f"img/c{i:03d}.png")
-    (root / "rows.csv").write_text("\n".join(lines) + "\n")
-    return root
-
-
-def _finished_rows(work: Path) -> int:
-    path = work / "events.jsonl"
-    return path.read_text().count('"event": "row-finished"') if path.exists() else 0
-
-
-def _wait_rows(work: Path, batch: subprocess.Popen[str], rows: int) -> bool:
-    """Until ``rows`` rows finished (True) or the batch ended (False)."""
-    deadline = time.monotonic() + 240
-    while _finished_rows(work) < rows:
-        if batch.poll() is not None:
-            return False
-        assert time.monotonic() < deadline, "the batch made no progress"
-        time.sleep(0.05)
-    return True
 
 
 def test_a_batch_rides_through_a_postgres_restart_and_an_s3_outage(
@@ -95,20 +38,18 @@ def test_a_batch_rides_through_a_postgres_restart_and_an_s3_outage(
 
     api = serve("api", "api", "--rate-limit", "0")
     workers = [serve("worker", f"worker{n}", "--lease-seconds", "3", "--workers", "2") for n in (1, 2)]
-    work = _work(tmp_path / "work")
-    client_env = {k: v for k, v in os.environ.items() if not k.startswith("MCV_")}
-    client_env |= {"MCV_BASE_URL": api.base, "MCV_API_KEY": KEY, "MCV_CONFIG": str(tmp_path / "none.toml")}
-    client_env["MCV_DATA_DIR"] = str(tmp_path / "client")
+    work = make_work(tmp_path / "work")
+    client_env = batch_env(api.base, tmp_path)
     batch = subprocess.Popen(
         BATCH, cwd=work, env=client_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     try:
         faults = 0
-        if _wait_rows(work, batch, 5):
+        if wait_rows(work, batch, 5):
             postgres.stop()  # -m fast: every connection is cut
             postgres.start()
             faults += 1
-        if _wait_rows(work, batch, 15):
+        if wait_rows(work, batch, 15):
             assert seaweed.process is not None
             seaweed.process.send_signal(signal.SIGKILL)
             seaweed.process.wait(10)
