@@ -35,6 +35,7 @@ from mcv_pipelines.service.http.health import database_check, storage_check
 from mcv_pipelines.service.http.logs import TaskLog
 from mcv_pipelines.service.http.metrics import Metrics
 from mcv_pipelines.service.http.ratelimit import RateLimiter
+from mcv_pipelines.service.http.ratelimit_shared import SharedRateLimiter
 from mcv_pipelines.service.state.accounts import KeyRevoked
 from mcv_pipelines.service.state.changes import ChangeFeed
 from mcv_pipelines.service.state.config import ALL_SCOPES, ServiceConfig
@@ -197,7 +198,11 @@ class LocalService:
             scheduler = Scheduler(config, store, engines, webhooks.job_event, changes, storage)
         changes.listen(metrics.task_changed)
         changes.listen(TaskLog())
-        limiter = RateLimiter(config.rate_limit, config.rate_period)
+        limiter = (  # on a shared database every API process counts against the same buckets
+            SharedRateLimiter(db, config.rate_limit, config.rate_period)
+            if db.shared
+            else RateLimiter(config.rate_limit, config.rate_period)
+        )
         self.ctx = ServiceContext(
             config,
             store,

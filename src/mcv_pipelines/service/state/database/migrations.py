@@ -67,17 +67,20 @@ def _second(real: str) -> list[str]:
 _THIRD: list[str] = []
 
 
-def _fourth() -> list[str]:
-    """Secrets every process shares (made once, under the migration lock), and revocations by command."""
+def _fourth(real: str) -> list[str]:
+    """Secrets every process shares (made once, under the migration lock), revocations by command, and
+    the rate limit's buckets (per key hash, so every API process counts against the same one)."""
     return [
         "CREATE TABLE service_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT)",
         "ALTER TABLE api_keys ADD COLUMN revoked_by TEXT",  # 'command': `mcv serve keys revoke`
+        f"CREATE TABLE rate_buckets (key_hash TEXT PRIMARY KEY, tokens {real} NOT NULL,"
+        f" updated_at {real} NOT NULL)",
     ]
 
 
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "sqlite": [_SQLITE_1, _second("REAL"), _THIRD, _fourth()],
-    "postgresql": [_POSTGRES_1, _second("DOUBLE PRECISION"), _THIRD, _fourth()],
+    "sqlite": [_SQLITE_1, _second("REAL"), _THIRD, _fourth("REAL")],
+    "postgresql": [_POSTGRES_1, _second("DOUBLE PRECISION"), _THIRD, _fourth("DOUBLE PRECISION")],
 }
 MIGRATION_LOCK = 7231001  # the PostgreSQL advisory lock that start-up steps of every process take
 
