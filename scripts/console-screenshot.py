@@ -5,7 +5,7 @@ Starts the local service on a temporary data directory, opens the console in Deb
 (headless), pastes a pipeline into the pipeline page, picks its photo, runs it, waits for every task
 to finish on the job page and saves a PNG of it.
 
-    .venv/bin/python scripts/console-screenshot.py --out docs/console-job.png
+    .venv/bin/python scripts/console-screenshot.py --out docs/assets/console-job.png
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ ARGS = [
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "console-job.png", help="PNG to write")
+    picture = ROOT / "docs" / "assets" / "console-job.png"
+    parser.add_argument("--out", type=Path, default=picture, help="PNG to write")
     parser.add_argument("--pipeline", type=Path, default=ROOT / "pipelines" / "product-images.yaml")
     parser.add_argument("--photo", type=Path, default=ROOT / "pipelines" / "assets" / "photo.jpg")
     parser.add_argument("--width", type=int, default=1180, help="viewport width (default 1180)")

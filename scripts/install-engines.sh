@@ -2,7 +2,8 @@
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
 # qpdf, poppler, LibreOffice, Chromium, a font), openssl (the client's TLS tests make a certificate with
 # it) and the servers and runtimes the tests start (PostgreSQL for the team service, node and npm for the
-# official Node SDK). Non-interactive and idempotent: packages already installed are skipped, and
+# official Node SDK), and zsh and fish (the completion scripts are tested in each shell; bash is there
+# already). Non-interactive and idempotent: packages already installed are skipped, and
 # apt-get update runs only when something is missing.
 set -euo pipefail
 
@@ -21,6 +22,8 @@ PACKAGES=(
     fontconfig
     postgresql
     openssl
+    zsh
+    fish
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

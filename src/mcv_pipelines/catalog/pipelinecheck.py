@@ -6,8 +6,8 @@ processing task as ``check.check_task_inputs`` would, locating findings at the t
 The part that depends only on the pipeline's shape is done once per shape (``resolve_task``,
 ``check_option_names``); each row then has only its option values checked (``check_options``).
 
-The rendered pipeline is read by attribute only (``tasks``, ``name``, ``operation``, ``body``...):
-importing the pipeline package here would make the two import each other.
+The rendered pipeline is read through the protocols of ``rendered`` (``tasks``, ``operation``,
+``body``...): importing the pipeline package here would make the two import each other.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.inference import TaskFormats, import_format, infer_formats
 from mcv_pipelines.catalog.keys import is_option_key
 from mcv_pipelines.catalog.model import ConversionKey, Descriptor
+from mcv_pipelines.catalog.rendered import RenderedPipelineLike as RenderedPipeline
+from mcv_pipelines.catalog.rendered import RenderedTaskLike as RenderedTask
 from mcv_pipelines.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-
-    from mcv_pipelines.pipeline.model import RenderedPipeline, RenderedTask
 
 __all__ = [
     "CatalogChecker",

@@ -22,7 +22,16 @@ from mcv_pipelines import __version__
 from mcv_pipelines.errors import ExitCode, McvError
 from mcv_pipelines.redact import redact
 
-__all__ = ["COMMANDS", "Command", "build_parser", "chosen_command", "main", "program"]
+__all__ = [
+    "COMMANDS",
+    "HIDDEN_COMMANDS",
+    "Command",
+    "build_full_parser",
+    "build_parser",
+    "chosen_command",
+    "main",
+    "program",
+]
 
 # `import httpx` also imports httpx's own command line (click, rich, pygments: ~40 ms of CPU) whenever
 # click is installed, and mcv never runs it. None in sys.modules makes that one import fail, and httpx
@@ -67,6 +76,27 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("serve", "mcv_pipelines.cli.serve", "run the embedded local conversion service"),
     Command("lsp", "mcv_pipelines.cli.lsp", "the language server for editors (LSP over stdio)"),
+    Command(
+        "init",
+        "mcv_pipelines.cli.setup.init",
+        "start a project: a pipeline, its pre-commit hook and CI",
+    ),
+    Command(
+        "doctor",
+        "mcv_pipelines.cli.setup.doctor",
+        "check engines, the configured service and the data dir",
+    ),
+    Command(
+        "completion",
+        "mcv_pipelines.cli.setup.completion",
+        "print a completion script for bash, zsh or fish",
+    ),
+)
+
+# Commands for the shell completion scripts, not for people: registered only when named, so neither
+# `mcv --help` nor a completion script lists them.
+HIDDEN_COMMANDS: tuple[Command, ...] = (
+    Command("__complete-params", "mcv_pipelines.cli.setup.complete_params", "declared params of a pipeline"),
 )
 
 Handler = Callable[[argparse.Namespace], int]
@@ -86,11 +116,12 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, *, every: bool = False) -> argparse.ArgumentParser:
     """The parser with every command listed; only ``command``'s module is imported and registered.
 
     The others get a placeholder parser carrying the table's help, so `mcv --help` lists them all and a
-    misspelt command still gets argparse's "invalid choice" message with the full list.
+    misspelt command still gets argparse's "invalid choice" message with the full list. With ``every``,
+    every command's module is imported and registered (what a completion script is made from).
     """
     parser = argparse.ArgumentParser(
         prog="mcv",
@@ -99,11 +130,19 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mcv {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for row in COMMANDS:
-        if row.name == command:
+        if every or row.name == command:
             importlib.import_module(row.module).register(subparsers)
         else:
             subparsers.add_parser(row.name, help=row.help)
+    for row in HIDDEN_COMMANDS:
+        if row.name == command:
+            importlib.import_module(row.module).register(subparsers)
     return parser
+
+
+def build_full_parser() -> argparse.ArgumentParser:
+    """The parser with every command's module imported and registered (for the completion scripts)."""
+    return build_parser(None, every=True)
 
 
 def _report_bug(exc: BaseException) -> int:

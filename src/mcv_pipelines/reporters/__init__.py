@@ -1,4 +1,5 @@
-"""Reporters: one diagnostics list, printed as text, json, github annotations, junit or sarif.
+"""Reporters: one diagnostics list, printed as text, json, github annotations, junit, sarif or a GitLab
+Code Quality report.
 
 Chosen from the table ``REPORTERS`` by ``--format``; ``render_report`` masks secrets in every one.
 """
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 
 from mcv_pipelines.diagnostics import Diagnostic
 from mcv_pipelines.redact import redact
-from mcv_pipelines.reporters import github, json_report, junit, sarif, text
+from mcv_pipelines.reporters import github, gitlab, json_report, junit, sarif, text
 from mcv_pipelines.reporters.summary import Reporter, summary
 
 __all__ = ["REPORTERS", "REPORTER_NAMES", "Reporter", "render_report", "summary"]
@@ -20,6 +21,7 @@ REPORTERS: dict[str, Reporter] = {
     "github": github.report,
     "junit": junit.report,
     "sarif": sarif.report,
+    "gitlab": gitlab.report,
 }
 REPORTER_NAMES = tuple(REPORTERS)
 

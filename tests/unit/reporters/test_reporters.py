@@ -29,7 +29,7 @@ def diagnostics(tmp_path: Path) -> tuple[list[Diagnostic], list[str]]:
 
 
 def test_table_holds_every_format() -> None:
-    assert set(REPORTERS) == set(REPORTER_NAMES) == {"text", "json", "github", "junit", "sarif"}
+    assert set(REPORTERS) == set(REPORTER_NAMES) == {"text", "json", "github", "junit", "sarif", "gitlab"}
 
 
 def test_text_shows_location_source_line_caret_and_hint(

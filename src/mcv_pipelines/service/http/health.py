@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from mcv_pipelines import __version__
 from mcv_pipelines.redact import redact
 from mcv_pipelines.service.files.storage import Storage
 from mcv_pipelines.service.state.database import Database
@@ -38,7 +39,7 @@ def storage_check(storage: Storage) -> Check:
 
 
 async def healthz(request: Request) -> Response:
-    return JSONResponse({"status": "ok"})
+    return JSONResponse({"status": "ok", "version": __version__})
 
 
 def _run_checks(checks: list[Check]) -> dict[str, str]:

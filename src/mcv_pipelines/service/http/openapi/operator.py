@@ -45,7 +45,15 @@ def operator_paths() -> Obj:
                 "healthz",
                 "Liveness: the process answers",
                 "operations",
-                {"200": _json("Alive.", {"type": "object", "properties": {"status": {"const": "ok"}}})},
+                {
+                    "200": _json(
+                        "Alive, and the version of mcv serving (what `mcv doctor` shows).",
+                        {
+                            "type": "object",
+                            "properties": {"status": {"const": "ok"}, "version": {"type": "string"}},
+                        },
+                    )
+                },
                 scope=None,
             )
         },

@@ -1,0 +1,103 @@
+"""What each engine of the registry needs installed, and what it brings: the table `mcv doctor` reads.
+
+Kept beside ``ENGINE_FACTORIES`` so that a new engine adds its row here too (tests/unit/engines/
+test_install_hints.py fails for an engine without one). An engine whose program is missing lists no
+conversions, so what it *would* bring is said here in words; package names are per system, for the
+programs the engine looks for on PATH.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["INSTALL_HINTS", "InstallHint", "install_hint"]
+
+
+@dataclass(frozen=True, slots=True)
+class InstallHint:
+    """``programs``: what the engine looks for on PATH (empty: a Python library that comes with mcv).
+    ``packages``: the packages that install them, by system (``debian`` covers Ubuntu too).
+    ``needs_all``: every one of ``programs`` is needed (else the first found will do)."""
+
+    brings: str
+    programs: tuple[str, ...] = ()
+    needs_all: bool = False
+    debian: str | None = None
+    fedora: str | None = None
+    homebrew: str | None = None
+
+    @property
+    def packages(self) -> dict[str, str]:
+        """System -> packages, only the systems that have them."""
+        found = {"debian/ubuntu": self.debian, "fedora": self.fedora, "macos homebrew": self.homebrew}
+        return {system: names for system, names in found.items() if names}
+
+
+INSTALL_HINTS: dict[str, InstallHint] = {
+    "pillow": InstallHint("image conversions, thumbnails, watermarks and metadata (installed with mcv)"),
+    "pypdf": InstallHint("PDF merge, split, metadata, watermarks and page work (installed with mcv)"),
+    "archive": InstallHint("zip, 7z and tar archives (installed with mcv)"),
+    "ghostscript": InstallHint(
+        "PDF optimize (smaller files, better than pypdf's)",
+        programs=("gs",),
+        debian="ghostscript",
+        fedora="ghostscript",
+        homebrew="ghostscript",
+    ),
+    "ffmpeg": InstallHint(
+        "audio and video conversions, video thumbnails, watermarks and metadata; the command operation "
+        "with ffmpeg",
+        programs=("ffmpeg", "ffprobe"),
+        needs_all=True,
+        debian="ffmpeg",
+        fedora="ffmpeg-free",
+        homebrew="ffmpeg",
+    ),
+    "imagemagick": InstallHint(
+        "the command operation with convert and identify",
+        programs=("convert", "identify", "magick"),
+        debian="imagemagick",
+        fedora="ImageMagick",
+        homebrew="imagemagick",
+    ),
+    "graphicsmagick": InstallHint(
+        "the command operation with gm",
+        programs=("gm",),
+        debian="graphicsmagick",
+        fedora="GraphicsMagick",
+        homebrew="graphicsmagick",
+    ),
+    "qpdf": InstallHint(
+        "PDF optimize by linearizing and recompressing streams",
+        programs=("qpdf",),
+        debian="qpdf",
+        fedora="qpdf",
+        homebrew="qpdf",
+    ),
+    "poppler": InstallHint(
+        "PDF pages to png, jpg and tiff, and PDF thumbnails",
+        programs=("pdftoppm",),
+        debian="poppler-utils",
+        fedora="poppler-utils",
+        homebrew="poppler",
+    ),
+    "libreoffice": InstallHint(
+        "office documents (doc, docx, odt, xls, xlsx, ods, ppt, pptx, odp, rtf ...) to PDF",
+        programs=("soffice", "libreoffice"),
+        debian="libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui",
+        fedora="libreoffice-writer libreoffice-calc libreoffice-impress",
+        homebrew="--cask libreoffice",
+    ),
+    "chromium": InstallHint(
+        "capture-website and html to pdf, png and jpg",
+        programs=("chromium", "chromium-browser", "google-chrome"),
+        debian="chromium",
+        fedora="chromium",
+        homebrew="--cask chromium",
+    ),
+}
+
+
+def install_hint(engine: str) -> InstallHint | None:
+    """The row of ``engine``, or None for an engine that has none yet."""
+    return INSTALL_HINTS.get(engine)
