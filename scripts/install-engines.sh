@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
-# qpdf, poppler, LibreOffice, Chromium, a font), openssl (the client's TLS tests make a certificate with
-# it) and the servers and runtimes the tests start (PostgreSQL for the team service, node and npm for the
-# official Node SDK), and zsh and fish (the completion scripts are tested in each shell; bash is there
-# already). Non-interactive and idempotent: packages already installed are skipped, and
-# apt-get update runs only when something is missing.
+# qpdf, poppler, LibreOffice with python3-uno for its warm pool, Chromium, a font), openssl (the
+# client's TLS tests make a certificate with it), the servers and runtimes the tests start (PostgreSQL
+# for the team service, node and npm for the official Node SDK), and zsh and fish (the completion
+# scripts are tested in each shell). Non-interactive and idempotent: packages already installed are
+# skipped, and apt-get update runs only when something is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -17,7 +17,10 @@ PACKAGES=(
     libreoffice-writer-nogui
     libreoffice-calc-nogui
     libreoffice-impress-nogui
+    libreoffice-draw-nogui
+    python3-uno
     chromium
+    bubblewrap  # seals engine programs off the network (issue 24); util-linux has unshare and prlimit
     fonts-dejavu-core
     fontconfig
     postgresql
@@ -28,11 +31,6 @@ PACKAGES=(
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     PACKAGES+=(nodejs npm)
-fi
-
-if [ "$(id -u)" != "0" ]; then
-    echo "install-engines: needs root (apt-get)" >&2
-    exit 1
 fi
 
 missing=()
@@ -47,8 +45,22 @@ if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
 
-export DEBIAN_FRONTEND=noninteractive
+# apt-get needs root: as another user, through sudo without a password prompt (a CI runner's user has
+# it); without that, say what is missing and how to install it, and fail.
+as_root=()
+if [ "$(id -u)" != "0" ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        echo "install-engines: not root, installing through sudo"
+        as_root=(sudo -n)
+    else
+        echo "install-engines: not root and sudo is not available without a password: cannot install" \
+            "${missing[*]} (run: sudo apt-get install -y --no-install-recommends ${missing[*]})" >&2
+        exit 1
+    fi
+fi
+
 echo "install-engines: installing ${missing[*]}"
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "install-engines: done"

@@ -10,6 +10,7 @@ fails instead, so nothing is skipped in CI.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -17,6 +18,20 @@ import pytest
 import engine_needs
 from mcv_pipelines.service.engines.base import Engine
 from seaweed import SeaweedS3, need_weed
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Give the processes the tests start a SIGINT that stops them.
+
+    Tests stop served processes, `mcv run` and `mcv batch` with SIGINT (Ctrl-C). A suite started in
+    the background of a non-interactive shell (``pytest &`` in a CI script: no job control) inherits
+    SIGINT ignored; every child would inherit that through exec, and Python keeps an inherited ignore
+    instead of raising KeyboardInterrupt: the served process ignored SIGINT for 30 s (issue 30). With
+    Python's own handler here, children start with SIGINT at its default, as from a terminal.
+    """
+    del session
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

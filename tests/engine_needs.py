@@ -2,7 +2,10 @@
 asks it) or another program on PATH. Missing locally, the test is skipped with the reason; with
 MCV_REQUIRE_ENGINES=1 (set by .ci/run, which installs the programs) it fails instead.
 
-Used through the ``require_engine`` and ``require_program`` fixtures of tests/conftest.py.
+Used through the ``require_engine`` and ``require_program`` fixtures of tests/conftest.py. Anything
+else a test needs from the machine (a server program, a kernel permission, a dev dependency) goes
+through ``unavailable``: it is the one place a missing thing may skip, and
+tests/unit/layout/test_skips_go_through_one_switch.py lists any skip in tests/ that does not.
 """
 
 from __future__ import annotations
@@ -10,18 +13,21 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+from typing import NoReturn
 
 import pytest
 
 from mcv_pipelines.service.engines import available_engines, find_conversion
 from mcv_pipelines.service.engines.base import Engine
 
-__all__ = ["ENGINES_REQUIRED", "require_engine", "require_program"]
+__all__ = ["ENGINES_REQUIRED", "require_engine", "require_program", "unavailable"]
 
 ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"
 
 
-def _missing(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test for ``reason`` (what it needs and how to get it), or fail it under
+    MCV_REQUIRE_ENGINES=1, where nothing the suite needs may be missing."""
     if ENGINES_REQUIRED:
         pytest.fail(f"MCV_REQUIRE_ENGINES=1 but the test {reason}")
     pytest.skip(reason)
@@ -43,13 +49,14 @@ def require_engine(
     a LibreOffice without Calc lists no xlsx -> pdf.
     """
     engine = _engines_on(os.environ.get("PATH", "")).get(name)
-    install = "install it, or run .ci/run as root"
+    install = "install it, or run .ci/run"
     if engine is None:
-        _missing(f"needs the {name} engine, which cannot run here: its program is missing or is not {name} "
-                 f"({install})")
-        raise AssertionError("unreachable")  # pytest.skip and pytest.fail raise
+        unavailable(
+            f"needs the {name} engine, which cannot run here: its program is missing or is not {name} "
+            f"({install})"
+        )
     if operation is not None and find_conversion([engine], operation, input_format, output_format) is None:
-        _missing(f"needs {operation} {input_format} -> {output_format or 'same'} from the {name} engine "
+        unavailable(f"needs {operation} {input_format} -> {output_format or 'same'} from the {name} engine "
                  f"{engine.version()}, which does not list it here ({install} in full)")
     return engine
 
@@ -60,5 +67,4 @@ def require_program(*names: str) -> str:
         path = shutil.which(name)
         if path:
             return path
-    _missing(f"needs {' or '.join(names)} on PATH (install it, or run .ci/run as root)")
-    raise AssertionError("unreachable")
+    unavailable(f"needs {' or '.join(names)} on PATH (install it, or run .ci/run)")

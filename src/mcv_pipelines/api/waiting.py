@@ -1,7 +1,8 @@
 """Waiting on the sync host: one long blocking request, re-issued after drops, until a deadline.
 
-Proxies cut long requests (a read timeout, a reset, a 502/504): that is not a failure of the job, so
-the wait is asked again. A read timeout is the normal end of one blocking request and does not count as
+Proxies cut long requests (a read timeout, a reset, a 502/504), and the service answers 409
+SYNC_WAIT_TIMEOUT once one request has waited its longest: neither is a failure of the job, so the wait
+is asked again. A read timeout is the normal end of one blocking request and does not count as
 a fault; refused connections and 5xx do, with backoff, and without a deadline end the wait after
 ``retry.attempts`` in a row.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
 
-from mcv_pipelines.api.errors import NetworkError, ServerError, WaitTimeout
+from mcv_pipelines.api.errors import ApiError, NetworkError, ServerError, WaitTimeout
 from mcv_pipelines.api.retry import RetryPolicy
 
 __all__ = ["wait_until_ended"]
@@ -23,7 +24,12 @@ class _Ending(Protocol):
 
 
 E = TypeVar("E", bound=_Ending)
+SYNC_WAIT_TIMEOUT = "SYNC_WAIT_TIMEOUT"  # 409 of a sync request that waited the service's longest
 EARLY_ANSWER = 1.0  # seconds; a not-ended answer quicker than this is followed by a pause, not a spin
+
+
+def _still_running(exc: ApiError) -> bool:
+    return exc.status == 409 and exc.code == SYNC_WAIT_TIMEOUT
 
 
 async def wait_until_ended(
@@ -53,6 +59,15 @@ async def wait_until_ended(
                 raise WaitTimeout(what, max_wait or 0.0) from exc
             delay = retry.backoff(max(faults, 1))
             await retry.sleep(delay if deadline is None else min(delay, max(0.0, deadline - clock())))
+            continue
+        except ApiError as exc:
+            if not _still_running(exc):
+                raise
+            # The service's own bound on one blocking request passed: ask again, as after a
+            # not-ended answer.
+            faults = 0
+            if clock() - started < EARLY_ANSWER:
+                await retry.sleep(EARLY_ANSWER)
             continue
         if item.ended:
             return item

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import hashlib
 import ipaddress
+import logging
 import os
 import signal
 import sys
@@ -20,6 +21,7 @@ from mcv_pipelines.cli.options import port_number
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact, register_secret
 from mcv_pipelines.run.embedded import default_data_dir
+from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.files.storage import StorageError, check_s3_endpoint, check_storage_url
 from mcv_pipelines.service.http.faults import Faults, parse_faults
@@ -34,6 +36,7 @@ from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
 __all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
 
 SIGNING_KEY_VARIABLE = "MCV_SIGNING_KEY"  # else the data directory's `secret` file
+log = logging.getLogger("mcv_pipelines.service")
 
 
 def register(subparsers: Any) -> None:
@@ -124,6 +127,12 @@ def register(subparsers: Any) -> None:
         help="the S3 server of an s3:// --storage, e.g. http://minio:9000 (default: AWS_ENDPOINT_URL, "
         "else AWS itself)",
     )
+    parser.add_argument(
+        "--allow-engine-network",
+        action="store_true",
+        help="serve even where engine programs cannot be sealed off the network (neither bubblewrap "
+        "nor unshare works here); without it such a machine refuses to serve",
+    )
     serve_team.add_options(parser)
     parser.set_defaults(handler=serve)
     serve_keys.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys|signing-key"))
@@ -141,6 +150,7 @@ def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     if unknown:
         raise UsageError(f"--scopes: unknown scope(s) {', '.join(unknown)}; known: {', '.join(ALL_SCOPES)}")
     serve_team.check_options(args)
+    _check_seal(args)
     settings.update(serve_team.settings_of(args))
     data_dir = args.data_dir or default_data_dir()
     if args.database is not None and not args.database.startswith("sqlite:"):
@@ -228,6 +238,11 @@ def _run_service(
             print(f"tasks:    up to {service.ctx.config.workers} at once (--workers)")
         if args.role != "worker":  # a worker serves no API, so no console
             print(f"console:  {service.base_url}/console/  (log in with the API key)")
+        if args.role != "api":  # an api process runs no engine
+            sealing = seal.describe()
+            print(f"engines:  {sealing}")
+            if seal.seal_method() != "bwrap":  # the log keeps what an operator must know
+                log.warning("engine programs: %s", sealing)
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)
@@ -256,6 +271,19 @@ def _stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _check_seal(args: argparse.Namespace) -> None:
+    """A served instance converts strangers' files: it does not run converters that can reach the
+    network unless the operator says so (issue 24). ``mcv run``'s embedded service does not come here."""
+    if args.role == "api" or getattr(args, "serve_action", None) or args.allow_engine_network:
+        return
+    if seal.seal_method() == "none":
+        raise UsageError(
+            "engine programs cannot be sealed off the network here: neither bubblewrap (bwrap) nor "
+            "`unshare --net` works; install bubblewrap (apt-get install bubblewrap), run where user "
+            "namespaces are allowed, or pass --allow-engine-network to serve anyway"
+        )
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -88,6 +88,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="job and task creations per minute per API key (default: 500; 0: no limit)",
     )
+    parser.add_argument(
+        "--sync-max-wait",
+        type=float,
+        default=None,
+        metavar="S",
+        help="the longest a sync request waits for its job or task to end, then answers 409 "
+        "SYNC_WAIT_TIMEOUT naming it (default: 50, under the 60 s proxies commonly allow)",
+    )
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -115,6 +123,8 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--storage-retry-seconds: give 0 or more seconds")
     if args.rate_limit is not None and args.rate_limit < 0:
         raise UsageError("--rate-limit: give 0 (no limit) or a positive number of jobs per minute")
+    if args.sync_max_wait is not None and not 0 < args.sync_max_wait <= 24 * 3600:
+        raise UsageError("--sync-max-wait: give a number of seconds above 0 (at most a day)")
     if args.api_key is not None:
         register_secret(args.api_key)
         print(
@@ -135,6 +145,7 @@ def settings_of(args: argparse.Namespace) -> dict[str, Any]:
     named = {
         "rate_limit": args.rate_limit,
         "workers": args.workers,
+        "sync_max_wait": args.sync_max_wait,
         "storage_retry": args.storage_retry_seconds,
     }
     return {name: value for name, value in named.items() if value is not None}

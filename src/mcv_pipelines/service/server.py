@@ -24,7 +24,7 @@ from typing import Any
 import uvicorn
 
 from mcv_pipelines.redact import register_secret
-from mcv_pipelines.service.engines import available_engines
+from mcv_pipelines.service.engines import available_engines, close_engines
 from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.engines.lookup import warm_listings
 from mcv_pipelines.service.files.storage import Storage, open_storage
@@ -83,6 +83,7 @@ class LocalService:
         self._sandbox = sandbox
         self._faults = parse_faults(faults) if isinstance(faults, str) else faults
         self._engines = engines
+        self._running_engines: list[Engine] = []
         self._host = host
         self._port = port
         self._settings = dict(settings or {})
@@ -175,6 +176,7 @@ class LocalService:
             config.signing_key = signing_key(db, legacy=config.data_dir / "secret")
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
+        self._running_engines = engines
         changes = ChangeFeed()
         metrics = Metrics(queue_depth=lambda: scheduler.queue_depth())
         scheduler: Scheduler
@@ -278,6 +280,7 @@ class LocalService:
             self._thread.join(timeout=10)
         if self.ctx is not None:
             self.ctx.scheduler.stop()
+            close_engines(self._running_engines)
             self.ctx.webhooks.stop()
             self.ctx.store.close()
             self.ctx.storage.close()

@@ -5,7 +5,6 @@ API answers are slowed down (delay faults) so that rows are caught in every stat
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -15,8 +14,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from batch_helpers import assert_images, jobs_by_row, make_images, read_jsonl, write_pipeline
+from batch_helpers import (
+    assert_images,
+    jobs_by_row,
+    make_images,
+    read_jsonl,
+    service_jobs,
+    write_pipeline,
+)
 
+from mcv_pipelines.batch.keys import attempt_tag
 from mcv_pipelines.service.server import LocalService
 
 ROWS = 40
@@ -57,6 +64,15 @@ def _kill_when(work: Path, kind: str, count: int, *, after: float = 0.0) -> Coun
         db.close()
 
 
+def _journal_jobs(work: Path) -> dict[str, str]:
+    """Row key -> the job id the batch's journal recorded for it."""
+    db = sqlite3.connect(f"file:{work / 'report.journal.sqlite'}?mode=ro", uri=True)
+    try:
+        return dict(db.execute("SELECT key, job_id FROM rows").fetchall())
+    finally:
+        db.close()
+
+
 @pytest.mark.parametrize("remote", ["delay=0.5:0.15,seed=5"], indirect=True)
 def test_killed_at_several_points_resumes_with_one_job_per_row(isolated: Path, remote: LocalService) -> None:
     write_pipeline(isolated)
@@ -76,9 +92,18 @@ def test_killed_at_several_points_resumes_with_one_job_per_row(isolated: Path, r
     per_row = jobs_by_row(remote.data_dir)
     assert len(per_row) == ROWS
     assert set(per_row.values()) == {1}, per_row
-    for row in rows:  # the job recorded for each row is the one job the service has for it
-        assert row["job_id"]
-    assert os.path.getsize(isolated / "report.jsonl") > 0
+    # The job the journal and the report record for each row is the one job the service has for it.
+    service = {job_id: (tag, status) for job_id, tag, status in service_jobs(remote.data_dir)}
+    journal = _journal_jobs(isolated)
+    assert len(journal) == ROWS
+    for key, job_id in journal.items():
+        assert job_id in service, f"row {key!r}: the journal's job {job_id} is not one of the service's"
+        tag, status = service[job_id]
+        row_part = attempt_tag("B", key, 0).removeprefix("mcv-B-").removesuffix("-0")  # the key's hash
+        assert f"-{row_part}-" in tag, f"row {key!r}: the journal's job {job_id} is {tag}, another row's"
+        assert status == "finished", (key, job_id, status)
+    assert len(set(journal.values())) == ROWS  # one job per row, none shared
+    assert {row["key"]: row["job_id"] for row in rows} == journal
 
 
 @pytest.mark.parametrize("remote", ["delay=0.5:0.15,seed=6"], indirect=True)

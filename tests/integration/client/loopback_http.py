@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 __all__ = ["Answer", "LoopbackHttp", "as_json"]
 
@@ -25,6 +25,8 @@ class LoopbackHttp:
         self.cookies: list[str | None] = []  # the Cookie header of each request
         self.connections = 0
         self.port = 0
+        # Awaited before each answer when set: a test holds answers back to see requests in flight.
+        self.hold: Callable[[], Awaitable[None]] | None = None
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> LoopbackHttp:
@@ -48,6 +50,8 @@ class LoopbackHttp:
                 self.seen.append((head[0], len(body)))
                 cookie = [v.strip() for k, v in fields.items() if k.lower() == "cookie"]
                 self.cookies.append(cookie[0] if cookie else None)
+                if self.hold is not None:
+                    await self.hold()
                 payload, close = self.answer(head[0], body)
                 if payload is None:
                     break

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import httpx
 import pytest
@@ -24,13 +25,26 @@ def _api(port: int) -> ApiClient:
 
 async def test_requests_in_a_row_share_one_connection_and_concurrent_ones_get_their_own() -> None:
     server = LoopbackHttp(lambda line, body: (USER, False))
+    in_flight: list[int] = []
+    all_four = asyncio.Event()
+
+    async def answer_once_all_four_are_in() -> None:
+        # HTTP/1.1 without pipelining: four requests in flight at once are on four connections.
+        in_flight.append(server.connections)
+        if len(in_flight) == 4:
+            all_four.set()
+        with contextlib.suppress(TimeoutError):  # generous: they all leave within milliseconds
+            await asyncio.wait_for(all_four.wait(), timeout=30)
+
     async with server, _api(server.port) as api:
         for _ in range(5):
             assert (await api.me()).username == "lean"
         assert server.connections == 1
+        server.hold = answer_once_all_four_are_in
         users = await asyncio.gather(*(api.me() for _ in range(4)))
     assert [u.username for u in users] == ["lean"] * 4
-    assert 1 <= server.connections <= 4
+    assert all_four.is_set(), f"waited 30 s for four requests in flight at once; {len(in_flight)} came"
+    assert server.connections == 4  # the idle one, reused, and three new ones
     assert len(server.seen) == 9
 
 

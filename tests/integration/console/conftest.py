@@ -3,7 +3,6 @@ against a real `mcv serve` process on loopback whose log is kept for the tests t
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,8 @@ from pathlib import Path
 import pytest
 from console_helpers import Served
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from engine_needs import unavailable
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -31,10 +32,8 @@ def _chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path:
         return path
-    reason = "needs Debian's chromium (apt-get install -y chromium, or run .ci/run as root)"
-    if os.environ.get("MCV_REQUIRE_ENGINES") == "1":
-        pytest.fail(f"MCV_REQUIRE_ENGINES=1 but the console's browser test {reason}")
-    pytest.skip(reason)
+    unavailable("needs Debian's chromium for the console's browser test (apt-get install -y chromium, or run "
+                ".ci/run)")
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.server import LocalService
 
 
@@ -25,16 +27,36 @@ def test_download_link_with_a_non_ascii_signature_is_403_not_500(client: httpx.C
     assert answer.json()["code"] == "INVALID_SIGNATURE"
 
 
-def test_a_job_deleted_while_a_wait_blocks_on_it_is_404_not_500(client: httpx.Client) -> None:
-    job = client.post("/v2/jobs", json={"tasks": {"up": {"operation": "import/upload"}}}).json()["data"]
-    answers: list[httpx.Response] = []
-    waiter = threading.Thread(target=lambda: answers.append(client.get(f"/v2/jobs/{job['id']}/wait")))
-    waiter.start()  # blocks: the upload never comes (sync_max_wait is 2 s here)
-    time.sleep(0.5)  # let the wait begin; a delete before it would be a plain 404 either way
-    assert client.delete(f"/v2/jobs/{job['id']}").status_code == 204
-    waiter.join(timeout=30)
+def test_a_job_deleted_while_a_wait_blocks_on_it_is_404_not_500(tmp_path: Path) -> None:
+    # A bound far beyond the test: the wait must end because of the delete, not its 409.
+    settings = {"sync_max_wait": 600.0}
+    with (
+        LocalService(data_dir=tmp_path / "data", engines=[PillowEngine()], settings=settings) as service,
+        httpx.Client(
+            base_url=service.base_url, headers={"Authorization": f"Bearer {service.api_key}"}, timeout=60
+        ) as client,
+    ):
+        assert service.ctx is not None
+        feed = service.ctx.changes
+        job = client.post("/v2/jobs", json={"tasks": {"up": {"operation": "import/upload"}}}).json()["data"]
+        before = feed.subscribers()
+        answers: list[httpx.Response] = []
+        waiter = threading.Thread(target=lambda: answers.append(client.get(f"/v2/jobs/{job['id']}/wait")))
+        waiter.start()  # blocks: the upload never comes
+        # The wait has found the job and subscribed to its changes: it blocks on them now.
+        _until(lambda: feed.subscribers() > before)
+        assert answers == []
+        assert client.delete(f"/v2/jobs/{job['id']}").status_code == 204
+        waiter.join(timeout=60)
     assert [a.status_code for a in answers] == [404]
     assert answers[0].json()["code"] == "NOT_FOUND"
+
+
+def _until(condition: Callable[[], bool], bound: float = 60.0) -> None:
+    deadline = time.monotonic() + bound
+    while not condition():
+        assert time.monotonic() < deadline, "the event did not happen"
+        time.sleep(0.01)
 
 
 def test_a_standalone_body_naming_another_operation_is_refused(client: httpx.Client) -> None:

@@ -19,17 +19,11 @@ import platformdirs
 import pytest
 from PIL import Image
 
+from engine_needs import unavailable
 from mcv_pipelines.service.server import LocalService
 
-ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"  # as tests/conftest.py reads it
 SDK_VERSION = "3.0.0"  # needs node >= 20.11.19
 SCENARIO = Path(__file__).resolve().parent / "node_sdk_scenario.cjs"
-
-
-def _unavailable(reason: str) -> None:
-    if ENGINES_REQUIRED:
-        pytest.fail(f"MCV_REQUIRE_ENGINES=1 but {reason}")
-    pytest.skip(reason)
 
 
 def _node_major_minor(node: str) -> tuple[int, int]:
@@ -61,11 +55,11 @@ def _install_sdk(npm: str) -> Path:
     try:
         installed = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     except subprocess.TimeoutExpired:
-        _unavailable(
+        unavailable(
             f"npm install cloudconvert@{SDK_VERSION} took over 300 s (is the npm registry reachable?)"
         )
     if installed.returncode != 0 or not manifest.is_file():
-        _unavailable(f"npm install cloudconvert@{SDK_VERSION} failed: {installed.stderr.strip()[-500:]}")
+        unavailable(f"npm install cloudconvert@{SDK_VERSION} failed: {installed.stderr.strip()[-500:]}")
     return root / "node_modules"
 
 
@@ -73,7 +67,7 @@ def _install_sdk(npm: str) -> Path:
 def node_sdk(require_program: Callable[..., str]) -> tuple[str, Path]:
     node, npm = require_program("node"), require_program("npm")
     if _node_major_minor(node) < (20, 11):
-        _unavailable(f"the Node SDK {SDK_VERSION} needs node >= 20.11 ({node} is older)")
+        unavailable(f"the Node SDK {SDK_VERSION} needs node >= 20.11 ({node} is older)")
     return node, _install_sdk(npm)
 
 

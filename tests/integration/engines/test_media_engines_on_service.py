@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from engine_job_helpers import ASSETS, b64_import, download_all, run_job, task_n
 from PIL import Image
 
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.server import LocalService
 
 RequireEngine = Callable[..., Engine]
 
@@ -197,18 +197,25 @@ def test_a_failing_command_says_why_without_the_banner(
 
 
 def test_a_timed_out_encode_is_a_timeout_and_no_crash(
-    require_engine: RequireEngine, client: httpx.Client, clip: Path, caplog: pytest.LogCaptureFixture
+    require_engine: RequireEngine, clip: Path, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     require_engine("ffmpeg")
     slow = {
         "operation": "convert", "input": "clip", "output_format": "webm", "video_codec": "av1",
         "preset": "veryslow", "width": 1920, "timeout": 1,
     }  # fmt: skip
-    with caplog.at_level(logging.ERROR):
+    # A service of its own: stopping it waits for its worker threads, so the stopped encoder's thread,
+    # which winds down after the task has ended, has logged whatever it logs once the block is left.
+    with (
+        caplog.at_level(logging.ERROR),
+        LocalService(data_dir=tmp_path / "data") as svc,
+        httpx.Client(
+            base_url=svc.base_url, timeout=120.0, headers={"Authorization": f"Bearer {svc.api_key}"}
+        ) as client,
+    ):
         job = run_job(client, {"clip": b64_import(clip), "slow": slow})
-        time.sleep(0.5)  # the stopped encoder's thread winds down after the task has ended
+        assert client.get("/v2/users/me").status_code == 200
     task = task_named(job, "slow")
     assert task["code"] == "TIMEOUT"
     assert "1 seconds" in task["message"]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
-    assert client.get("/v2/users/me").status_code == 200

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,11 +115,12 @@ def without_ffmpeg() -> list[Any]:
 
 
 def test_a_missing_program_takes_its_conversions_out_of_the_listing(
-    client: httpx.Client, without_ffmpeg: list[Any], tmp_path: Path
+    require_engine: Callable[..., Any], client: httpx.Client, without_ffmpeg: list[Any], tmp_path: Path
 ) -> None:
+    require_engine("ffmpeg")  # missing here: skipped, or failed under MCV_REQUIRE_ENGINES=1
     full = {(e["operation"], e["input_format"], e["output_format"], e["engine"]) for e in listing(client)}
-    if not any(engine == "ffmpeg" for *_, engine in full):
-        pytest.skip("ffmpeg is not installed here, so there is nothing to take away")
+    # ffmpeg runs here, so a listing without it is the regression this test is for, not a reason to skip.
+    assert any(engine == "ffmpeg" for *_, engine in full), "ffmpeg runs here but the listing leaves it out"
     with LocalService(data_dir=tmp_path, engines=without_ffmpeg) as svc:
         headers = {"Authorization": f"Bearer {svc.api_key}"}
         with httpx.Client(base_url=svc.base_url, headers=headers, timeout=60) as other:

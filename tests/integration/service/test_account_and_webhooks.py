@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from service_helpers import Receiver, wait_job
 
 from mcv_pipelines.service.server import LocalService
+from waiting import wait_until
 
 JOB = {"tasks": {"in": {"operation": "import/raw", "file": "x", "filename": "a.txt"}}}
 FAILING_JOB = {"tasks": {"in": {"operation": "import/base64", "file": "abc", "filename": "a.txt"}}}
@@ -92,6 +93,28 @@ def test_webhooks_are_signed_and_carry_the_job(client: httpx.Client) -> None:
     assert finished["tasks"][0]["depends_on_task_ids"] == []
 
 
+def _job_with_a_marker(client: httpx.Client, receiver: Receiver) -> str:
+    """Run a job whose own webhook_url is the receiver's /marker, and wait for that delivery.
+
+    The service delivers a job's event to its user's webhooks first, one after the other and retries
+    included, then to the job's own URL: once the marker is in, every delivery of this job to a user
+    webhook that was ever going to be made has been made (issue 30: no sleep before "nothing else came").
+    """
+    created = client.post("/v2/jobs", json={**JOB, "webhook_url": receiver.url + "/marker"})
+    job_id: str = created.json()["data"]["id"]
+    wait_job(client, job_id)
+    wait_until(
+        lambda: any(r[1] == "/marker" and json.loads(r[3])["job"]["id"] == job_id for r in receiver.requests),
+        what=f"job {job_id}'s delivery to its own webhook_url",
+    )
+    return job_id
+
+
+def _to_hooks(receiver: Receiver) -> list[tuple[str, str]]:
+    """(path, job id) of every request the receiver got, but the markers."""
+    return [(r[1], json.loads(r[3])["job"]["id"]) for r in receiver.requests if r[1] != "/marker"]
+
+
 def test_a_webhook_added_or_deleted_between_jobs_counts_from_the_next_job(client: httpx.Client) -> None:
     """The service remembers which users have webhooks (asked at every job's start and end); a webhook
     made after jobs ran without one is told of the next job, and a deleted one of none."""
@@ -103,9 +126,8 @@ def test_a_webhook_added_or_deleted_between_jobs_counts_from_the_next_job(client
         requests = receiver.wait_for(1)
         assert [json.loads(r[3])["job"]["id"] for r in requests] == [job_id]
         assert client.delete(f"/v2/webhooks/{hook.json()['data']['id']}").status_code == 204
-        wait_job(client, client.post("/v2/jobs", json=JOB).json()["data"]["id"])
-        time.sleep(0.3)
-        assert len(receiver.requests) == 1  # deleted: the third job is nobody's business
+        _job_with_a_marker(client, receiver)
+        assert _to_hooks(receiver) == [("/late", job_id)]  # deleted: the third job is nobody's business
 
 
 def test_job_webhook_url_gets_the_failure(client: httpx.Client) -> None:
@@ -127,36 +149,29 @@ def test_5xx_is_retried_three_times_and_410_disables(client: httpx.Client) -> No
         hook = client.post("/v2/webhooks", json={"url": receiver.url, "events": ["job.finished"]}).json()[
             "data"
         ]
-        wait_job(client, client.post("/v2/jobs", json=JOB).json()["data"]["id"])
-        assert len(receiver.wait_for(4)) == 4
-        time.sleep(0.3)
-        assert len(receiver.requests) == 4  # one delivery and 3 retries
+        first = _job_with_a_marker(client, receiver)
+        assert _to_hooks(receiver) == [("/", first)] * 4  # one delivery and 3 retries
         shown = client.get("/v2/users/me/webhooks").json()["data"][0]
         assert shown["failing"] is True
         assert shown["last_response_code"] == "500"
         assert shown["last_error_at"]
         receiver.statuses = [410]
-        wait_job(client, client.post("/v2/jobs", json=JOB).json()["data"]["id"])
-        receiver.wait_for(5)
-        time.sleep(0.3)
-        assert len(receiver.requests) == 5  # a 410 is not retried
+        second = _job_with_a_marker(client, receiver)
+        assert _to_hooks(receiver) == [("/", first)] * 4 + [("/", second)]  # a 410 is not retried
         shown = client.get("/v2/users/me/webhooks").json()["data"][0]
         assert shown["id"] == hook["id"]
         assert shown["disabled"] is True
-        wait_job(client, client.post("/v2/jobs", json=JOB).json()["data"]["id"])
-        time.sleep(0.3)
-        assert len(receiver.requests) == 5  # disabled: nothing more is sent
+        _job_with_a_marker(client, receiver)
+        assert _to_hooks(receiver) == [("/", first)] * 4 + [("/", second)]  # disabled: nothing more is sent
 
 
 def test_network_errors_are_noted(client: httpx.Client) -> None:
     client.post("/v2/webhooks", json={"url": "http://127.0.0.1:9/closed", "events": ["job.finished"]})
     wait_job(client, client.post("/v2/jobs", json=JOB).json()["data"]["id"])
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        hook = client.get("/v2/users/me/webhooks").json()["data"][0]
-        if hook["failing"]:
-            break
-        time.sleep(0.05)
+    hook: dict[str, Any] = wait_until(
+        lambda: next((h for h in client.get("/v2/users/me/webhooks").json()["data"] if h["failing"]), None),
+        what="the webhook to be marked failing",
+    )
     assert hook["last_response_code"] == "NETWORK_ERROR"
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from service_helpers import Receiver, task_named, upload, wait_job
+from service_helpers import Receiver, TextEngine, task_named, upload, wait_job
 
+from mcv_pipelines.service.engines.base import EngineError, EngineRequest, EngineResult
 from mcv_pipelines.service.server import LocalService
+from waiting import wait_until
 
 RAW = {"operation": "import/raw", "file": "some text", "filename": "a.txt"}
 
@@ -190,14 +192,30 @@ def test_engine_choice_follows_the_task_engine_field(client: httpx.Client) -> No
     assert task_named(done, "c")["credits"] == 3
 
 
-def test_independent_tasks_run_in_parallel(client: httpx.Client) -> None:
-    tasks: dict[str, Any] = {"in": RAW}
-    for n in range(3):
-        tasks[f"c{n}"] = {"operation": "convert", "input": "in", "output_format": "md", "sleep": 1.0}
-    started = time.monotonic()
-    done = wait_job(client, job(client, tasks)["id"])
-    assert done["status"] == "finished"
-    assert time.monotonic() - started < 2.5  # three 1 s tasks, not one after another (3 s)
+class MeetingEngine(TextEngine):
+    """The text engine, whose conversions each wait until three of them are running at once."""
+
+    def __init__(self) -> None:
+        self.meeting = threading.Barrier(3, timeout=30)  # generous: the three meet within milliseconds
+
+    def run(self, request: EngineRequest) -> EngineResult:
+        try:
+            self.meeting.wait()
+        except threading.BrokenBarrierError:
+            raise EngineError("NOT_PARALLEL", "waited 30 s for three conversions to run at once") from None
+        return super().run(request)
+
+
+def test_independent_tasks_run_in_parallel(tmp_path: Path) -> None:
+    # Each conversion waits for the other two: one after another, they fail instead of finishing.
+    with LocalService(data_dir=tmp_path / "data", engines=[MeetingEngine()]) as svc, httpx.Client(
+        base_url=svc.base_url, timeout=60, headers={"Authorization": f"Bearer {svc.api_key}"}
+    ) as client:
+        tasks: dict[str, Any] = {"in": RAW}
+        for n in range(3):
+            tasks[f"c{n}"] = {"operation": "convert", "input": "in", "output_format": "md"}
+        done = wait_job(client, job(client, tasks)["id"])
+    assert [task_named(done, f"c{n}")["status"] for n in range(3)] == ["finished"] * 3, done
 
 
 def test_timeout_cancels_a_running_task(client: httpx.Client) -> None:
@@ -228,10 +246,10 @@ def test_cancel_retry_and_delete_a_task(client: httpx.Client) -> None:
         {"in": RAW, "slow": {"operation": "convert", "input": "in", "output_format": "md", "sleep": 5}},
     )
     slow_id = task_named(created, "slow")["id"]
-    for _ in range(100):
-        if client.get(f"/v2/tasks/{slow_id}").json()["data"]["status"] == "processing":
-            break
-        time.sleep(0.02)
+    wait_until(
+        lambda: client.get(f"/v2/tasks/{slow_id}").json()["data"]["status"] == "processing",
+        what="the slow task to start",
+    )
     cancelled = client.post(f"/v2/tasks/{slow_id}/cancel")
     assert cancelled.status_code == 200
     assert cancelled.json()["data"]["status"] == "error"

@@ -31,15 +31,19 @@ SCRIPT = textwrap.dedent("""
 def test_serve_prints_urls_and_key_and_stops_on_interrupt(tmp_path: Path) -> None:
     command = [sys.executable, "-c", SCRIPT, "serve", "--port", "0", "--data-dir", str(tmp_path)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
-        assert child.stdout is not None
-        lines = dict(child.stdout.readline().split(":", 1) for _ in range(4))
-        base, key = lines["base URL"].strip(), lines["API key"].strip()
-        assert lines["sync URL"].strip() == base + "/sync"
-        assert base.startswith("http://127.0.0.1:")
-        me = httpx.get(f"{base}/v2/users/me", headers={"Authorization": f"Bearer {key}"})
-        assert me.status_code == 200
-        child.send_signal(signal.SIGINT)
-        assert child.wait(timeout=15) == 0
+        try:
+            assert child.stdout is not None
+            lines = dict(child.stdout.readline().split(":", 1) for _ in range(4))
+            base, key = lines["base URL"].strip(), lines["API key"].strip()
+            assert lines["sync URL"].strip() == base + "/sync"
+            assert base.startswith("http://127.0.0.1:")
+            me = httpx.get(f"{base}/v2/users/me", headers={"Authorization": f"Bearer {key}"})
+            assert me.status_code == 200
+            child.send_signal(signal.SIGINT)
+            assert child.wait(timeout=30) == 0, "mcv serve did not stop within 30 s of SIGINT"
+        finally:  # a failed test must not leave the with block waiting for the child for ever
+            if child.poll() is None:
+                child.kill()
     assert (tmp_path / "service.sqlite3").exists()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,6 +96,22 @@ def test_an_aborted_write_leaves_nothing_behind(storage: Storage) -> None:
         writer.write(chunk)
     writer.abort()
     assert storage.size("t1", "half.bin") is None
+
+
+def test_an_aborted_s3_write_leaves_no_multipart_upload_behind(s3_env: SeaweedS3, tmp_path: Path) -> None:
+    # An unfinished multipart upload is never visible as an object: only listing the uploads shows it.
+    prefix = f"t-{secrets.token_hex(4)}"
+    store = open_storage(f"s3://{s3_env.bucket}/{prefix}", tmp_path / "data")
+    try:
+        writer = store.writer("t1", "half.bin")
+        for chunk in pattern_chunks(PART_SIZE + MIB):  # past the first part: a multipart upload started
+            writer.write(chunk)
+        assert s3_env.multipart_uploads(prefix) == [f"{prefix}/tasks/t1/half.bin"]  # seen while open
+        writer.abort()
+        assert s3_env.multipart_uploads(prefix) == []
+        assert store.size("t1", "half.bin") is None
+    finally:
+        store.close()
 
 
 def test_an_engine_gets_a_local_file_with_the_stored_bytes(storage: Storage, tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -11,15 +10,14 @@ from pathlib import Path
 import pytest
 from pg_server import PgServer, find_bin_dir
 
+from engine_needs import unavailable
+
 
 @pytest.fixture(scope="session")
 def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
     bin_dir = find_bin_dir()
     if bin_dir is None:
-        reason = "needs PostgreSQL's initdb and pg_ctl (apt-get install postgresql, or run .ci/run as root)"
-        if os.environ.get("MCV_REQUIRE_ENGINES") == "1":
-            pytest.fail(f"MCV_REQUIRE_ENGINES=1 but the test {reason}")
-        pytest.skip(reason)
+        unavailable("needs PostgreSQL's initdb and pg_ctl (apt-get install postgresql, or run .ci/run)")
     # Not under pytest's own temporary directory: as root that one is closed to the postgres user.
     root = Path(tempfile.mkdtemp(prefix="mcv-pg-"))
     try:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
+import io
 import os
+import threading
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from mcv_pipelines.api.diskio import WriteBehind, read_ahead
 
@@ -19,14 +22,35 @@ async def test_read_ahead_yields_the_file_in_order_and_stops_at_its_end(tmp_path
     assert [len(c) for c in chunks] == [4096, 4096, 1808]
 
 
+class _HeldFile(io.FileIO):
+    """A file whose second read waits until the test lets it go."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "rb")
+        self.reads = 0
+        self.second_read = threading.Event()
+
+    def read(self, size: int = -1, /) -> bytes:
+        self.reads += 1
+        if self.reads == 2:
+            assert self.second_read.wait(30), "the test never let the second read go"
+        return super().read(size)
+
+
 async def test_read_ahead_closed_early_finishes_its_read_first(tmp_path: Path) -> None:
     path = tmp_path / "in.bin"
     path.write_bytes(os.urandom(100_000))
-    with path.open("rb") as handle:
-        async with contextlib.aclosing(read_ahead(handle, 100_000, chunk_size=1000)) as chunks:
-            async for _ in chunks:
-                break  # a read of the next chunk is in flight now
-        handle.close()  # safe: the generator waited for it
+    with _HeldFile(path) as handle:
+        chunks = read_ahead(cast(BinaryIO, handle), 100_000, chunk_size=1000)
+        assert len(await anext(chunks)) == 1000  # and the read of the next chunk is in flight now
+        closing = asyncio.create_task(chunks.aclose())
+        for _ in range(3):
+            await asyncio.sleep(0)  # aclose runs until it waits for something
+        assert not closing.done(), "closed with a read in flight: closing the file now would break it"
+        handle.second_read.set()
+        await asyncio.wait_for(closing, timeout=30)
+        assert handle.tell() == 2000  # the read in flight was done before aclose returned
+        assert handle.reads == 2  # and no read was started after it
 
 
 async def test_write_behind_writes_everything_and_counts_it(tmp_path: Path) -> None:

@@ -43,9 +43,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def chromium(require_engine: RequireEngine) -> ChromiumEngine:
+def chromium(require_engine: RequireEngine) -> Iterator[ChromiumEngine]:
     require_engine("chromium")
-    return ChromiumEngine()
+    engine = ChromiumEngine()
+    yield engine
+    engine.close()
 
 
 def make_request(tmp_path: Path, output_format: str, options: Mapping[str, Any]) -> EngineRequest:
@@ -68,12 +70,13 @@ def closed_port() -> int:
     return port
 
 
-def test_listing_is_website_to_pdf_png_jpg(chromium: ChromiumEngine) -> None:
+def test_listing_is_website_to_pdf_png_jpg_and_html_to_pdf_png(chromium: ChromiumEngine) -> None:
     types = list(chromium.conversion_types())
-    assert {(t.input_format, t.output_format) for t in types} == {
-        ("website", f) for f in ("pdf", "png", "jpg")
+    assert {(t.operation, t.input_format, t.output_format) for t in types} == {
+        *(("capture-website", "website", f) for f in ("pdf", "png", "jpg")),
+        ("convert", "html", "pdf"),
+        ("convert", "html", "png"),
     }
-    assert all(t.operation == "capture-website" for t in types)
 
 
 def test_png_screenshot_has_the_window_size_and_is_not_blank(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -52,16 +51,21 @@ def test_signatures() -> None:
 
 
 def test_rate_limiter_spends_and_refills() -> None:
-    limiter = RateLimiter(limit=2, period=0.2)
+    now = [1000.0]  # the limiter's clock, moved by the test alone
+    limiter = RateLimiter(limit=2, period=60, clock=lambda: now[0])
     limiter.take("k")
     limiter.take("k")
     with pytest.raises(ApiError) as caught:
         limiter.take("k")
     assert caught.value.status == 429
-    assert caught.value.headers["Retry-After"] == "1"
+    assert caught.value.headers["Retry-After"] == "30"  # one token of two per 60 s
     assert limiter.remaining("other") == 2
-    time.sleep(0.25)
+    now[0] += 30
+    assert limiter.remaining("k") == 1
+    now[0] += 30
     assert limiter.remaining("k") == 2
+    now[0] += 600
+    assert limiter.remaining("k") == 2  # a bucket never holds more than the limit
 
 
 class _Engine:

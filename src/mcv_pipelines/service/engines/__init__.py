@@ -29,7 +29,7 @@ from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
 from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
-__all__ = ["ENGINE_FACTORIES", "available_engines", "find_conversion"]
+__all__ = ["ENGINE_FACTORIES", "available_engines", "close_engines", "find_conversion"]
 
 ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # Pillow first: the default for every image conversion it can do.
@@ -54,3 +54,11 @@ def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORI
     """Instantiate every registered engine and keep those whose program or library is present."""
     engines = [factory() for factory in factories]
     return [engine for engine in engines if engine.version() is not None]
+
+
+def close_engines(engines: Sequence[Engine]) -> None:
+    """Stop what engines keep running between tasks (warm LibreOffice); those with nothing have no close."""
+    for engine in engines:
+        close = getattr(engine, "close", None)
+        if callable(close):
+            close()

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from mcv_pipelines.service.engines.url_guard import UrlGuard
+
 __all__ = [
     "ConversionType",
     "Engine",
@@ -100,6 +102,7 @@ class EngineRequest:
     (``mkdir(parents=True, exist_ok=True)``); it is removed after the run either way.
     ``progress`` takes the task's percent done (0-100) as the engine learns it (ffmpeg's -progress,
     pages rendered, stages passed); the caller throttles and stores it, so calling it often is cheap.
+    ``url_guard`` is the service's guard of import/url, for engines that make requests of their own.
     """
 
     operation: str
@@ -112,6 +115,7 @@ class EngineRequest:
     timeout: float | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     progress: Callable[[float], None] = field(default=_no_progress)
+    url_guard: UrlGuard | None = None  # what an engine that fetches (Chromium) may reach; None: any
 
 
 @dataclass(slots=True)

@@ -2,18 +2,17 @@
 
 Flow: refuse a program that is not in the engine's list, split ``arguments`` like a shell (never run
 one), check and rewrite paths (sandbox.py), refuse options that read files the checks cannot see,
-run the program with the task directory as its working directory and without network when the
-machine allows it (``unshare --net``), kill its process group on timeout. Files written under
-/output/ are the result, each with its size; ``command`` is the line as the user wrote it.
+run the program with the task directory as its working directory, sealed like every engine
+program (seal.py: no network, only the task's directories writable), kill its process group on
+timeout. Files written under /output/ are the result, each with its size; ``command`` is the line
+as the user wrote it.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,14 +39,16 @@ from mcv_pipelines.service.engines.sandbox import (
 )
 
 __all__ = [
+    "FFMPEG_INPUT_PROTOCOLS",
     "FFMPEG_REFUSED_OPTIONS",
     "CommandFamily",
     "command_conversion_type",
-    "network_isolation_prefix",
+    "local_inputs_only",
     "run_command",
 ]
 
 DEFAULT_TIMEOUT = 5 * 3600
+FFMPEG_INPUT_PROTOCOLS = "file,pipe"
 MAX_CAPTURED_OUTPUT = 1_000_000
 
 # Options that make a program read another file whose contents the argument checks never see.
@@ -95,15 +96,16 @@ def command_conversion_type(family: CommandFamily, version: str) -> ConversionTy
     )
 
 
-@functools.cache
-def network_isolation_prefix() -> tuple[str, ...]:
-    """``unshare --net --`` when this process may create a network namespace, else nothing."""
-    for unshare in ("/usr/bin/unshare", "/bin/unshare"):
-        if os.access(unshare, os.X_OK):
-            outcome = run_program([unshare, "--net", "--", "true"], timeout=10)
-            if outcome.returncode == 0:
-                return (unshare, "--net", "--")
-    return ()
+def local_inputs_only(arguments: Sequence[str]) -> list[str]:
+    """FFmpeg ``arguments`` with every ``-i`` limited to files and pipes: an input (a playlist, a
+    concat list, an image sequence) cannot make ffmpeg open a URL. The option is per input, so it
+    goes before each one; nested opens (a playlist's entries) inherit it."""
+    limited: list[str] = []
+    for argument in arguments:
+        if argument == "-i":
+            limited += ["-protocol_whitelist", FFMPEG_INPUT_PROTOCOLS]
+        limited.append(argument)
+    return limited
 
 
 def _check_options(family: CommandFamily, arguments: Iterable[str]) -> None:
@@ -165,8 +167,8 @@ def run_command(family: CommandFamily, request: EngineRequest) -> EngineResult:
         refuse_drawing_scripts(item.path for item in request.inputs)
     real_arguments = map_arguments(arguments, task)
     if family.kind == "ffmpeg" and program == "ffmpeg":
-        real_arguments = ["-nostdin", *real_arguments]
-    argv = [*network_isolation_prefix(), family.programs[program], *real_arguments]
+        real_arguments = ["-nostdin", *local_inputs_only(real_arguments)]
+    argv = [family.programs[program], *real_arguments]
     timeout = request.timeout if request.timeout is not None else DEFAULT_TIMEOUT
     outcome = run_program(
         argv,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 from mcv_pipelines.service.engines.process import find_program, program_version
+from mcv_pipelines.service.engines.seal import DEFAULT_LIMITS, Limits
 
 __all__ = ["ProgramEngine"]
 
@@ -22,6 +23,7 @@ class ProgramEngine:
     version_args: tuple[str, ...] = ("--version",)
     version_pattern: str
     version_timeout: float = 30
+    limits: Limits = DEFAULT_LIMITS  # of the seal its programs run in (seal.py)
 
     def __init__(self) -> None:
         self.program = find_program(*self.programs)
@@ -34,5 +36,8 @@ class ProgramEngine:
         if self.program is None:
             return None
         return program_version(
-            [self.program, *self.version_args], self.version_pattern, timeout=self.version_timeout
+            [self.program, *self.version_args],
+            self.version_pattern,
+            timeout=self.version_timeout,
+            limits=self.limits,
         )

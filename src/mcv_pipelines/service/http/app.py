@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from mcv_pipelines.service.http import (
     console,
@@ -26,6 +26,7 @@ from mcv_pipelines.service.http.access import AccessLog, request_id_of
 from mcv_pipelines.service.http.context import ServiceContext
 from mcv_pipelines.service.http.errors import ApiError
 from mcv_pipelines.service.http.faults import FaultInjector, Faults
+from mcv_pipelines.service.http.method_routes import one_route_per_path
 from mcv_pipelines.service.http.metrics import metrics_page
 from mcv_pipelines.service.http.openapi.document import openapi_json
 from mcv_pipelines.service.http.ratelimit import RateLimitHeaders
@@ -44,7 +45,9 @@ def operator_routes() -> list[Route]:
     ]
 
 
-def routes() -> list[Route]:
+def routes() -> list[BaseRoute]:
+    """The API's route table: one line per (path, method), folded into one route per path so that a
+    405 names every method of its path."""
     jobs, tasks, account = routes_jobs, routes_tasks, routes_account
     table = [
         Route("/v2/jobs", jobs.create_job, methods=["POST"]),
@@ -73,7 +76,7 @@ def routes() -> list[Route]:
     ]
     table += [Route(f"/v2/{op}", tasks.create_task, methods=["POST"]) for op in routes_tasks.STANDALONE]
     table += console.routes()  # the web console: static pages and its three endpoints
-    return table
+    return one_route_per_path(table)
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -103,7 +106,7 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 
 def build_app(ctx: ServiceContext, faults: Faults | None = None, api: bool = True) -> Starlette:
     """The service's app; ``api=False`` (a worker) serves only the operator routes."""
-    table = routes() if api else operator_routes()
+    table: list[BaseRoute] = routes() if api else list(operator_routes())
     middleware = [Middleware(RateLimitHeaders, limiter=ctx.limiter)]
     if faults is not None:
         middleware.insert(0, Middleware(FaultInjector, faults=faults))

@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from mcv_pipelines.service.engines.lookup import normalize_listing_format
+from mcv_pipelines.service.http.ecma_pattern import validator_for
 
 __all__ = ["operation_file", "operation_schema", "schema_errors"]
 
@@ -58,7 +59,8 @@ def operation_schema(operation: str) -> dict[str, Any] | None:
 @cache
 def _validator(operation: str) -> Draft202012Validator | None:
     schema = operation_schema(operation)
-    return Draft202012Validator(schema) if schema is not None else None
+    # Patterns as JSON Schema means them (ECMA-262): the service takes exactly what the schema allows.
+    return validator_for(schema) if schema is not None else None
 
 
 _WORDS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-__all__ = ["ApiError", "InvalidData", "not_found"]
+__all__ = ["ApiError", "InvalidData", "SyncWaitExceeded", "not_found"]
 
 
 class ApiError(Exception):
@@ -38,6 +38,25 @@ class InvalidData(ApiError):
 
     def __init__(self, errors: Mapping[str, Sequence[str]]) -> None:
         super().__init__(422, "INVALID_DATA", "The given data was invalid.", errors=errors)
+
+
+class SyncWaitExceeded(ApiError):
+    """409: a sync request waited the longest it may and the job or task has not ended.
+
+    409 (its state conflicts with an answer that needs it ended), as TASK_NOT_WAITING is: not 408,
+    which some clients repeat by themselves (a repeated POST /sync/v2/jobs would be a second job),
+    nor 5xx, which says the service failed.
+
+    The body is the error plus ``data``, the job or task as it is now (with its upload form, should
+    it wait for one), so the caller can act on it and ask again.
+    """
+
+    def __init__(self, message: str, data: Mapping[str, object]) -> None:
+        super().__init__(409, "SYNC_WAIT_TIMEOUT", message)
+        self.data = dict(data)
+
+    def body(self) -> dict[str, object]:
+        return {**super().body(), "data": self.data}
 
 
 def not_found(what: str) -> ApiError:

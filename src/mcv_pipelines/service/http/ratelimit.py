@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -20,9 +21,15 @@ RATE_KEY = "mcv_rate_key"  # request.state attribute naming the caller's key
 
 
 class RateLimiter:
-    def __init__(self, limit: int, period: float) -> None:
+    """``limit`` creations per ``period`` seconds per key, refilled continuously.
+
+    ``clock`` (seconds, monotonic) is injectable so that tests move time themselves.
+    """
+
+    def __init__(self, limit: int, period: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self.period = period
+        self._clock = clock
         self._lock = threading.Lock()
         self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
         self._limits: dict[str, int] = {}  # keys with a limit of their own
@@ -40,8 +47,8 @@ class RateLimiter:
 
     def _refill(self, key: str) -> float:
         limit = self.limit_of(key)
-        tokens, at = self._buckets.get(key, (float(limit), time.monotonic()))
-        now = time.monotonic()
+        now = self._clock()
+        tokens, at = self._buckets.get(key, (float(limit), now))
         tokens = min(float(limit), tokens + (now - at) * limit / self.period)
         self._buckets[key] = (tokens, now)
         return tokens

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -11,7 +12,7 @@ from starlette.requests import Request
 
 from mcv_pipelines.service.http.auth import Caller
 from mcv_pipelines.service.http.context import ServiceContext
-from mcv_pipelines.service.http.errors import InvalidData, not_found
+from mcv_pipelines.service.http.errors import InvalidData, SyncWaitExceeded, not_found
 from mcv_pipelines.service.state.changes import Change
 from mcv_pipelines.service.state.store import Doc
 from mcv_pipelines.service.state.tasks import ENDED
@@ -84,8 +85,40 @@ def owned_job(ctx: ServiceContext, caller: Caller, job_id: str) -> Doc:
     return job
 
 
-async def wait_ended(ctx: ServiceContext, kind: str, item_id: str, known: Doc | None = None) -> Doc | None:
-    """Wait until the job or task has ended (or the longest sync wait passed); the latest state.
+def _still_open(ctx: ServiceContext, kind: str, item: Doc) -> str:
+    """What a job is waiting for: its tasks that have not ended, an upload named as such."""
+    if kind != "job":
+        return ""
+    open_tasks = [
+        f"{t['name']} ({'waiting for its upload' if t['operation'] == 'import/upload' else t['status']})"
+        for t in ctx.store.job_tasks(item["id"])
+        if t["status"] not in ENDED
+    ]
+    return f" (tasks not ended: {', '.join(open_tasks)})" if open_tasks else ""
+
+
+def _exceeded(ctx: ServiceContext, kind: str, item: Doc, render: Callable[[Doc], Doc]) -> SyncWaitExceeded:
+    bound = ctx.config.sync_max_wait
+    return SyncWaitExceeded(
+        f"The {kind} {item['id']} has not ended within {bound:g} s, the longest a sync request waits "
+        f"here; it is {item['status']}{_still_open(ctx, kind, item)}. Ask again, or poll "
+        f"GET /v2/{kind}s/{item['id']}.",
+        render(item),
+    )
+
+
+async def wait_ended(
+    ctx: ServiceContext,
+    kind: str,
+    item_id: str,
+    render: Callable[[Doc], Doc],
+    known: Doc | None = None,
+) -> Doc | None:
+    """Wait until the job or task has ended; its latest state, None once it has been deleted.
+
+    A sync request waits at most ``sync_max_wait`` seconds (ServiceConfig): then SyncWaitExceeded,
+    a 409 naming the item with ``render(item)`` as its ``data``, so that no client waits out its own
+    read timeout without an answer (a job whose upload never comes would hold it forever).
 
     Woken by the change feed: a change of the item to a status other than processing (its end, or
     its deletion), made in this process or heard from another one. A job's new status is written with
@@ -107,8 +140,10 @@ async def wait_ended(ctx: ServiceContext, kind: str, item_id: str, known: Doc | 
         while True:  # subscribed before the first read: a change in between is not missed
             item = ctx.store.get_job(item_id) if kind == "job" else ctx.store.get_task(item_id)
             left = deadline - time.monotonic()
-            if item is None or item["status"] in ENDED or left <= 0:
+            if item is None or item["status"] in ENDED:
                 return item
+            if left <= 0:
+                raise _exceeded(ctx, kind, item, render)
             if await changes.next(within=min(recheck, left)) is None:
                 recheck = min(recheck * 2, _RECHECK_MAX)
             changes.drain()

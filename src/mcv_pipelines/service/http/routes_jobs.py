@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -118,6 +119,10 @@ def _redirect_or(ctx: ServiceContext, job_id: str, status: int = 200) -> Respons
     return RedirectResponse(url, status_code=302)
 
 
+def _rendered_job(ctx: ServiceContext) -> Callable[[Doc], Doc]:
+    return lambda job: job_json(job, ctx.store.job_tasks(job["id"]), ctx.base)
+
+
 async def create_job(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.write")
@@ -131,7 +136,7 @@ async def create_job_sync(request: Request) -> Response:
     caller = authorize(request, "task.write")
     body = await json_body(request)
     job_id, _ = _new_job(ctx, caller, body)
-    job = await wait_ended(ctx, "job", job_id)
+    job = await wait_ended(ctx, "job", job_id, _rendered_job(ctx))
     if body.get("redirect") is True:
         return _redirect_or(ctx, job_id, 201)
     return _job_answer(ctx, job_id, 201, job)
@@ -168,7 +173,7 @@ async def wait_job(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.read")
     job = owned_job(ctx, caller, request.path_params["job_id"])
-    latest = await wait_ended(ctx, "job", job["id"], job)
+    latest = await wait_ended(ctx, "job", job["id"], _rendered_job(ctx), known=job)
     if request.query_params.get("redirect", "").lower() in ("1", "true"):
         return _redirect_or(ctx, job["id"])
     return _job_answer(ctx, job["id"], job=latest)

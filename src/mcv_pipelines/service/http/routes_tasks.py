@@ -71,8 +71,9 @@ async def wait_task(request: Request) -> Response:
     ctx = context(request)
     caller = authorize(request, "task.read")
     task = owned_task(ctx, caller, request.path_params["task_id"])
-    task = await wait_ended(ctx, "task", task["id"]) or task
-    return FastJSONResponse({"data": _render(ctx, task, includes(request))})
+    include = includes(request)
+    task = await wait_ended(ctx, "task", task["id"], lambda t: _render(ctx, t, include)) or task
+    return FastJSONResponse({"data": _render(ctx, task, include)})
 
 
 async def list_tasks(request: Request) -> Response:

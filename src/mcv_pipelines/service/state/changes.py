@@ -140,6 +140,11 @@ class ChangeFeed:
             with self._lock:
                 self._subscriptions.discard(subscription)
 
+    def subscribers(self) -> int:
+        """How many subscriptions are open now (each blocked sync wait holds one)."""
+        with self._lock:
+            return len(self._subscriptions)
+
     def generation(self) -> int:
         """A counter that grows with every change; pair it with ``wait_after`` in threads."""
         with self._condition:

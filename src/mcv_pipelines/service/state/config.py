@@ -40,7 +40,10 @@ class ServiceConfig:
     rate_period: float = 60.0
     default_credits: int = 10_000
     default_timeout: float = 5 * 3600.0
-    sync_max_wait: float = 600.0  # the longest a sync request blocks
+    # The longest a sync request (/sync/v2/..., /v2/jobs/{id}/wait) blocks before its 409
+    # SYNC_WAIT_TIMEOUT answer: under the 60 s that proxies and load balancers commonly allow (nginx,
+    # AWS ALB), so a client hears why rather than losing the connection (issue 29).
+    sync_max_wait: float = 50.0
     webhook_backoff: tuple[float, ...] = (1.0, 4.0, 16.0)  # waits before the 3 retries
     janitor_interval: float = 60.0
     region: str = "local"

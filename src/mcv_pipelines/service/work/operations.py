@@ -20,6 +20,7 @@ import httpx
 from mcv_pipelines.service.engines import find_conversion
 from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
 from mcv_pipelines.service.engines.lookup import normalize_listing_format
+from mcv_pipelines.service.engines.seal import TaskScope, task_scope
 from mcv_pipelines.service.files.paths import file_format, safe_filename
 from mcv_pipelines.service.files.signing import file_url
 from mcv_pipelines.service.state.config import ServiceConfig
@@ -172,11 +173,19 @@ def _process(
         work_dir=work_dir,
         timeout=float(payload.get("timeout") or config.default_timeout),
         cancelled=cancelled,
+        url_guard=config.url_guard,
     )
     if progress is not None:
         request.progress = progress
+    # Programs the engine runs see the system read-only, their inputs, and write only here (seal.py).
+    scope = TaskScope(
+        writable=(work_dir, out_dir),
+        readable=tuple(item.path for item in inputs),
+        hidden=(config.data_dir,),
+    )
     try:
-        result = engine.run(request)
+        with task_scope(scope):
+            result = engine.run(request)
     except EngineError as exc:
         raise TaskFailed(exc.code, exc.message) from exc
     finally:

@@ -41,9 +41,11 @@ from mcv_pipelines.service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.service.engines.command import (
+    FFMPEG_INPUT_PROTOCOLS,
     FFMPEG_REFUSED_OPTIONS,
     CommandFamily,
     command_conversion_type,
+    local_inputs_only,
     run_command,
 )
 from mcv_pipelines.service.engines.naming import output_path, single_input
@@ -189,7 +191,7 @@ class FfmpegEngine:
         parser = FfmpegProgress(seconds, request.progress)
         with line_pipe(parser.feed) as fd:
             run_checked(
-                [self.ffmpeg, *_BASE, "-progress", f"pipe:{fd}", *argv],
+                [self.ffmpeg, *_BASE, "-progress", f"pipe:{fd}", *local_inputs_only(argv)],
                 what=what,
                 cwd=request.work_dir,
                 timeout=request.timeout,
@@ -200,8 +202,9 @@ class FfmpegEngine:
     def _probe(self, request: EngineRequest, source: Path) -> dict[str, Any]:
         assert self.ffprobe is not None
         try:
+            probe = ["-protocol_whitelist", FFMPEG_INPUT_PROTOCOLS, "-show_format", "-show_streams"]
             outcome = run_checked(
-                [self.ffprobe, "-v", "error", "-of", "json", "-show_format", "-show_streams", str(source)],
+                [self.ffprobe, "-v", "error", "-of", "json", *probe, str(source)],
                 what=f"reading {source.name}",
                 timeout=request.timeout,
                 cancelled=request.cancelled,

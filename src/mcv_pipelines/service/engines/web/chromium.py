@@ -1,21 +1,23 @@
-"""capture-website with headless Chromium: a web page to PDF, PNG or JPG.
+"""capture-website and html -> pdf/png with one warm headless Chromium (issue 24).
 
-Only http(s) URLs are taken. Each capture gets a fresh profile and flags that keep Chromium from
-talking to anything but the target (no sync, component updates, background networking, QUIC).
-Chromium is driven over the DevTools protocol (devtools_pipe.py), which gives what its command line
-cannot: paper size (``page_format``), header and footer templates, backgrounds, full-page screenshots,
-and a clear error when the page does not answer (instead of a capture of Chromium's error page).
+Only http(s) URLs are taken. Chromium is started once and kept (warm.py); each task gets a fresh
+browser context, and every request its page makes passes the service's URL guard (the one import/url
+uses, ``EngineRequest.url_guard``) through request_guard.py: a refused request fails, the capture
+goes on. An uploaded HTML file is served to the page under a reserved ``.invalid`` name, never
+``file:``, so it cannot read this machine's files either. Flags keep Chromium from talking to
+anything but the page (no sync, component updates, background networking, QUIC).
+The DevTools protocol gives what the command line cannot: paper size (``page_format``), header and
+footer templates, backgrounds, full-page screenshots, and a clear error when the page does not
+answer (instead of a capture of Chromium's error page).
 """
 
 from __future__ import annotations
 
 import base64
-import shutil
-import tempfile
 import time
 import urllib.parse
+import weakref
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines.base import (
@@ -35,9 +37,12 @@ from mcv_pipelines.service.engines.options import (
     str_option,
 )
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
-from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsSession
+from mcv_pipelines.service.engines.seal import Limits
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
+from mcv_pipelines.service.engines.web.request_guard import RequestPolicy, document_url
+from mcv_pipelines.service.engines.web.warm import Page, WarmBrowser
 
-__all__ = ["ChromiumEngine", "check_url"]
+__all__ = ["MAX_HTML_BYTES", "ChromiumEngine", "check_url"]
 
 _FLAGS = (
     "--headless",
@@ -50,6 +55,7 @@ _FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-features=MediaRouter,OptimizationHints,Translate,InterestFeedContentSuggestions",
     "--disable-extensions",
     "--disable-default-apps",
     "--mute-audio",
@@ -87,6 +93,11 @@ _IMAGE_OPTIONS = (
     OptionSpec("full_page", "boolean", False, None, "Capture the whole page, not just the window"),
     OptionSpec("quality", "integer", 90, None, "JPG quality (1-100)"),
 )
+
+
+_HTML_PDF_OPTIONS = tuple(option for option in _PDF_OPTIONS if option.name != "url")
+_HTML_IMAGE_OPTIONS = tuple(option for option in _IMAGE_OPTIONS if option.name != "url")
+MAX_HTML_BYTES = 50 * 1024 * 1024
 
 
 def check_url(value: object) -> str:
@@ -128,29 +139,73 @@ class ChromiumEngine(ProgramEngine):
     name = "chromium"
     programs = ("chromium", "chromium-browser", "google-chrome")
     version_pattern = r"(?:Chromium|Chrome) (\d+(?:\.\d+)+)"
+    limits = Limits(memory=None)  # V8 reserves tens of GiB of address space; the pool bounds its RSS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.browser = WarmBrowser([self.program or "chromium", *_FLAGS])
+        weakref.finalize(self, self.browser.close)
+
+    def close(self) -> None:
+        """Stop the warm browser (the service is stopping)."""
+        self.browser.close()
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()
         if version is None:
             return []
         versions = (EngineVersion(version),)
-        return [
+        captures = [
             ConversionType(
                 "capture-website", "website", target, self.name, options=options, engine_versions=versions
             )
             for target, options in (("pdf", _PDF_OPTIONS), ("png", _IMAGE_OPTIONS), ("jpg", _IMAGE_OPTIONS))
         ]
+        documents = [
+            ConversionType("convert", "html", target, self.name, options=options, engine_versions=versions)
+            for target, options in (("pdf", _HTML_PDF_OPTIONS), ("png", _HTML_IMAGE_OPTIONS))
+        ]
+        return [*captures, *documents]
 
     def run(self, request: EngineRequest) -> EngineResult:
-        if request.operation != "capture-website" or self.program is None:
+        if self.program is None or request.operation not in ("capture-website", "convert"):
             raise EngineError("UNSUPPORTED_OPERATION", f"chromium does not run {request.operation} here")
-        if request.output_format not in ("pdf", "png", "jpg"):
+        allowed = ("pdf", "png", "jpg") if request.operation == "capture-website" else ("pdf", "png")
+        if request.output_format not in allowed:
             wanted = request.output_format
-            raise EngineError(
-                "UNSUPPORTED_CONVERSION", f"capture-website writes pdf, png or jpg, not {wanted}"
-            )
+            writes = ", ".join(allowed)
+            message = f"{request.operation} here writes {writes}, not {wanted}"
+            raise EngineError("UNSUPPORTED_CONVERSION", message)
+        policy = RequestPolicy(request.url_guard)
+        if request.operation == "capture-website":
+            url = check_url(request.options.get("url"))
+            _check_address(policy, url)
+            stem = urllib.parse.urlsplit(url).hostname or "website"
+        else:
+            url, stem = self._document(request, policy), None
+        data = self._capture(request, policy, url)
+        if not data:
+            raise EngineError("CONVERSION_FAILED", f"Chromium produced no {request.output_format}")
+        target = output_path(request, request.output_format, fallback_stem=stem or "document")
+        target.write_bytes(base64.b64decode(data))
+        extra: dict[str, Any] = {}
+        if policy.refused:  # the page went on without them; say which, as a log would
+            extra["refused_requests"] = policy.refused[:50]
+        return EngineResult(files=[target], extra=extra)
+
+    @staticmethod
+    def _document(request: EngineRequest, policy: RequestPolicy) -> str:
+        if len(request.inputs) != 1:
+            raise EngineError("INVALID_INPUT", "convert from html takes exactly one input file")
+        source = request.inputs[0].path
+        if source.stat().st_size > MAX_HTML_BYTES:
+            raise EngineError("INVALID_INPUT", f"{source.name} is larger than {MAX_HTML_BYTES // 1024**2} MB")
+        url = document_url(source.name)
+        policy.documents[url] = (source.read_bytes(), "text/html; charset=utf-8")
+        return url
+
+    def _capture(self, request: EngineRequest, policy: RequestPolicy, url: str) -> str:
         options = request.options
-        url = check_url(options.get("url"))
         width = int_option(options, "screen_width", 1920, minimum=100, maximum=10000)
         height = int_option(options, "screen_height", 1080, minimum=100, maximum=10000)
         scale = float_option(options, "device_scale_factor", 1.0, minimum=0.1, maximum=5)
@@ -159,33 +214,22 @@ class ChromiumEngine(ProgramEngine):
             method, parameters = "Page.printToPDF", _pdf_parameters(options)
         else:
             method, parameters = "Page.captureScreenshot", self._screenshot_parameters(request)
-        host = urllib.parse.urlsplit(url).hostname or "website"
-        target = output_path(request, request.output_format, fallback_stem=host)
-        request.work_dir.mkdir(parents=True, exist_ok=True)
-        profile = Path(tempfile.mkdtemp(prefix="chromium-", dir=request.work_dir))
-        argv = [self.program, *_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"]
         deadline = time.monotonic() + (request.timeout or 300)
-        try:
-            # Stages are the progress: browser up, page loaded (and waited for), captured.
-            with DevToolsSession(argv, deadline, request.cancelled) as browser:
-                session = _open_page(browser, width, height, scale)
-                request.progress(20)
-                _navigate(browser, session, url, wait)
-                request.progress(60)
-                if parameters.pop("full_page", False):
-                    metrics = browser.call("Page.getLayoutMetrics", session=session)
-                    size = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
-                    parameters["clip"] = {"x": 0, "y": 0, "scale": 1, "width": size.get("width", width),
-                                          "height": size.get("height", height)}  # fmt: skip
-                    parameters["captureBeyondViewport"] = True
-                data = browser.call(method, parameters, session=session).get("data", "")
-                request.progress(90)
-        finally:
-            shutil.rmtree(profile, ignore_errors=True)
-        if not data:
-            raise EngineError("CONVERSION_FAILED", f"Chromium produced no {request.output_format} for {url}")
-        target.write_bytes(base64.b64decode(data))
-        return EngineResult(files=[target])
+        metrics = {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": False}
+        # Stages are the progress: a page ready, the page loaded (and waited for), captured.
+        with self.browser.page(policy, deadline, request.cancelled, metrics) as page:
+            request.progress(20)
+            _navigate(page, url, wait)
+            request.progress(60)
+            if parameters.pop("full_page", False):
+                layout = page.call("Page.getLayoutMetrics")
+                size = layout.get("cssContentSize") or layout.get("contentSize") or {}
+                parameters["clip"] = {"x": 0, "y": 0, "scale": 1, "width": size.get("width", width),
+                                      "height": size.get("height", height)}  # fmt: skip
+                parameters["captureBeyondViewport"] = True
+            data = str(page.call(method, parameters).get("data", ""))
+            request.progress(90)
+        return data
 
     @staticmethod
     def _screenshot_parameters(request: EngineRequest) -> dict[str, Any]:
@@ -196,20 +240,32 @@ class ChromiumEngine(ProgramEngine):
         return parameters
 
 
-def _open_page(browser: DevToolsSession, width: int, height: int, scale: float) -> str:
-    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session: str = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    browser.call("Page.enable", session=session)
-    metrics = {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": False}
-    browser.call("Emulation.setDeviceMetricsOverride", metrics, session=session)
-    return session
+def _check_address(policy: RequestPolicy, url: str) -> None:
+    """The page itself must pass the guard: refused up front, with import/url's wording."""
+    parts = urllib.parse.urlsplit(url)
+    if policy.guard is None or parts.hostname is None:
+        return
+    try:
+        policy.guard.addresses(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+    except ForbiddenAddress as exc:
+        raise EngineError(
+            "CAPTURE_FORBIDDEN_ADDRESS",
+            f"{url} is not captured: {exc} (this service refuses private and loopback addresses)",
+        ) from None
+    except UnresolvedHost as exc:
+        raise EngineError("URL_UNREACHABLE", f"{url} does not answer ({exc})") from None
 
 
-def _navigate(browser: DevToolsSession, session: str, url: str, wait: float) -> None:
-    answer = browser.call("Page.navigate", {"url": url}, session=session)
+def _navigate(page: Page, url: str, wait: float) -> None:
+    answer = page.call("Page.navigate", {"url": url})
     if answer.get("errorText"):
+        if answer["errorText"] == "net::ERR_BLOCKED_BY_CLIENT":
+            raise EngineError(
+                "CAPTURE_FORBIDDEN_ADDRESS", f"{url} led to an address this service does not fetch from"
+            )
         raise EngineError("URL_UNREACHABLE", f"{url} does not answer ({answer['errorText']})")
     # A page that never finishes loading is captured as it stands after 30 seconds.
-    browser.wait_event("Page.loadEventFired", session, time.monotonic() + 30)
+    page.wait_event("Page.loadEventFired", time.monotonic() + 30)
     if wait:
-        time.sleep(min(wait, max(0.0, browser.deadline - time.monotonic())))
+        time.sleep(min(wait, max(0.0, page.deadline - time.monotonic())))
+

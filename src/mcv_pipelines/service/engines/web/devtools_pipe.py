@@ -1,9 +1,13 @@
-"""A minimal DevTools protocol client over Chromium's ``--remote-debugging-pipe``.
+"""A DevTools protocol connection to Chromium over ``--remote-debugging-pipe``, shared by threads.
 
 Chromium reads NUL-terminated JSON commands on fd 3 and writes replies and events on fd 4. Python's
 subprocess cannot place pipes on given descriptor numbers without ``preexec_fn`` (unsafe with
 threads), so a one-line Python trampoline moves them there and then execs Chromium.
-The browser runs in its own process group and is killed with it when the session ends.
+
+One browser serves several tasks at once (warm.py), so the connection is multiplexed: each ``call``
+waits for its own reply (by id), events go to the queue of their session (``events``), and events
+named in ``handlers`` (Fetch.requestPaused, Target.attachedToTarget) go to a small pool of threads,
+since answering them takes calls of their own and the reader must never wait.
 """
 
 from __future__ import annotations
@@ -18,13 +22,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
-from types import TracebackType
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from mcv_pipelines.service.engines.base import EngineError
 
-__all__ = ["DevToolsSession"]
+__all__ = ["DevToolsPipe", "Message"]
+
+Message = dict[str, Any]
 
 # Puts the pipe ends on fds 3 and 4, then becomes Chromium. (sh cannot: dash takes one-digit fds only.)
 _TRAMPOLINE = (
@@ -32,6 +38,7 @@ _TRAMPOLINE = (
     "os.execv(sys.argv[3],sys.argv[3:])"
 )
 _CHUNK = 1 << 16
+_TICK = 0.2
 
 
 def _above_four(fd: int) -> int:
@@ -42,15 +49,26 @@ def _above_four(fd: int) -> int:
     return moved
 
 
-class DevToolsSession:
-    """Start Chromium with ``argv`` (plus the pipe flag) and talk to it; use as a context manager."""
+class _Reply:
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.message: Message = {}
 
-    def __init__(self, argv: Sequence[str], deadline: float, cancelled: threading.Event) -> None:
-        self.deadline = deadline
-        self.cancelled = cancelled
-        self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self._events: list[dict[str, Any]] = []
+
+class DevToolsPipe:
+    """Chromium started with ``argv`` (plus the pipe flag), spoken to by any thread."""
+
+    def __init__(
+        self, argv: Sequence[str], handlers: Mapping[str, Callable[[Message], None]] | None = None
+    ) -> None:
+        self.handlers = dict(handlers or {})
+        self._replies: dict[int, _Reply] = {}
+        self._events: dict[str, queue.Queue[Message]] = {}
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()  # not _lock: a full pipe must not stop the reader
         self._next_id = 0
+        self._closed = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="devtools-events")
         to_browser_read, self._to_browser = os.pipe()
         self._from_browser, from_browser_write = os.pipe()
         # The child's ends must not sit on 3 or 4 themselves, or moving one there would clobber the other.
@@ -68,20 +86,17 @@ class DevToolsSession:
         except OSError as exc:
             os.close(self._to_browser)
             os.close(self._from_browser)
+            self._pool.shutdown(wait=False)
             raise EngineError("PROGRAM_NOT_STARTED", f"could not start Chromium: {exc.strerror}") from exc
         finally:
             os.close(to_browser_read)
             os.close(from_browser_write)
-        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader = threading.Thread(target=self._read, daemon=True, name="devtools-reader")
         self._reader.start()
 
-    def __enter__(self) -> DevToolsSession:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
+    @property
+    def alive(self) -> bool:
+        return not self._closed.is_set() and self.process.poll() is None
 
     def _read(self) -> None:
         pending = b""
@@ -91,77 +106,100 @@ class DevToolsSession:
             except OSError:
                 chunk = b""
             if not chunk:
-                self._messages.put(None)
+                self._closed.set()
+                with self._lock:
+                    waiting = list(self._replies.values())
+                for reply in waiting:
+                    reply.done.set()
                 return
             pending += chunk
             *complete, pending = pending.split(b"\0")
             for raw in complete:
                 with contextlib.suppress(ValueError):
-                    self._messages.put(json.loads(raw))
+                    self._dispatch(json.loads(raw))
 
-    def _next_message(self, what: str) -> dict[str, Any]:
-        while True:
-            if self.cancelled.is_set():
-                raise EngineError("CANCELLED", f"{what} was cancelled")
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0:
-                raise EngineError("TIMEOUT", f"{what} did not finish in time and was stopped")
-            try:
-                message = self._messages.get(timeout=min(remaining, 0.2))
-            except queue.Empty:
-                continue
-            if message is None:
-                raise EngineError("CONVERSION_FAILED", f"Chromium ended unexpectedly during {what}")
-            return message
+    def _dispatch(self, message: Message) -> None:
+        if "id" in message:
+            with self._lock:
+                reply = self._replies.pop(int(message["id"]), None)
+            if reply is not None:
+                reply.message = message
+                reply.done.set()
+            return
+        handler = self.handlers.get(str(message.get("method")))
+        if handler is not None:
+            with contextlib.suppress(RuntimeError):  # shutting down
+                self._pool.submit(self._handle, handler, message)
+            return
+        session = message.get("sessionId")
+        if session:
+            with self._lock:
+                events = self._events.get(session)
+            if events is not None:
+                events.put(message)
+
+    @staticmethod
+    def _handle(handler: Callable[[Message], None], message: Message) -> None:
+        with contextlib.suppress(EngineError):  # the browser or the target went away meanwhile
+            handler(message)
+
+    def events(self, session: str) -> queue.Queue[Message]:
+        """The queue that receives ``session``'s events from now on (until ``forget``)."""
+        with self._lock:
+            return self._events.setdefault(session, queue.Queue())
+
+    def forget(self, session: str) -> None:
+        with self._lock:
+            self._events.pop(session, None)
 
     def call(
-        self, method: str, params: dict[str, Any] | None = None, session: str | None = None
-    ) -> dict[str, Any]:
-        """Send one command and wait for its reply; events that arrive meanwhile are kept."""
-        self._next_id += 1
-        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
+        self,
+        method: str,
+        params: Message | None = None,
+        session: str | None = None,
+        deadline: float | None = None,
+        cancelled: threading.Event | None = None,
+    ) -> Message:
+        """Send one command and wait for its reply (until the monotonic ``deadline``)."""
+        reply = _Reply()
+        with self._lock:
+            self._next_id += 1
+            number = self._next_id
+            self._replies[number] = reply
+        message: Message = {"id": number, "method": method, "params": params or {}}
         if session:
             message["sessionId"] = session
+        data = json.dumps(message).encode() + b"\0"
         try:
-            os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+            with self._write_lock:
+                while data:
+                    data = data[os.write(self._to_browser, data) :]
         except OSError:
+            with self._lock:
+                self._replies.pop(number, None)
             raise EngineError("CONVERSION_FAILED", f"Chromium stopped listening before {method}") from None
-        while True:
-            reply = self._next_message(method)
-            if reply.get("id") == self._next_id:
-                if "error" in reply:
-                    detail = reply["error"].get("message", "error")
-                    raise EngineError("CONVERSION_FAILED", f"Chromium refused {method}: {detail}")
-                result: dict[str, Any] = reply.get("result", {})
-                return result
-            if "method" in reply:
-                self._events.append(reply)
-
-    def wait_event(self, method: str, session: str | None, until: float) -> bool:
-        """Wait for an event until the monotonic time ``until``; False when it did not come."""
-        while True:
-            for index, event in enumerate(self._events):
-                if event.get("method") == method and event.get("sessionId") == session:
-                    del self._events[index]
-                    return True
-            if time.monotonic() >= until:
-                return False
-            saved, self.deadline = self.deadline, min(self.deadline, until)
-            try:
-                message = self._next_message(method)
-            except EngineError as exc:
-                if exc.code != "TIMEOUT" or time.monotonic() >= saved:
-                    raise
-                return False
-            finally:
-                self.deadline = saved
-            if "method" in message:
-                self._events.append(message)
+        try:
+            while not reply.done.wait(_TICK):
+                if cancelled is not None and cancelled.is_set():
+                    raise EngineError("CANCELLED", f"{method} was cancelled")
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise EngineError("TIMEOUT", f"{method} did not finish in time and was stopped")
+        finally:
+            with self._lock:
+                self._replies.pop(number, None)
+        if not reply.message:
+            raise EngineError("CONVERSION_FAILED", f"Chromium ended unexpectedly during {method}")
+        if "error" in reply.message:
+            detail = reply.message["error"].get("message", "error")
+            raise EngineError("CONVERSION_FAILED", f"Chromium refused {method}: {detail}")
+        result: Message = reply.message.get("result", {})
+        return result
 
     def close(self) -> None:
-        with contextlib.suppress(EngineError, OSError):
-            if self.process.poll() is None:
-                os.write(self._to_browser, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
+        """Ask Chromium to close, then kill its process group whatever it did."""
+        with contextlib.suppress(EngineError):
+            if self.alive:
+                self.call("Browser.close", deadline=time.monotonic() + 3)
         with contextlib.suppress(OSError):
             os.close(self._to_browser)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -172,3 +210,4 @@ class DevToolsSession:
         self._reader.join(3)
         with contextlib.suppress(OSError):
             os.close(self._from_browser)
+        self._pool.shutdown(wait=False, cancel_futures=True)

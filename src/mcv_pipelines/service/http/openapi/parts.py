@@ -21,6 +21,7 @@ __all__ = [
     "operation",
     "param",
     "path_id",
+    "sync_timeout",
 ]
 
 Obj = dict[str, Any]
@@ -51,13 +52,31 @@ ERRORS: dict[str, Obj] = {
     "409": answer("The upload task is no longer waiting (TASK_NOT_WAITING).", "Error"),
     "402": answer("The account has no credits left (CREDITS_EXCEEDED).", "Error"),
     "413": answer("The file is larger than the form's max_file_size (FILE_TOO_LARGE).", "Error"),
-    "422": answer("Invalid data (INVALID_DATA), with messages per field.", "InvalidData"),
+    "422": answer(
+        "Invalid data (INVALID_DATA), with messages per field. A body valid by this document is also "
+        "refused when it names a task that does not exist (a job task's input or image naming no task of "
+        "the job; a standalone task's input naming no task of yours): no schema can list the tasks that "
+        "exist, so this answer, not the schema, is where that rule shows.",
+        "InvalidData",
+    ),
     "429": answer(
         "Too many creations (TOO_MANY_REQUESTS).",
         "Error",
         {"Retry-After": {"required": True, "schema": {"type": "integer"}}, **RATE_HEADERS},
     ),
 }
+
+
+def sync_timeout(what: str) -> Obj:
+    """The 409 of a sync request that waited the longest it may (``mcv serve --sync-max-wait``)."""
+    return {
+        "409": answer(
+            f"The {what} has not ended within the longest a sync request waits (50 s unless the service "
+            f"was started with another --sync-max-wait): SYNC_WAIT_TIMEOUT, with a message naming the "
+            f"{what} and what it still waits for, and the {what} as it is now in data. Ask again, or poll.",
+            "SyncWaitJob" if what == "job" else "SyncWaitTask",
+        )
+    }
 
 
 def errors(*codes: str) -> Obj:

@@ -268,11 +268,25 @@ def _resources() -> dict[str, Schema]:
     }
 
 
+def _sync_wait(item: str) -> Schema:
+    """The 409 body of a sync wait that reached its bound: the error and the item as it is now."""
+    return {
+        "type": "object",
+        "required": ["message", "code", "data"],
+        "properties": {
+            "message": {"type": "string"},
+            "code": {"const": "SYNC_WAIT_TIMEOUT"},
+            "data": {"$ref": f"#/components/schemas/{item}"},
+        },
+    }
+
+
 def components(operations: list[str], standalone: list[str]) -> dict[str, Schema]:
     """Every schema the paths refer to, keyed by component name."""
     out = _resources()
     out["JobBody"] = _job_body(operations)
     out["JobAnswer"], out["TaskAnswer"] = _one("Job"), _one("Task")
+    out["SyncWaitJob"], out["SyncWaitTask"] = _sync_wait("Job"), _sync_wait("Task")
     out["UserAnswer"], out["WebhookAnswer"] = _one("User"), _one("Webhook")
     out["JobList"], out["TaskList"], out["WebhookList"] = _list("Job"), _list("Task"), _list("Webhook")
     out["OperationList"] = {

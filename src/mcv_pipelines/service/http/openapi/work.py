@@ -15,6 +15,7 @@ from mcv_pipelines.service.http.openapi.parts import (
     operation,
     param,
     path_id,
+    sync_timeout,
 )
 from mcv_pipelines.service.http.openapi.schemas import standalone_ref
 from mcv_pipelines.service.http.routes_tasks import STANDALONE
@@ -79,7 +80,7 @@ def jobs_paths() -> Obj:
                 job_ok,
                 scope="task.read",
                 parameters=[REDIRECT],
-                responses={"302": TO_EXPORT, **errors("404")},
+                responses={"302": TO_EXPORT, **errors("404"), **sync_timeout("job")},
             ),
         },
         "/sync/v2/jobs": {
@@ -90,7 +91,7 @@ def jobs_paths() -> Obj:
                 {"201": answer("The ended job.", "JobAnswer")},
                 scope="task.write",
                 requestBody=body({"$ref": "#/components/schemas/JobBody"}),
-                responses={"302": TO_EXPORT, **errors("402", "422", "429")},
+                responses={"302": TO_EXPORT, **errors("402", "422", "429"), **sync_timeout("job")},
             ),
         },
         "/sync/v2/jobs/{job_id}": {
@@ -102,7 +103,7 @@ def jobs_paths() -> Obj:
                 job_ok,
                 scope="task.read",
                 parameters=[REDIRECT],
-                responses={"302": TO_EXPORT, **errors("404")},
+                responses={"302": TO_EXPORT, **errors("404"), **sync_timeout("job")},
             ),
         },
     }
@@ -166,7 +167,7 @@ def tasks_paths() -> Obj:
                 task_ok,
                 scope="task.read",
                 parameters=[INCLUDE],
-                responses=errors("404"),
+                responses={**errors("404"), **sync_timeout("task")},
             ),
         },
         "/v2/tasks/{task_id}/cancel": {

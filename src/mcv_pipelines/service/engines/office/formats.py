@@ -1,0 +1,103 @@
+"""LibreOffice's filter matrix as this engine lists it: which formats each module reads and writes.
+
+Every pair here was converted for real and its output checked (tests/unit/engines/test_office_matrix.py
+runs them all); formats LibreOffice reads but we could not prove here are left out on purpose: wpd,
+pages, vsd and cdr (no program on this machine writes a sample of them, and no download is allowed).
+
+A module is present when a library only its package installs is there (``libswlo.so`` for Writer...):
+a Writer-only LibreOffice lists no spreadsheet pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["MODULES", "Module", "Reader", "Writer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """How to open one input format: LibreOffice's import filter, when detection needs the help."""
+
+    filter: str | None = None
+    options: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Writer:
+    """How to write one output format: an export filter, or a picture per page (``media_type``)."""
+
+    filter: str | None = None
+    options: str | None = None
+    media_type: str | None = None
+    pdf: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """One LibreOffice application (Writer, Calc, Impress, Draw) and the formats it converts."""
+
+    name: str
+    library: str
+    readers: dict[str, Reader]
+    writers: dict[str, Writer]
+    # Input formats that only convert to some outputs (PDF import gives a usable docx, not more).
+    only: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+# separator, text quote, UTF-8, from line 1; writing: quote only where needed (token 7), values as shown
+_CSV_IN, _TSV_IN = "44,34,76,1", "9,34,76,1"
+_CSV, _TSV = f"{_CSV_IN},,0,false,true,true", f"{_TSV_IN},,0,false,true,true"
+_CALC_TEXT = "Text - txt - csv (StarCalc)"
+_PNG = Writer(media_type="image/png")
+_JPG = Writer(media_type="image/jpeg")
+
+WRITER = Module(
+    "writer",
+    "libswlo.so",
+    readers={
+        "doc": Reader(), "docx": Reader(), "odt": Reader(), "fodt": Reader(), "rtf": Reader(),
+        "txt": Reader("Text (encoded)", "UTF8"), "html": Reader("HTML (StarWriter)"),
+        "pdf": Reader("writer_pdf_import"),
+    },
+    writers={
+        "pdf": Writer("writer_pdf_Export", pdf=True), "docx": Writer("MS Word 2007 XML"),
+        "doc": Writer("MS Word 97"), "odt": Writer("writer8"), "rtf": Writer("Rich Text Format"),
+        # Text: UTF-8, LF line ends, no byte order mark (the fifth field)
+        "txt": Writer("Text (encoded)", "UTF8,LF,,,false"),
+        "html": Writer("HTML (StarWriter)", "EmbedImages"), "epub": Writer("EPUB"),
+    },
+    only={"pdf": ("docx", "odt")},
+)  # fmt: skip
+CALC = Module(
+    "calc",
+    "libsclo.so",
+    readers={
+        "xls": Reader(), "xlsx": Reader(), "ods": Reader(), "fods": Reader(),
+        "csv": Reader(_CALC_TEXT, _CSV_IN), "tsv": Reader(_CALC_TEXT, _TSV_IN),
+    },
+    writers={
+        "pdf": Writer("calc_pdf_Export", pdf=True), "xlsx": Writer("Calc MS Excel 2007 XML"),
+        "xls": Writer("MS Excel 97"), "ods": Writer("calc8"), "html": Writer("HTML (StarCalc)"),
+        "csv": Writer(_CALC_TEXT, _CSV), "tsv": Writer(_CALC_TEXT, _TSV),
+    },
+)  # fmt: skip
+IMPRESS = Module(
+    "impress",
+    "libslideshowlo.so",  # Debian's Impress package ships it; libsdlo.so comes with Draw alone too
+    readers={"ppt": Reader(), "pptx": Reader(), "odp": Reader(), "fodp": Reader()},
+    writers={
+        "pdf": Writer("impress_pdf_Export", pdf=True), "pptx": Writer("Impress MS PowerPoint 2007 XML"),
+        "ppt": Writer("MS PowerPoint 97"), "odp": Writer("impress8"), "png": _PNG, "jpg": _JPG,
+    },
+)  # fmt: skip
+DRAW = Module(
+    "draw",
+    "libsddlo.so",
+    readers={"odg": Reader(), "fodg": Reader(), "emf": Reader(), "wmf": Reader()},
+    writers={
+        "pdf": Writer("draw_pdf_Export", pdf=True), "odg": Writer("draw8"), "svg": Writer("draw_svg_Export"),
+        "emf": Writer("draw_emf_Export"), "wmf": Writer("draw_wmf_Export"), "png": _PNG, "jpg": _JPG,
+    },
+)  # fmt: skip
+MODULES: tuple[Module, ...] = (WRITER, CALC, IMPRESS, DRAW)

@@ -1,0 +1,340 @@
+"""Warm LibreOffice: long-running soffice processes, each driven by its own UNO bridge helper.
+
+One ``OfficeProcess`` is an soffice listening on a private pipe with its own profile directory, plus
+the helper (``uno_bridge.py`` under the system Python) that talks UNO to it; the service talks JSON
+lines to the helper. The ``OfficePool`` hands out one process per conversion, starting processes
+lazily as conversions come (the scheduler runs at most ``config.workers`` tasks at once, so the pool
+holds at most one process per task slot). A process is replaced when it dies, has done
+``max_conversions`` (LibreOffice grows over time), or does not answer the ping sent before each
+conversion (it hung while idle); a conversion past its timeout, or cancelled, kills its process only:
+the next conversion starts a fresh one. Processes beyond ``keep_warm`` that sit idle for
+``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice (some 160 MB
+each) resident for good.
+
+Example::
+
+    pool = OfficePool("/usr/bin/soffice", "/usr/bin/python3")
+    pool.convert({"source": "/tmp/a.docx", "target": "/tmp/a.pdf", "export_filter": "writer_pdf_Export",
+                  "format": "pdf"}, timeout=60, cancelled=threading.Event())
+    pool.close()
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+import weakref
+from pathlib import Path
+from typing import Any
+
+from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.base import EngineError
+
+__all__ = ["BRIDGE_SCRIPT", "OfficePool", "OfficeProcess"]
+
+BRIDGE_SCRIPT = Path(__file__).with_name("uno_bridge.py")
+_START_SECONDS = 90.0  # a first start makes the profile: slow on a busy machine
+_STOP_SECONDS = 5.0
+_PING_SECONDS = 5.0  # a warm soffice answers in a millisecond or two
+_POLL_SECONDS = 0.1
+_LIVE: weakref.WeakSet[OfficePool] = weakref.WeakSet()
+
+
+def _environment(home: Path) -> dict[str, str]:
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+            "SAL_USE_VCLPLUGIN": "svp"}  # fmt: skip
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill(process: subprocess.Popen[bytes] | None) -> None:
+    if process is None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(_STOP_SECONDS)
+
+
+def _no_network() -> tuple[str, ...]:
+    """soffice in a network namespace of its own where the engines are sealed: the bridge already
+    removes LibreOffice's network content providers, and this holds whatever it missed. The UNO pipe
+    is a socket file in /tmp, which a network namespace leaves reachable; ``unshare`` runs soffice in
+    place (no extra process), so the pool's view of its processes stays as it is."""
+    return seal.unshare_prefix() if seal.seal_method() != "none" else ()
+
+
+class OfficeProcess:
+    """One soffice and its bridge; not thread-safe: the pool lends it to one conversion at a time."""
+
+    def __init__(self, soffice: str, python: str) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="mcv-office-"))
+        self.conversions = 0
+        self.last_used = time.monotonic()
+        pipe = f"mcv-office-{uuid.uuid4().hex}"
+        profile = (self.root / "profile").as_uri()
+        env = _environment(self.root)
+        # Each process in its own session: a kill takes soffice.bin and anything it started.
+        self.office: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [*_no_network(), soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
+             "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
+             f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        self.bridge: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [python, "-I", str(BRIDGE_SCRIPT), pipe],
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        self._pending = b""
+        try:
+            ready = self._read(_START_SECONDS, None)
+        except EngineError as exc:
+            self.kill()
+            raise EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {exc.message}") from exc
+        if not ready.get("ok"):
+            self.kill()
+            raise EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {ready.get('message')}")
+        # soffice is a launcher (oosplash) that runs soffice.bin as its child, and starts it again
+        # when a new profile asks for a restart: the one converting is the child found now.
+        self.worker = next(iter(_children(self.office.pid) if self.office else []), None)
+
+    @property
+    def pid(self) -> int | None:
+        """The process that converts (soffice.bin), or the launcher where none was found."""
+        return self.worker or (self.office.pid if self.office is not None else None)
+
+    @property
+    def alive(self) -> bool:
+        started = all(p is not None and p.poll() is None for p in (self.office, self.bridge))
+        return started and (self.worker is None or _running(self.worker))
+
+    def responds(self) -> bool:
+        """Whether soffice answers a ping within ``_PING_SECONDS``; one that does not is killed."""
+        try:
+            return bool(self._send({"op": "ping"}, _PING_SECONDS, None).get("ok"))
+        except EngineError:
+            return False
+
+    def request(
+        self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event
+    ) -> dict[str, Any]:
+        """Send one job and wait for its answer; on timeout or cancel the process is killed."""
+        self.conversions += 1
+        return self._send(job, timeout, cancelled)
+
+    def _send(
+        self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event | None
+    ) -> dict[str, Any]:
+        assert self.bridge is not None
+        assert self.bridge.stdin is not None
+        try:
+            self.bridge.stdin.write(json.dumps(job).encode() + b"\n")
+            self.bridge.stdin.flush()
+        except OSError as exc:
+            self.kill()
+            raise EngineError("CONVERSION_FAILED", "LibreOffice stopped before the conversion began") from exc
+        return self._read(timeout, cancelled)
+
+    def _read(self, timeout: float | None, cancelled: threading.Event | None) -> dict[str, Any]:
+        assert self.bridge is not None
+        assert self.bridge.stdout is not None
+        fd = self.bridge.stdout.fileno()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            if cancelled is not None and cancelled.is_set():
+                self.kill()
+                raise EngineError("CANCELLED", "the conversion was cancelled")
+            if deadline is not None and time.monotonic() >= deadline:
+                self.kill()
+                raise EngineError(
+                    "TIMEOUT", f"LibreOffice did not finish within {timeout:g} s and was stopped"
+                )
+            ready, _, _ = select.select([fd], [], [], _POLL_SECONDS)
+            if not ready:
+                if self.office is not None and self.office.poll() is not None:  # soffice ended
+                    self.kill()
+                    raise EngineError("CONVERSION_FAILED", "LibreOffice stopped during the conversion")
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:  # the bridge ended: soffice crashed under it, or it did
+                self.kill()
+                raise EngineError("CONVERSION_FAILED", "LibreOffice stopped during the conversion")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        answer: dict[str, Any] = json.loads(line)
+        if answer.get("code") == "OFFICE_GONE":
+            self.kill()
+        return answer
+
+    def kill(self) -> None:
+        """Stop both processes at once and throw the profile away."""
+        _kill(self.bridge)
+        if self.worker is not None and self.office is not None and self.office.poll() is None:
+            # soffice.bin first, so its own parent (oosplash) reaps it and ends: no zombie is left
+            # for a PID 1 that may never reap it (the service itself, in a container).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.worker, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.office.wait(_STOP_SECONDS)
+        _kill(self.office)
+        for process in (self.bridge, self.office):
+            if process is not None:
+                for stream in (process.stdin, process.stdout):
+                    if stream is not None:
+                        with contextlib.suppress(OSError):
+                            stream.close()
+        self.bridge = self.office = None
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class OfficePool:
+    """Lends warm LibreOffice processes to conversions; see the module's docstring."""
+
+    def __init__(
+        self,
+        soffice: str,
+        python: str,
+        *,
+        max_conversions: int = 200,
+        max_processes: int = 64,
+        keep_warm: int = 1,
+        idle_seconds: float = 60.0,
+    ) -> None:
+        self.soffice = soffice
+        self.python = python
+        self.max_conversions = max_conversions
+        self.max_processes = max_processes
+        self.keep_warm = keep_warm
+        self.idle_seconds = idle_seconds
+        self._reaper: threading.Thread | None = None
+        self._idle: list[OfficeProcess] = []
+        self._busy = 0
+        self._lock = threading.Condition()
+        self._closed = False
+        self.started = 0  # processes started over the pool's life (replacements show here)
+        _LIVE.add(self)
+
+    @property
+    def size(self) -> int:
+        with self._lock:
+            return len(self._idle) + self._busy
+
+    def pids(self) -> list[int]:
+        """The soffice process ids of the idle processes (for tests and measurements)."""
+        with self._lock:
+            return [pid for pid in (p.pid for p in self._idle) if pid is not None]
+
+    def _take(self, cancelled: threading.Event) -> OfficeProcess | None:
+        """An idle process, or None when the caller may start one; waits while the pool is full."""
+        with self._lock:
+            while True:
+                if self._closed:
+                    raise EngineError("ENGINE_NOT_STARTED", "the office pool is closed")
+                while self._idle:
+                    process = self._idle.pop()
+                    if process.alive:
+                        self._busy += 1
+                        return process
+                    process.kill()  # died while idle
+                if self._busy < self.max_processes:
+                    self._busy += 1
+                    return None
+                if cancelled.is_set():
+                    raise EngineError(
+                        "CANCELLED", "the conversion was cancelled while waiting for LibreOffice"
+                    )
+                self._lock.wait(_POLL_SECONDS)
+
+    def _give_back(self, process: OfficeProcess | None) -> None:
+        retire = process is not None and (
+            not process.alive or process.conversions >= self.max_conversions or self._closed
+        )
+        if process is not None and retire:
+            process.kill()
+        with self._lock:
+            self._busy -= 1
+            if process is not None and not retire:
+                process.last_used = time.monotonic()
+                self._idle.append(process)  # the most recently used last: taken first, kept longest
+            self._lock.notify_all()
+
+    def convert(
+        self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event
+    ) -> dict[str, Any]:
+        """Run one job on a warm process; the answer is the bridge's (``ok``, ``files`` or ``code``)."""
+        process = self._take(cancelled)
+        try:
+            if process is not None and not process.responds():  # hung while idle: replace it
+                process.kill()
+                process = None
+            if process is None:
+                process = OfficeProcess(self.soffice, self.python)
+                with self._lock:
+                    self.started += 1
+                    if self._reaper is None:
+                        self._reaper = threading.Thread(
+                            target=self._reap, name="mcv-office-idle", daemon=True
+                        )
+                        self._reaper.start()
+            return process.request(job, timeout, cancelled)
+        finally:
+            self._give_back(process)
+
+    def _reap(self) -> None:
+        """Stop the processes idle past ``idle_seconds`` beyond the ``keep_warm`` most recently used."""
+        while True:
+            with self._lock:
+                self._lock.wait(min(self.idle_seconds, 5.0))
+                if self._closed:
+                    return
+                cutoff = time.monotonic() - self.idle_seconds
+                spare = self._idle[: max(0, len(self._idle) - self.keep_warm)]
+                stale = [process for process in spare if process.last_used <= cutoff]
+                self._idle = [process for process in self._idle if process not in stale]
+            for process in stale:
+                process.kill()
+
+    def close(self) -> None:
+        """Stop every idle process; busy ones stop when their conversion ends."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._lock.notify_all()
+        for process in idle:
+            process.kill()
+
+
+@atexit.register
+def _close_all() -> None:  # no soffice outlives the service
+    for pool in list(_LIVE):
+        pool.close()

@@ -1,0 +1,334 @@
+"""Sealing a program that converts files: no network, a read-only system, limits (issue 24).
+
+A converter reads files a stranger uploaded; a crafted input can make it fetch a URL (an SVG's
+``<image href>``, a playlist, a linked office image) or read a file it was not given. So every
+program ``process.run_program`` starts runs inside a seal, chosen once per process:
+
+- ``bwrap`` (bubblewrap): a new network namespace (loopback only, down), the whole system mounted
+  read-only, a private /tmp, the service's data directory hidden, and writable only the directories
+  of the task (its scratch and output directories); the program dies with the service.
+- ``unshare``: only the network namespace (``unshare --net``), where bubblewrap is missing.
+- ``none``: nothing of the above (a machine with only Python); the embedded service still works, a
+  served one refuses to start unless told ``--allow-engine-network`` (cli/serve.py).
+
+Either way the child gets resource limits before it runs (memory, CPU seconds, file size, process
+count), set by util-linux's ``prlimit`` as it starts the program (2 ms). Python's ``preexec_fn``
+would set them without a program, but it makes subprocess fork the whole service instead of
+vfork-ing it: 28 ms per start with a 200 MB heap. It stays the fallback where prlimit is missing.
+
+What a task may write is a ``TaskScope``: the work layer opens one around an engine's run
+(``task_scope``), so an engine that runs a program gets the seal without knowing about it.
+``MCV_ENGINE_SEAL=bwrap|unshare|none`` forces a method (benchmarks, tests).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import os
+import resource
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "METHODS",
+    "Limits",
+    "Method",
+    "TaskScope",
+    "apply_limits",
+    "current_scope",
+    "describe",
+    "limit_argv",
+    "limits_setter",
+    "networked_argv",
+    "seal_method",
+    "sealed_argv",
+    "task_scope",
+]
+
+Method = Literal["bwrap", "unshare", "none"]
+METHODS: tuple[Method, ...] = ("bwrap", "unshare", "none")
+FORCE_VARIABLE = "MCV_ENGINE_SEAL"
+_GIB = 1024**3
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits of one sealed program; ``processes`` is on top of what the user runs already."""
+
+    memory: int | None = 4 * _GIB  # address space, bytes; None for a program that reserves more than
+    # it uses (Chromium's V8 cage takes tens of GiB of address space and dies under any such limit)
+    cpu_seconds: int = 4 * 3600
+    file_size: int = 32 * _GIB  # the largest file it may write
+    processes: int = 256
+
+    def text(self) -> str:
+        memory = "unlimited" if self.memory is None else f"{self.memory / _GIB:g} GiB"
+        return (
+            f"memory {memory}, CPU {self.cpu_seconds / 3600:g} h, "
+            f"files {self.file_size / _GIB:g} GiB, {self.processes} processes"
+        )
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskScope:
+    """What a sealed program of one task sees: ``writable`` directories, ``readable`` files or
+    directories inside a ``hidden`` one (its inputs), and ``hidden`` directories (the data directory)."""
+
+    writable: tuple[Path, ...] = ()
+    readable: tuple[Path, ...] = ()
+    hidden: tuple[Path, ...] = ()
+
+
+_SCOPE: contextvars.ContextVar[TaskScope | None] = contextvars.ContextVar("mcv_task_scope", default=None)
+
+
+@contextlib.contextmanager
+def task_scope(scope: TaskScope) -> Iterator[None]:
+    """Programs started in this block (this thread or context) get ``scope``."""
+    token = _SCOPE.set(scope)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def current_scope() -> TaskScope | None:
+    return _SCOPE.get()
+
+
+def _works(argv: Sequence[str]) -> bool:
+    try:
+        done = subprocess.run(
+            list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@functools.cache
+def _probe() -> Method:
+    bwrap = shutil.which("bwrap")
+    true = shutil.which("true") or "/bin/true"
+    if bwrap and _works([bwrap, *_BWRAP_BASE, "--", true]):
+        return "bwrap"
+    if unshare_prefix():
+        return "unshare"
+    return "none"
+
+
+@functools.cache
+def unshare_prefix() -> tuple[str, ...]:
+    """``unshare --net --`` where this process may make a network namespace, else nothing.
+
+    As root that is a plain network namespace. Another user may not make one outright, but may inside
+    a user namespace of its own where the kernel allows unprivileged ones (most do): there
+    ``--map-current-user`` keeps the program's user id, so its files are still the service's (issue
+    30: a service run as an ordinary user ran its programs with the network).
+    """
+    unshare = shutil.which("unshare")
+    true = shutil.which("true") or "/bin/true"
+    if unshare is None:
+        return ()
+    for prefix in ((unshare, "--net", "--"), (unshare, "--map-current-user", "--net", "--")):
+        if _works([*prefix, true]):
+            return prefix
+    return ()
+
+
+def seal_method() -> Method:
+    """The seal this machine allows (probed once), or the one ``MCV_ENGINE_SEAL`` forces."""
+    forced = os.environ.get(FORCE_VARIABLE, "").strip().lower()
+    if forced in METHODS:
+        return forced
+    return _probe()
+
+
+def describe(method: Method | None = None, limits: Limits = DEFAULT_LIMITS) -> str:
+    """One line for the service's banner and log: which seal engines run under."""
+    method = method or seal_method()
+    what = {
+        "bwrap": "bubblewrap (no network, read-only system, only the task's directories writable)",
+        "unshare": "unshare (no network; bubblewrap is missing, so the file system is not narrowed)",
+        "none": (
+            "NOT sealed: neither bubblewrap nor unshare works here, engine programs can reach the network"
+        ),
+    }[method]
+    return f"{what}; limits: {limits.text()}"
+
+
+_DEVICES = ("null", "zero", "full", "random", "urandom")
+_DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+              ("stderr", "/proc/self/fd/2"))  # fmt: skip
+
+# --unshare-net: a namespace with only a loopback that is down. --unshare-pid: the program sees only
+# its own processes, and they all die with it. --cap-drop ALL: root inside the seal
+# cannot remount or raise its limits (bwrap keeps root's capabilities unless told).
+_BWRAP_BASE = (
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    # A /dev of our own: bwrap's --dev (with a devpts) cost 5 of the seal's 12 ms (bench/seal.py).
+    "--tmpfs",
+    "/dev",
+    *(item for name in _DEVICES for item in ("--dev-bind", f"/dev/{name}", f"/dev/{name}")),
+    *(item for link, target in _DEV_LINKS for item in ("--symlink", target, f"/dev/{link}")),
+    "--dir",
+    "/dev/shm",  # noqa: S108 - on the seal's own /dev
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",  # noqa: S108 - a fresh, private /tmp inside the seal
+)
+
+
+def limit_argv(limits: Limits) -> list[str] | None:
+    """``prlimit`` with ``limits``, to go before a program's argv; None where prlimit is missing."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return None
+    return [prlimit, *(f"--{name}={value}" for name, value in _limit_values(limits)), "--"]
+
+
+def _limit_values(limits: Limits) -> list[tuple[str, int]]:
+    values = [] if limits.memory is None else [("as", limits.memory)]
+    values += [("cpu", limits.cpu_seconds), ("fsize", limits.file_size)]
+    return [*values, ("nproc", _processes() + limits.processes)]
+
+
+def sealed_argv(
+    argv: Sequence[str],
+    cwd: Path | None,
+    method: Method,
+    scope: TaskScope | None,
+    writable: Sequence[Path] = (),
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[str]:
+    """``argv`` wrapped in the seal ``method``.
+
+    In a task's scope the system is read-only and only ``cwd``, ``writable`` and the scope's
+    directories can be written. Outside one (version probes, an engine used as a library) the seal
+    keeps the network away but leaves the file system as it is: there is no task to narrow it to.
+    """
+    argv = [*(limit_argv(limits) or []), *argv]
+    if method == "none":
+        return argv
+    if method == "unshare":
+        prefix = unshare_prefix() or (shutil.which("unshare") or "/usr/bin/unshare", "--net", "--")
+        return [*prefix, *argv]
+    bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
+    if scope is None:
+        start = _BWRAP_BASE.index("--ro-bind")
+        wrapped = [bwrap, *_BWRAP_BASE[:start], "--bind", "/", "/", *_BWRAP_BASE[start + 3 : -2]]
+    else:
+        wrapped = [bwrap, *_BWRAP_BASE]
+        for hidden in scope.hidden:
+            wrapped += ["--tmpfs", str(hidden)]
+        for readable in scope.readable:
+            if readable.exists():
+                wrapped += ["--ro-bind", str(readable), str(readable)]
+        extra = [*scope.writable, *writable, *([cwd] if cwd is not None else [])]
+        for directory in dict.fromkeys(extra):
+            directory.mkdir(parents=True, exist_ok=True)
+            wrapped += ["--bind", str(directory), str(directory)]
+    if cwd is not None:
+        wrapped += ["--chdir", str(cwd)]
+    return [*wrapped, "--", *argv]
+
+
+def networked_argv(argv: Sequence[str], writable: Sequence[Path], method: Method) -> list[str]:
+    """``argv`` for a program that needs the network (Chromium, whose every request is guarded
+    instead): with bubblewrap it still sees the system read-only, a private /tmp, the data directory
+    of the task that started it hidden (a compromised page cannot read the service's key or other
+    tasks' files), and writes only ``writable``; otherwise it runs as it is."""
+    if method != "bwrap":
+        return list(argv)
+    scope = current_scope() or TaskScope()
+    namespaces = ("--unshare-net", "--unshare-ipc", "--unshare-pid")
+    base = [option for option in _BWRAP_BASE if option not in namespaces]
+    wrapped = [shutil.which("bwrap") or "/usr/bin/bwrap", *base]
+    for hidden in scope.hidden:
+        wrapped += ["--tmpfs", str(hidden)]
+    for directory in writable:
+        wrapped += ["--bind", str(directory), str(directory)]
+    if writable:
+        wrapped += ["--setenv", "HOME", str(writable[0])]
+    return [*wrapped, "--", *argv]
+
+
+class _ProcessCount:
+    """How many processes this user runs, counted at most once a second (RLIMIT_NPROC counts them
+    all, so the limit is set above the count: the allowance is what a sealed program may add)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._when = 0.0
+        self._count = 0
+
+    def __call__(self) -> int:
+        with self._lock:
+            if time.monotonic() - self._when > 1.0:
+                self._count = _count_processes(os.getuid())
+                self._when = time.monotonic()
+            return self._count
+
+
+def _count_processes(uid: int) -> int:
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                count += entry.stat(follow_symlinks=False).st_uid == uid
+    return count
+
+
+_processes = _ProcessCount()
+
+
+def apply_limits(limits: Limits = DEFAULT_LIMITS) -> Callable[[], None] | None:
+    """Where prlimit is missing, a function for Popen's ``preexec_fn`` that sets ``limits`` in the
+    child before it runs; None where ``limit_argv`` does it.
+
+    Everything it needs is computed here, in the parent: between fork and exec the child only makes
+    the four setrlimit calls (no import, no allocation worth a lock).
+    """
+    if shutil.which("prlimit") is not None:
+        return None
+    return limits_setter(limits)
+
+
+def limits_setter(limits: Limits) -> Callable[[], None]:
+    """A ``preexec_fn`` setting ``limits``."""
+    kinds = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
+             "nproc": resource.RLIMIT_NPROC}  # fmt: skip
+    wanted = [(kinds[name], value) for name, value in _limit_values(limits)]
+    pairs = []
+    for which, value in wanted:
+        _, hard = resource.getrlimit(which)
+        bounded = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        pairs.append((which, (bounded, bounded)))
+    setrlimit = resource.setrlimit
+
+    def preexec() -> None:
+        for which, pair in pairs:
+            setrlimit(which, pair)
+
+    return preexec

@@ -1,0 +1,99 @@
+"""What a page may request: every request Chromium makes for a task is paused (the DevTools Fetch
+domain) and decided here, as import/url decides its URLs (issue 24).
+
+- Only http and https go out; ``file:``, ``ftp:``, ``chrome:`` and the rest are failed.
+- With a ``UrlGuard`` (a served instance), the host is resolved and refused when any address is
+  private, loopback, link-local... (url_guard.py), on every request: navigation, each redirect hop,
+  subresources, fetch(), workers' requests.
+- An uploaded HTML file is served to the page under a reserved name (``*.invalid``, RFC 6761),
+  never as a ``file:`` URL, so it gets the same rules as a web page and cannot read local files.
+
+A refused request fails (net::ERR_BLOCKED_BY_CLIENT) and the page goes on without it.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost, UrlGuard
+
+__all__ = ["Decision", "RequestPolicy", "document_url"]
+
+_SCHEMES = frozenset({"http", "https"})
+_NOT_NETWORK = frozenset({"data", "blob", "about"})  # served by the browser itself
+
+
+def document_url(filename: str) -> str:
+    """A URL no network can answer, for an uploaded document (a fresh host per task)."""
+    name = urllib.parse.quote(filename.replace("/", "_")) or "document.html"
+    return f"http://document-{secrets.token_hex(8)}.invalid/{name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A DevTools command answering one paused request."""
+
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass
+class RequestPolicy:
+    """The rules of one task's page: ``guard`` (None: any http(s) address) and its documents."""
+
+    guard: UrlGuard | None
+    documents: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # url -> (body, type)
+    refused: list[str] = field(default_factory=list)  # what was failed, for the task's log
+
+    def decide(self, request_id: str, url: str) -> Decision:
+        """How to answer the paused request ``request_id`` for ``url``."""
+        document = self.documents.get(url.split("#", 1)[0])
+        if document is not None:
+            body, content_type = document
+            return Decision("Fetch.fulfillRequest", {
+                "requestId": request_id, "responseCode": 200,
+                "responseHeaders": [{"name": "Content-Type", "value": content_type}],
+                "body": base64.b64encode(body).decode(),
+            })  # fmt: skip
+        reason = self.refusal(url)
+        if reason is None:
+            return Decision("Fetch.continueRequest", {"requestId": request_id})
+        self.refused.append(f"{_shown(url)}: {reason}")
+        return Decision("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+
+    def refusal(self, url: str) -> str | None:
+        """Why ``url`` may not be requested, or None."""
+        try:
+            parts = urllib.parse.urlsplit(url)
+            port = parts.port
+        except ValueError:
+            return "not a valid URL"
+        if parts.scheme in _NOT_NETWORK:
+            return None
+        if parts.scheme not in _SCHEMES:
+            return f"{parts.scheme or 'no'} scheme is not allowed"
+        host = parts.hostname
+        if not host:
+            return "no host"
+        if host.endswith(".invalid"):
+            return "not a document of this task"
+        if self.guard is None:
+            return None
+        try:
+            self.guard.addresses(host, port or (443 if parts.scheme == "https" else 80))
+        except ForbiddenAddress as exc:
+            return str(exc)
+        except UnresolvedHost as exc:
+            return str(exc)
+        return None
+
+
+def _shown(url: str) -> str:
+    """The URL without query or credentials, short enough for a log line."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{host}{parts.path}"[:200]

@@ -1,0 +1,255 @@
+"""One Chromium kept running per worker process, a fresh browser context per task (issue 24).
+
+Starting Chromium costs more than most captures (a cold ``--print-to-pdf`` of a loopback page takes
+about half a second), so the engine keeps one browser and gives each task its own browser context
+(``Target.createBrowserContext``): no cookies, cache, storage or service workers shared between
+tasks; the context is disposed when the task ends, which closes its renderers.
+
+The browser is started on first use and replaced when it died, or when it grew past
+``memory_bound`` of resident memory (all its processes): a browser past the bound takes no new task
+and is closed once its running tasks are done. A task that overruns its deadline loses its context;
+a browser that does not even answer the disposal is killed, never the service.
+
+Every request of a task's page, and of the frames and workers it starts (auto-attached, paused
+until they are guarded too), is decided by the task's ``RequestPolicy`` (request_guard.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.seal import networked_argv, seal_method
+from mcv_pipelines.service.engines.web.dead_end import proxy_flags
+from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsPipe, Message
+from mcv_pipelines.service.engines.web.request_guard import RequestPolicy
+
+__all__ = ["DEFAULT_MEMORY_BOUND", "Page", "WarmBrowser"]
+
+DEFAULT_MEMORY_BOUND = 1024**3
+MEMORY_CHECK_SECONDS = 5.0
+_ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
+_AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+_PREFERENCES = {"net": {"network_prediction_options": 2}, "dns_prefetching": {"enabled": False}}
+_WORKERS = [{"type": "service_worker"}, {"type": "shared_worker"}]
+
+
+@dataclass
+class Page:
+    """A task's page: its DevTools ``session`` on ``browser``, and its queue of events."""
+
+    browser: DevToolsPipe
+    session: str
+    deadline: float
+    cancelled: threading.Event
+
+    def call(self, method: str, params: Message | None = None) -> Message:
+        return self.browser.call(method, params, self.session, self.deadline, self.cancelled)
+
+    def wait_event(self, method: str, until: float) -> bool:
+        """Wait for ``method`` on this page until the monotonic ``until``; False if it did not come."""
+        events = self.browser.events(self.session)
+        while True:
+            if self.cancelled.is_set():
+                raise EngineError("CANCELLED", f"waiting for {method} was cancelled")
+            left = min(until, self.deadline) - time.monotonic()
+            if left <= 0:
+                return False
+            with contextlib.suppress(Exception):
+                if events.get(timeout=min(left, 0.2)).get("method") == method:
+                    return True
+            if not self.browser.alive:
+                raise EngineError("CONVERSION_FAILED", f"Chromium ended unexpectedly waiting for {method}")
+
+
+class _Running:
+    """One started browser, its profile and who uses it."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.profile = Path(tempfile.mkdtemp(prefix="mcv-chromium-"))
+        # No preconnecting or prefetching: a connection the request guard never saw (issue 24).
+        (self.profile / "Default").mkdir()
+        (self.profile / "Default" / "Preferences").write_text(json.dumps(_PREFERENCES))
+        self.policies: dict[str, RequestPolicy] = {}  # by DevTools session
+        self.context_policies: dict[str, RequestPolicy] = {}  # by browser context (service workers)
+        self.in_flight = 0
+        self.retired = False
+        self.checked = time.monotonic()
+        handlers = {"Fetch.requestPaused": self._paused, "Target.attachedToTarget": self._attached}
+        try:
+            # WebSockets escape the Fetch domain: they go to a proxy that drops them (dead_end.py).
+            flags = [*argv, *proxy_flags(), f"--user-data-dir={self.profile}"]
+            self.pipe = DevToolsPipe(networked_argv(flags, [self.profile], seal_method()), handlers)
+        except EngineError:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            raise
+        # Service and shared workers belong to no page: the browser's own auto-attach catches them.
+        try:
+            self.pipe.call("Target.setAutoAttach", {**_AUTO_ATTACH, "filter": _WORKERS}, None,
+                           time.monotonic() + 60)  # fmt: skip
+        except EngineError:
+            self.close()
+            raise
+
+    def _paused(self, event: Message) -> None:
+        params = event.get("params", {})
+        session = event.get("sessionId")
+        policy = self.policies.get(str(session))
+        request_id = str(params.get("requestId"))
+        url = str(params.get("request", {}).get("url", ""))
+        if policy is None:  # a target of no task (or of one that ended): nothing goes out
+            self.pipe.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"},
+                           session, time.monotonic() + 10)  # fmt: skip
+            return
+        decision = policy.decide(request_id, url)
+        self.pipe.call(decision.method, decision.params, session, time.monotonic() + 10)
+
+    def _attached(self, event: Message) -> None:
+        """A frame or worker of a task's page: guard it like the page before it runs."""
+        params = event.get("params", {})
+        child = str(params.get("sessionId"))
+        if event.get("sessionId"):
+            policy = self.policies.get(str(event["sessionId"]))
+        else:
+            policy = self.context_policies.get(str(params.get("targetInfo", {}).get("browserContextId")))
+        deadline = time.monotonic() + 10
+        if policy is None:
+            with contextlib.suppress(EngineError):
+                self.pipe.call("Target.detachFromTarget", {"sessionId": child}, None, deadline)
+            return
+        self.policies[child] = policy
+        self.pipe.call("Fetch.enable", _ALL_REQUESTS, child, deadline)
+        with contextlib.suppress(EngineError):  # a worker has no frames to auto-attach
+            self.pipe.call("Target.setAutoAttach", _AUTO_ATTACH, child, deadline)
+        self.pipe.call("Runtime.runIfWaitingForDebugger", {}, child, deadline)
+
+    def resident_memory(self) -> int:
+        """Bytes of RAM the browser's processes (its process group) hold: their proportional set
+        size, so the libraries and memory they share count once, not once per process."""
+        group, total = self.pipe.process.pid, 0
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+                if int(fields[2]) == group:  # pgrp, the 5th field; 0-based after the command
+                    total += _proportional_size(entry.name)
+        return total
+
+    def close(self) -> None:
+        self.pipe.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def _proportional_size(pid: str) -> int:
+    with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+        for line in handle:
+            if line.startswith(b"Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class WarmBrowser:
+    """Hands out pages in fresh contexts of one long-running Chromium; see the module docstring."""
+
+    def __init__(self, argv: Sequence[str], memory_bound: int = DEFAULT_MEMORY_BOUND) -> None:
+        self.argv = list(argv)
+        self.memory_bound = memory_bound
+        self.memory_check_seconds = MEMORY_CHECK_SECONDS  # a /proc walk: not before every task
+        self.starts = 0  # browsers started so far (tests and the bench read it)
+        self._lock = threading.Lock()
+        self._current: _Running | None = None
+
+    def _acquire(self) -> _Running:
+        with self._lock:
+            running = self._current
+            if running is not None and not running.pipe.alive:
+                self._retire(running)
+                running = None
+            elif running is not None and time.monotonic() - running.checked >= self.memory_check_seconds:
+                running.checked = time.monotonic()
+                if running.resident_memory() > self.memory_bound:
+                    self._retire(running)
+                    running = None
+            if running is None:
+                running = self._current = _Running(self.argv)
+                self.starts += 1
+            running.in_flight += 1
+            return running
+
+    def _retire(self, running: _Running) -> None:
+        """Takes no new task; closed now if idle, else when its last task ends (``_release``)."""
+        running.retired = True
+        if self._current is running:
+            self._current = None
+        if running.in_flight == 0:
+            running.close()
+
+    def _release(self, running: _Running) -> None:
+        with self._lock:
+            running.in_flight -= 1
+            if running.retired and running.in_flight == 0:
+                running.close()
+
+    @contextlib.contextmanager
+    def page(
+        self,
+        policy: RequestPolicy,
+        deadline: float,
+        cancelled: threading.Event,
+        metrics: Message,
+    ) -> Iterator[Page]:
+        """A blank page in a new browser context, guarded by ``policy``, with device ``metrics``."""
+        running = self._acquire()
+        pipe, context, session = running.pipe, None, None
+        try:
+            context = str(pipe.call("Target.createBrowserContext", {"disposeOnDetach": True}, None, deadline,
+                                    cancelled)["browserContextId"])  # fmt: skip
+            running.context_policies[context] = policy
+            target = pipe.call("Target.createTarget", {"url": "about:blank", "browserContextId": context},
+                               None, deadline, cancelled)["targetId"]  # fmt: skip
+            session = str(pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True}, None,
+                                    deadline, cancelled)["sessionId"])  # fmt: skip
+            running.policies[session] = policy
+            page = Page(pipe, session, deadline, cancelled)
+            page.call("Fetch.enable", _ALL_REQUESTS)
+            page.call("Target.setAutoAttach", _AUTO_ATTACH)
+            page.call("Page.enable")
+            page.call("Emulation.setDeviceMetricsOverride", metrics)
+            yield page
+        finally:
+            self._dispose(running, context, session, policy)
+            self._release(running)
+
+    def _dispose(
+        self, running: _Running, context: str | None, session: str | None, policy: RequestPolicy
+    ) -> None:
+        for table in (running.policies, running.context_policies):
+            for key in [key for key, value in table.items() if value is policy]:
+                table.pop(key, None)
+        if session is not None:
+            running.pipe.forget(session)
+        if context is None:
+            return
+        try:
+            running.pipe.call("Target.disposeBrowserContext", {"browserContextId": context}, None,
+                              time.monotonic() + 10)  # fmt: skip
+        except EngineError:  # a browser that cannot even drop a context is not kept
+            with self._lock:
+                self._retire(running)
+
+    def close(self) -> None:
+        """Stop the browser (the service is stopping); a later task would start a new one."""
+        with self._lock:
+            if self._current is not None:
+                self._retire(self._current)

@@ -1,0 +1,50 @@
+"""What a page may request (request_guard.py): http(s) only, the service's guard on every host, an
+uploaded document answered by the service itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.engines.web.request_guard import RequestPolicy, document_url
+
+
+def resolve_to(address: str) -> UrlGuard:
+    return UrlGuard(resolver=lambda host, port: [address], allowed_networks=parse_networks(["127.0.0.2/32"]))
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "ftp://example.com/x", "chrome://settings", "filesystem:http://a/x", "gopher://a/"]
+)
+def test_only_http_and_https_go_out(url: str) -> None:
+    policy = RequestPolicy(guard=None)
+    assert policy.decide("1", url).method == "Fetch.failRequest"
+    assert "scheme is not allowed" in policy.refused[0]
+
+
+def test_without_a_guard_any_http_address_goes_out() -> None:
+    assert RequestPolicy(guard=None).decide("1", "http://127.0.0.1:9/x").method == "Fetch.continueRequest"
+
+
+@pytest.mark.parametrize(
+    ("address", "method"),
+    [("127.0.0.1", "Fetch.failRequest"), ("10.0.0.7", "Fetch.failRequest"),
+     ("169.254.169.254", "Fetch.failRequest"), ("::ffff:127.0.0.1", "Fetch.failRequest"),
+     ("127.0.0.2", "Fetch.continueRequest"),
+     ("93.184.215.14", "Fetch.continueRequest")],
+)  # fmt: skip
+def test_the_guard_judges_the_address_a_name_resolves_to(address: str, method: str) -> None:
+    policy = RequestPolicy(guard=resolve_to(address))
+    assert policy.decide("7", "https://pictures.example.com/cat.png").method == method
+
+
+def test_an_uploaded_document_is_answered_here_and_nothing_else_of_its_host() -> None:
+    policy = RequestPolicy(guard=None)
+    url = document_url("report.html")
+    policy.documents[url] = (b"<p>hi</p>", "text/html")
+    answer = policy.decide("3", url)
+    assert answer.method == "Fetch.fulfillRequest"
+    assert answer.params["responseCode"] == 200
+    sibling = url.rsplit("/", 1)[0] + "/other.png"
+    assert policy.decide("4", sibling).method == "Fetch.failRequest"
+    assert document_url("report.html") != url  # a fresh host per task

@@ -1,0 +1,151 @@
+"""Sealed engine programs (issue 24): no network, in a task's scope only its directories writable and
+the data directory hidden, resource limits set, a missing program still named as missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from loopback_listener import Tripwire
+from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.process import run_program
+from mcv_pipelines.service.engines.seal import TaskScope, task_scope
+
+
+@pytest.fixture
+def listener() -> Iterator[Tripwire]:
+    with Tripwire() as server:
+        yield server
+
+
+@pytest.fixture(params=["bwrap", "unshare"])
+def method(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, require_program: Callable[..., str]
+) -> str:
+    """Each seal this machine must offer, forced (CI installs bubblewrap and runs as root)."""
+    name = str(request.param)
+    require_program(name)
+    monkeypatch.setenv(seal.FORCE_VARIABLE, name)
+    return name
+
+
+def connect(port: int) -> list[str]:
+    code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3); print('reached')"
+    return [sys.executable, "-c", code]
+
+
+def test_a_sealed_program_reaches_no_listener(method: str, listener: Tripwire) -> None:
+    outcome = run_program(connect(listener.port), timeout=60)
+    assert outcome.returncode != 0
+    assert "reached" not in outcome.output
+    assert listener.hits == []
+
+
+def test_the_same_program_unsealed_does_reach_it(monkeypatch: pytest.MonkeyPatch, listener: Tripwire) -> None:
+    monkeypatch.setenv(seal.FORCE_VARIABLE, "none")  # proves the test above can fail
+    outcome = run_program(connect(listener.port), timeout=60)
+    assert "reached" in outcome.output
+
+
+@pytest.fixture
+def bwrap(monkeypatch: pytest.MonkeyPatch, require_program: Callable[..., str]) -> None:
+    require_program("bwrap")
+    monkeypatch.setenv(seal.FORCE_VARIABLE, "bwrap")
+
+
+def test_in_a_task_scope_only_the_task_directories_are_writable(bwrap: None, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    work, out = data / "work" / "t1", data / "tasks" / "t1"
+    other = data / "tasks" / "t0"
+    other.mkdir(parents=True)
+    given = other / "in.txt"
+    given.write_text("input")
+    (data / "secret").write_text("signing key")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    script = (
+        "import pathlib, sys\n"
+        "def attempt(label, action):\n"
+        "    try:\n"
+        "        action(); print(label, 'ok')\n"
+        "    except OSError as exc:\n"
+        "        print(label, 'refused', type(exc).__name__)\n"
+        f"attempt('work', lambda: pathlib.Path({str(work / 'w')!r}).write_text('x'))\n"
+        f"attempt('out', lambda: pathlib.Path({str(out / 'o')!r}).write_text('x'))\n"
+        f"attempt('input', lambda: print(pathlib.Path({str(given)!r}).read_text()))\n"
+        f"attempt('secret', lambda: print(pathlib.Path({str(data / 'secret')!r}).read_text()))\n"
+        f"attempt('outside', lambda: pathlib.Path({str(outside / 'x')!r}).write_text('x'))\n"
+        "attempt('usr', lambda: pathlib.Path('/usr/mcv-probe').write_text('x'))\n"
+    )
+    scope = TaskScope(writable=(work, out), readable=(given,), hidden=(data,))
+    with task_scope(scope):
+        outcome = run_program([sys.executable, "-c", script], cwd=work, timeout=60)
+    lines = outcome.output.splitlines()
+    assert "work ok" in lines
+    assert "out ok" in lines
+    assert "input" in lines
+    assert "input ok" in lines
+    assert any(line.startswith("secret refused") for line in lines), outcome.output
+    assert "signing key" not in outcome.output
+    assert any(line.startswith("outside refused") for line in lines), outcome.output
+    assert any(line.startswith("usr refused") for line in lines), outcome.output
+    assert (work / "w").read_text() == "x"
+    assert (out / "o").read_text() == "x"
+    assert not (outside / "x").exists()
+
+
+def test_a_private_tmp_hides_the_machines(bwrap: None, tmp_path: Path) -> None:
+    marker = Path("/tmp") / f"mcv-seal-probe-{tmp_path.name}"
+    marker.write_text("x")
+    try:
+        code = f"import os; print('seen' if os.path.exists({str(marker)!r}) else 'hidden')"
+        with task_scope(TaskScope(writable=(tmp_path / "work",))):
+            outcome = run_program([sys.executable, "-c", code], cwd=tmp_path / "work", timeout=60)
+        assert outcome.output.strip() == "hidden"
+    finally:
+        marker.unlink()
+
+
+@pytest.mark.parametrize("forced", ["bwrap", "unshare", "none"])
+def test_limits_are_set_whatever_the_seal(
+    forced: str, monkeypatch: pytest.MonkeyPatch, require_program: Callable[..., str]
+) -> None:
+    if forced != "none":
+        require_program(forced)
+    monkeypatch.setenv(seal.FORCE_VARIABLE, forced)
+    code = (
+        "import resource as r\n"
+        "print(*(r.getrlimit(k)[0] for k in (r.RLIMIT_AS, r.RLIMIT_CPU, r.RLIMIT_FSIZE, r.RLIMIT_NPROC)))"
+    )
+    outcome = run_program([sys.executable, "-c", code], timeout=60)
+    memory, cpu, size, processes = (int(value) for value in outcome.output.split())
+    limits = seal.DEFAULT_LIMITS
+    assert (memory, cpu, size) == (limits.memory, limits.cpu_seconds, limits.file_size)
+    assert limits.processes < processes < 10_000_000
+
+
+def test_a_file_larger_than_the_limit_is_not_written(tmp_path: Path) -> None:
+    small = seal.Limits(file_size=4096)
+    preexec = seal.limits_setter(small)  # the fallback where prlimit is missing
+    target = tmp_path / "big.bin"
+    done = subprocess.run(
+        [sys.executable, "-c", f"open({str(target)!r}, 'wb').write(b'x' * 100_000)"],
+        preexec_fn=preexec,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert target.stat().st_size <= 4096
+
+
+def test_a_missing_program_is_still_named(bwrap: None, tmp_path: Path) -> None:
+    with pytest.raises(EngineError) as caught:
+        run_program([str(tmp_path / "no-such-program")])
+    assert caught.value.code == "PROGRAM_NOT_STARTED"
+    with pytest.raises(EngineError):
+        run_program(["mcv-no-such-program"])
