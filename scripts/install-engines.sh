@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
-# qpdf, poppler, LibreOffice with python3-uno for its warm pool, Chromium, a font), openssl (the
+# qpdf, poppler, LibreOffice with python3-uno for its warm pool, Chromium, a font; Pandoc, librsvg,
+# Potrace, libheif, libjxl, Calibre for the formats of issue 23; bubblewrap to seal them), openssl (the
 # client's TLS tests make a certificate with it), the servers and runtimes the tests start (PostgreSQL
 # for the team service, node and npm for the official Node SDK), and zsh and fish (the completion
 # scripts are tested in each shell). Non-interactive and idempotent: packages already installed are
@@ -21,6 +22,15 @@ PACKAGES=(
     python3-uno
     chromium
     bubblewrap  # seals engine programs off the network (issue 24); util-linux has unshare and prlimit
+    # issue 23's formats. No TeX: Pandoc writes no PDF itself (md -> pdf goes through html).
+    pandoc
+    librsvg2-bin
+    potrace
+    libheif-examples
+    libjxl-tools
+    # ebook-convert: the largest (98 packages, ~350 MB installed, ~116 MB to download; 48 s to install
+    # here); its engine is optional, so a machine without it only lists no ebook pairs.
+    calibre
     fonts-dejavu-core
     fontconfig
     postgresql

@@ -4,7 +4,8 @@
 Run from anywhere: ``python scripts/make-assets.py``. The output is committed; the script is kept so
 the assets can be remade (or changed) and reviewed. Each file stays well under 100 KB, and every one
 can be handled by the engines that need no external program (Pillow, pypdf, the archive formats),
-except tone.wav and clip.mp4 (ffmpeg) and letter.docx (LibreOffice). clip.mp4 is made by ffmpeg
+except tone.wav and clip.mp4 (ffmpeg), letter.docx (LibreOffice) and the issue 23 examples' notes.md
+(Pandoc), badge.svg (librsvg) and boxes.ttf (fontTools, which writes it). clip.mp4 is made by ffmpeg
 itself (skipped, with a note, where ffmpeg is missing).
 """
 
@@ -174,6 +175,75 @@ def letter(path: Path) -> None:
             docx.writestr(zipfile.ZipInfo(name, date_time=ZIP_DATE), text)
 
 
+NOTES = """---
+title: Field notes
+---
+
+# Field notes
+
+The *quokka* lives on Rottnest Island. A short table of sightings:
+
+| place     | quokkas |
+|-----------|--------:|
+| Rottnest  |      12 |
+| Bald Isle |       3 |
+
+- [x] count the colony
+- [ ] write the report
+"""
+
+BADGE = """<svg xmlns="http://www.w3.org/2000/svg" width="160" height="64" viewBox="0 0 160 64">
+  <rect width="160" height="64" rx="12" fill="#1d4ed8"/>
+  <circle cx="32" cy="32" r="18" fill="#fde68a"/>
+  <path d="M64 20h72v8H64zM64 36h52v8H64z" fill="#ffffff"/>
+</svg>
+"""
+
+
+def notes(path: Path) -> None:
+    """A Markdown note (front matter, table, task list) for the text and ebook examples."""
+    path.write_text(NOTES, encoding="utf-8")
+
+
+def badge(path: Path) -> None:
+    """A small SVG for the vector example."""
+    path.write_text(BADGE, encoding="utf-8")
+
+
+def boxes_font(path: Path) -> None:
+    """A TrueType font of three geometric letters (H, I, O) for the web-fonts example, by fontTools."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    shapes = {
+        "H": [[(80, 0), (80, 700), (200, 700), (200, 410), (400, 410), (400, 700), (520, 700), (520, 0),
+               (400, 0), (400, 290), (200, 290), (200, 0)]],
+        "I": [[(230, 0), (230, 700), (370, 700), (370, 0)]],
+        "O": [[(60, 0), (60, 700), (540, 700), (540, 0)], [(180, 120), (420, 120), (420, 580), (180, 580)]],
+    }  # fmt: skip
+    glyphs = {".notdef": TTGlyphPen(None).glyph()}
+    for name, contours in shapes.items():
+        pen = TTGlyphPen(None)
+        for index, contour in enumerate(contours):
+            points = contour if index == 0 else contour[::-1]  # a counter runs the other way
+            pen.moveTo(points[0])
+            for point in points[1:]:
+                pen.lineTo(point)
+            pen.closePath()
+        glyphs[name] = pen.glyph()
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder(list(glyphs))
+    builder.setupCharacterMap({ord(name): name for name in shapes})
+    builder.setupGlyf(glyphs)
+    builder.setupHorizontalMetrics({name: (600, 0) for name in glyphs})
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": "Boxes", "styleName": "Regular"})
+    builder.setupOS2(sTypoAscender=800, usWinAscent=800, usWinDescent=200)
+    builder.setupPost()
+    builder.font["head"].created = builder.font["head"].modified = 0  # byte-identical from run to run
+    builder.save(str(path))
+
+
 MAKERS = {
     "photo.jpg": photo,
     "logo.png": logo,
@@ -181,12 +251,18 @@ MAKERS = {
     "tone.wav": tone,
     "letter.docx": letter,
     "clip.mp4": clip,
+    "notes.md": notes,
+    "badge.svg": badge,
+    "boxes.ttf": boxes_font,
 }
 
 
 def main() -> int:
+    """Write every asset, or only those named on the command line (``make-assets.py boxes.ttf``)."""
     ASSETS.mkdir(parents=True, exist_ok=True)
     for name, make in MAKERS.items():
+        if sys.argv[1:] and name not in sys.argv[1:]:
+            continue
         target = ASSETS / name
         make(target)
         if not target.exists():

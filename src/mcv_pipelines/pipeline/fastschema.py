@@ -53,6 +53,7 @@ _SUPPORTED = _ANNOTATIONS | {
     "maxItems",
     "minProperties",
     "maxProperties",
+    "propertyNames",
     "allOf",
     "anyOf",
     "oneOf",
@@ -187,6 +188,10 @@ def _objects(schema: dict[str, Any], checks: list[Predicate]) -> None:
             return True
 
         checks.append(members)
+    if "propertyNames" in schema:
+        # every key of the instance, a string, must match the schema (header names of import/url)
+        name = _compile(schema["propertyNames"])
+        checks.append(lambda v: not isinstance(v, dict) or all(name(key) for key in v))
     if "minProperties" in schema:
         low = schema["minProperties"]
         checks.append(lambda v: not isinstance(v, dict) or len(v) >= low)

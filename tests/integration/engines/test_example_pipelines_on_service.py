@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from engine_job_helpers import ASSETS
+from example_checks import NEW_FAMILY_CHECKS
 from PIL import Image
 from pypdf import PdfReader
 
@@ -53,6 +54,14 @@ VALUES: dict[str, dict[str, Any]] = {
     "thumbnails": {"image": "pipelines/assets/logo.png"},
     "video-poster": {"video": "pipelines/assets/clip.mp4", "poster_at": "00:00:01.5"},
     "website-capture": {"name": "loopback"},  # url: the loopback page, set in the test
+    "docs-to-web": {"document": "pipelines/assets/notes.md"},
+    "ebook-from-markdown": {"manuscript": "pipelines/assets/notes.md"},
+    "vector-assets": {"badge": "pipelines/assets/badge.svg", "logo": "pipelines/assets/logo.png"},
+    "web-fonts": {"font": "pipelines/assets/boxes.ttf"},
+    "photo-formats": {"photo": "pipelines/assets/photo.jpg"},
+    "video-to-gif": {"video": "pipelines/assets/clip.mp4"},
+    "archive-repack": {"files": ["pipelines/assets/photo.jpg", "pipelines/assets/pages.pdf"]},
+    "pdf-to-text": {"document": "pipelines/assets/pages.pdf"},
 }
 # What each example needs beyond the core engines: (engine, operation, input format, output format).
 ENGINES: dict[str, tuple[str, ...]] = {
@@ -61,6 +70,18 @@ ENGINES: dict[str, tuple[str, ...]] = {
     "office-to-pdf": ("libreoffice", "convert", "docx", "pdf"),
     "office-to-pdf-merge": ("libreoffice", "convert", "docx", "pdf"),
     "website-capture": ("chromium",),
+    "docs-to-web": ("pandoc", "convert", "md", "docx"),
+    "ebook-from-markdown": ("calibre", "convert", "epub", "azw3"),
+    "vector-assets": ("librsvg", "convert", "svg", "png"),
+    "photo-formats": ("libheif", "convert", "jpg", "heic"),
+    "video-to-gif": ("ffmpeg", "convert", "mp4", "gif"),
+    "pdf-to-text": ("poppler-text", "convert", "pdf", "html"),
+}
+# Examples that need a second engine beyond the one above.
+MORE_ENGINES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "ebook-from-markdown": (("pandoc", "convert", "md", "epub"),),
+    "vector-assets": (("potrace", "convert", "png", "svg"),),
+    "photo-formats": (("libjxl", "convert", "jpg", "jxl"),),
 }
 ENVIRON = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLEEXAMPLE", "AWS_SECRET_ACCESS_KEY": "not-a-real-secret-0123"}
 
@@ -189,6 +210,8 @@ def check_outputs(name: str, job: Job, out: Outputs) -> None:
             colors = shot.convert("RGB").getcolors(maxcolors=1 << 20) or []
             assert len(colors) > 2
             assert max(colors)[1] == (0xFD, 0xE6, 0x8A)  # the page's background fills most of it
+    elif name in NEW_FAMILY_CHECKS:
+        NEW_FAMILY_CHECKS[name](out)
     else:
         raise AssertionError(f"no output check for {name}")
 
@@ -199,6 +222,8 @@ async def test_example_pipeline_runs_on_the_local_service(
 ) -> None:
     if name in ENGINES:
         require_engine(*ENGINES[name])
+    for needed in MORE_ENGINES.get(name, ()):
+        require_engine(*needed)
     values = dict(VALUES[name])
     if name == "website-capture":
         values["url"] = page_url

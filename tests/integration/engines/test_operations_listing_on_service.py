@@ -16,6 +16,8 @@ from PIL import Image
 from pypdf import PdfReader
 
 from mcv_pipelines.service.engines import available_engines
+from mcv_pipelines.service.engines.archive.repack import write_archive
+from mcv_pipelines.service.engines.archive.unpack import READABLE
 from mcv_pipelines.service.server import LocalService
 
 CORE = ("pillow", "pypdf", "archive")
@@ -39,6 +41,11 @@ def sample_file(fmt: str, folder: Path) -> Path:
     if fmt == "pdf":
         return ASSETS / "pages.pdf"
     path = folder / f"sample.{fmt}"
+    if fmt in READABLE:  # an archive converted to another archive format
+        member = folder / "member.txt"
+        member.write_text("listed and run")
+        write_archive(fmt, path, [(member, "docs/member.txt")])
+        return path
     image = Image.new("RGB", (48, 32), (200, 60, 30))
     image.paste((20, 90, 200), (0, 0, 24, 16))
     image.save(path, PIL_NAMES.get(fmt, fmt.upper()))
@@ -50,7 +57,7 @@ def check_output(operation: str, output_format: str, content: bytes, task: dict[
         assert task["result"].get("metadata"), task
     elif output_format == "pdf":
         assert PdfReader(io.BytesIO(content)).pages
-    elif output_format in ("zip", "7z", "tar", "tar.gz", "tar.bz2"):
+    elif output_format in ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz"):
         assert len(content) > 100
     else:
         with Image.open(io.BytesIO(content)) as image:

@@ -17,6 +17,8 @@ from pypdf import PdfReader, PdfWriter
 
 from mcv_pipelines.service.engines import available_engines, find_conversion
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.archive.repack import write_archive
+from mcv_pipelines.service.engines.archive.unpack import READABLE
 from mcv_pipelines.service.engines.base import ConversionType, Engine, EngineRequest, InputFile
 from mcv_pipelines.service.engines.image.formats import image_format
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
@@ -100,6 +102,12 @@ def _sample(directory: Path, fmt: str, name: str = "sample") -> Path:
         with path.open("wb") as handle:
             writer.write(handle)
         return path
+    if fmt in READABLE:
+        member = directory / f"{name}-member.txt"
+        member.write_text("hello")
+        path = directory / f"{name}.{fmt}"
+        write_archive(fmt, path, [(member, "notes/hello.txt")])
+        return path
     image_fmt = image_format(fmt)
     if image_fmt is None:  # "any": an arbitrary file
         path = directory / f"{name}.txt"
@@ -119,19 +127,27 @@ def _options(conversion: ConversionType) -> dict[str, Any]:
     return {}
 
 
-def _check_output(path: Path, fmt: str) -> None:
+def _archive_names(data: bytes, fmt: str) -> list[str]:
+    if fmt == "zip":
+        return zipfile.ZipFile(io.BytesIO(data)).namelist()
+    if fmt == "7z":
+        with py7zr.SevenZipFile(io.BytesIO(data)) as sevenzip:
+            return list(sevenzip.getnames())
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        return archive.getnames()
+
+
+def _check_output(path: Path, fmt: str, converted: bool = False) -> None:
+    """``converted``: an archive converted from another, which must keep the sample's member path."""
     data = path.read_bytes()
     assert data
     if fmt == "pdf":
         assert len(PdfReader(io.BytesIO(data)).pages) >= 1
-    elif fmt == "zip":
-        assert zipfile.ZipFile(io.BytesIO(data)).namelist()
-    elif fmt.startswith("tar"):
-        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            assert archive.getnames()
-    elif fmt == "7z":
-        with py7zr.SevenZipFile(io.BytesIO(data)) as archive:
-            assert archive.getnames()
+    elif fmt in READABLE:
+        names = _archive_names(data, fmt)
+        assert names
+        if converted:
+            assert names == ["notes/hello.txt"]
     else:
         expected = image_format(fmt)
         assert expected is not None
@@ -159,4 +175,4 @@ def test_every_listed_conversion_runs(
         return
     assert len(result.files) == 1
     assert result.files[0].parent == request.output_dir
-    _check_output(result.files[0], conversion.output_format)
+    _check_output(result.files[0], conversion.output_format, conversion.operation == "convert")

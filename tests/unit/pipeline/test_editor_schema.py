@@ -102,6 +102,7 @@ def test_values_defaults_and_docs_come_from_the_catalog(schema: dict[str, Any]) 
     assert fit["description"]
     outputs = convert["properties"]["output_format"]["anyOf"][0]["enum"]
     assert {"webp", "pdf", "mp3", "jpeg", "docx", "xlsx"} <= set(outputs)  # office formats (issue 23)
+    assert "dwg" not in outputs  # no local engine writes CAD drawings
     # archive reads one fixed input ("any"): its outputs are the ones listed for it
     archive = schema["$defs"][operation_def_name("archive")]["properties"]
     assert set(archive["output_format"]["anyOf"][0]["enum"]) == {"7z", "tar", "tar.bz2", "tar.gz", "zip"}

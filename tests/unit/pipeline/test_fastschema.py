@@ -67,6 +67,7 @@ SCHEMAS: list[Any] = [
     {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
     {"allOf": [{"minimum": 0}, {"maximum": 10}]},
     {"not": {"type": "string"}},
+    {"type": "object", "propertyNames": {"pattern": "^[a-z_]+$", "maxLength": 3}},
     {
         "if": {"type": "object", "required": ["key"]},
         "then": {"required": ["key_prefix"]},

@@ -6,8 +6,9 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/; a family may import the modules at the top and, where it
-builds on one, another family (pdf/ draws its watermarks with image/).
+image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/; a family may import the
+modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/,
+vector/ checks its PDF input with pdf/).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
 """
@@ -19,14 +20,24 @@ from collections.abc import Callable, Sequence
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
+from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
+from mcv_pipelines.service.engines.image.libheif import LibheifEngine
+from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
 from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
+from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.text.pandoc import PandocEngine
+from mcv_pipelines.service.engines.vector.pdftocairo import PdftocairoEngine
+from mcv_pipelines.service.engines.vector.postscript import PostScriptEngine
+from mcv_pipelines.service.engines.vector.potrace import PotraceEngine
+from mcv_pipelines.service.engines.vector.rsvg import RsvgEngine
 from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
 __all__ = ["ENGINE_FACTORIES", "available_engines", "close_engines", "find_conversion"]
@@ -34,19 +45,36 @@ __all__ = ["ENGINE_FACTORIES", "available_engines", "close_engines", "find_conve
 ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # Pillow first: the default for every image conversion it can do.
     PillowEngine,
+    # codecs Pillow lacks: HEIC/HEIF and JPEG XL, decoded or encoded by their reference programs
+    LibheifEngine,
+    LibjxlEngine,
     # Ghostscript before pypdf: where installed it is the better PDF optimizer (pypdf stays the
     # default for merge, metadata and watermarks, which Ghostscript does not list).
     GhostscriptEngine,
     PypdfEngine,
     ArchiveEngine,
+    FontEngine,
     # external programs
     FfmpegEngine,
+    # vector before ImageMagick: where both list a pair (svg -> png, eps -> pdf, png -> svg) the
+    # dedicated program renders it better (ImageMagick wraps a bitmap in an SVG instead of tracing it)
+    RsvgEngine,
+    PostScriptEngine,
+    PotraceEngine,
+    PdftocairoEngine,
     ImageMagickEngine,
     GraphicsMagickEngine,
     QpdfEngine,
     PdftoppmEngine,
-    LibreOfficeEngine,
+    PopplerTextEngine,
+    # Chromium before LibreOffice: both list html -> pdf and png, and a browser lays out a web page as
+    # its author meant (LibreOffice's Writer/Web drops much of CSS). Chromium lists nothing else.
     ChromiumEngine,
+    LibreOfficeEngine,
+    # after LibreOffice: where both convert a document (docx -> odt), LibreOffice keeps its look
+    PandocEngine,
+    # after Pandoc: where both convert (docx -> epub), Pandoc's sandboxed reading is preferred
+    CalibreEngine,
 )
 
 

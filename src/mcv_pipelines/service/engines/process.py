@@ -231,6 +231,7 @@ def run_checked(
     pass_fds: Sequence[int] = (),
     on_line: Callable[[str], None] | None = None,
     writable: Sequence[Path] = (),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> ProcessOutcome:
     """``run_program``, turning a timeout, a cancel or a failing exit code into an EngineError."""
     outcome = run_program(
@@ -242,6 +243,7 @@ def run_checked(
         pass_fds=pass_fds,
         on_line=on_line,
         writable=writable,
+        limits=limits,
     )
     if outcome.timed_out:
         raise EngineError("TIMEOUT", f"{what} did not finish within {timeout:g} seconds and was stopped")

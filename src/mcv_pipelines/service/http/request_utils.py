@@ -17,7 +17,17 @@ from mcv_pipelines.service.state.changes import Change
 from mcv_pipelines.service.state.store import Doc
 from mcv_pipelines.service.state.tasks import ENDED
 
-__all__ = ["includes", "json_body", "owned_job", "owned_task", "paging", "wait_ended"]
+__all__ = [
+    "MAX_PER_PAGE",
+    "PAGE_BOUND",
+    "includes",
+    "json_body",
+    "owned_job",
+    "owned_task",
+    "paging",
+    "seq_bound",
+    "wait_ended",
+]
 
 _RECHECK_MAX = 5.0
 _UNDER_WAY = ("waiting", "processing")  # changes that cannot end a wait
@@ -46,11 +56,15 @@ async def json_body(request: Request) -> dict[str, Any]:
     return body
 
 
+MAX_PER_PAGE = 1000  # the spec shows no maximum; ours is documented in the OpenAPI description
+PAGE_BOUND = "seq_below"  # the query parameter of a next link: where the previous page ended
+
+
 def paging(request: Request) -> tuple[int, int]:
-    """(page, per_page) from the query; per_page defaults to 100."""
+    """(page, per_page) from the query; per_page defaults to 100, at most MAX_PER_PAGE."""
     errors: dict[str, list[str]] = {}
     values = {}
-    for name, default, top in (("page", 1, 10**9), ("per_page", 100, 1000)):
+    for name, default, top in (("page", 1, 10**9), ("per_page", 100, MAX_PER_PAGE)):
         raw = request.query_params.get(name, str(default))
         if not raw.isdigit() or not 1 <= int(raw) <= top:
             errors[name] = [f"The {name} must be an integer from 1 to {top}."]
@@ -59,6 +73,18 @@ def paging(request: Request) -> tuple[int, int]:
     if errors:
         raise InvalidData(errors)
     return values["page"], values["per_page"]
+
+
+def seq_bound(request: Request) -> int | None:
+    """The ``seq_below`` of a next link (list routes put it there): the page is the items listed
+    after that point, read straight off an index instead of skipping ``(page - 1) * per_page`` rows.
+    None when absent: the page number alone says where the page starts."""
+    raw = request.query_params.get(PAGE_BOUND)
+    if raw is None:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise InvalidData({PAGE_BOUND: [f"The {PAGE_BOUND} must be a position from a next link."]})
+    return int(raw)
 
 
 def includes(request: Request) -> set[str]:

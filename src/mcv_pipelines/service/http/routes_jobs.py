@@ -14,7 +14,15 @@ from mcv_pipelines.service.files.signing import upload_form
 from mcv_pipelines.service.http.auth import Caller, authorize
 from mcv_pipelines.service.http.context import ServiceContext, context
 from mcv_pipelines.service.http.errors import ApiError, not_found
-from mcv_pipelines.service.http.request_utils import includes, json_body, owned_job, paging, wait_ended
+from mcv_pipelines.service.http.request_utils import (
+    PAGE_BOUND,
+    includes,
+    json_body,
+    owned_job,
+    paging,
+    seq_bound,
+    wait_ended,
+)
 from mcv_pipelines.service.http.validate import validate_job
 from mcv_pipelines.service.state.jsontext import FastJSONResponse
 from mcv_pipelines.service.state.render import job_json, list_envelope
@@ -148,16 +156,19 @@ async def list_jobs(request: Request) -> Response:
     page, per_page = paging(request)
     status = request.query_params.get("filter[status]")
     tag = request.query_params.get("filter[tag]")
-    jobs = ctx.store.list_jobs(caller.user_id, status, tag, per_page + 1, (page - 1) * per_page)
+    rows = ctx.store.list_jobs(
+        caller.user_id, status, tag, per_page + 1, (page - 1) * per_page, below=seq_bound(request)
+    )
+    shown = rows[:per_page]
     with_tasks = "tasks" in includes(request)
     items = [
         job_json(j, ctx.store.job_tasks(j["id"]) if with_tasks else [], ctx.base, with_tasks=with_tasks)
-        for j in jobs[:per_page]
+        for _, j in shown
     ]
-    query = {k: v for k, v in request.query_params.items() if k not in ("page", "per_page")}
-    return FastJSONResponse(
-        list_envelope(items, f"{ctx.base}/v2/jobs", query, page, per_page, len(jobs) > per_page)
-    )
+    query = {k: v for k, v in request.query_params.items() if k not in ("page", "per_page", PAGE_BOUND)}
+    more = len(rows) > per_page
+    bound = (PAGE_BOUND, shown[-1][0]) if more else None
+    return FastJSONResponse(list_envelope(items, f"{ctx.base}/v2/jobs", query, page, per_page, more, bound))
 
 
 async def show_job(request: Request) -> Response:

@@ -10,7 +10,15 @@ from starlette.responses import Response
 from mcv_pipelines.service.http.auth import Caller, authorize
 from mcv_pipelines.service.http.context import ServiceContext, context
 from mcv_pipelines.service.http.errors import InvalidData
-from mcv_pipelines.service.http.request_utils import includes, json_body, owned_task, paging, wait_ended
+from mcv_pipelines.service.http.request_utils import (
+    PAGE_BOUND,
+    includes,
+    json_body,
+    owned_task,
+    paging,
+    seq_bound,
+    wait_ended,
+)
 from mcv_pipelines.service.http.routes_jobs import check_credits, prepare_task
 from mcv_pipelines.service.http.validate import validate_task
 from mcv_pipelines.service.state.jsontext import FastJSONResponse
@@ -83,13 +91,16 @@ async def list_tasks(request: Request) -> Response:
     filters = {
         name: request.query_params.get(f"filter[{name}]", "") for name in ("job_id", "status", "operation")
     }
-    tasks = ctx.store.list_tasks(caller.user_id, filters, per_page + 1, (page - 1) * per_page)
-    include = includes(request) & {"retries", "depends_on_tasks"}
-    items = [_render(ctx, t, include) for t in tasks[:per_page]]
-    query = {k: v for k, v in request.query_params.items() if k not in ("page", "per_page")}
-    return FastJSONResponse(
-        list_envelope(items, f"{ctx.base}/v2/tasks", query, page, per_page, len(tasks) > per_page)
+    rows = ctx.store.list_tasks(
+        caller.user_id, filters, per_page + 1, (page - 1) * per_page, below=seq_bound(request)
     )
+    shown = rows[:per_page]
+    include = includes(request) & {"retries", "depends_on_tasks"}
+    items = [_render(ctx, t, include) for _, t in shown]
+    query = {k: v for k, v in request.query_params.items() if k not in ("page", "per_page", PAGE_BOUND)}
+    more = len(rows) > per_page
+    bound = (PAGE_BOUND, shown[-1][0]) if more else None
+    return FastJSONResponse(list_envelope(items, f"{ctx.base}/v2/tasks", query, page, per_page, more, bound))
 
 
 async def cancel_task(request: Request) -> Response:

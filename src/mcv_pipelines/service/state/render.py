@@ -121,13 +121,22 @@ def webhook_json(hook: Doc, base: str) -> Doc:
 
 
 def list_envelope(
-    items: list[Any], path: str, query: dict[str, str], page: int, per_page: int, has_more: bool
+    items: list[Any],
+    path: str,
+    query: dict[str, str],
+    page: int,
+    per_page: int,
+    has_more: bool,
+    next_bound: tuple[str, int] | None = None,
 ) -> Doc:
-    """Laravel-style pagination: links.last is null, follow links.next until it is null."""
+    """Laravel-style pagination: links.last is null, follow links.next until it is null.
+    ``next_bound`` (name, value): a query parameter the next link carries besides its page number,
+    so the next page starts where this one ended without the database walking the skipped rows."""
 
-    def link(number: int) -> str:
-        return f"{path}?{urlencode({**query, 'page': number, 'per_page': per_page})}"
+    def link(number: int, *extra: tuple[str, int]) -> str:
+        return f"{path}?{urlencode({**query, 'page': number, 'per_page': per_page, **dict(extra)})}"
 
+    bound = (next_bound,) if next_bound else ()
     start = (page - 1) * per_page
     return {
         "data": items,
@@ -135,7 +144,7 @@ def list_envelope(
             "first": link(1),
             "last": None,
             "prev": link(page - 1) if page > 1 else None,
-            "next": link(page + 1) if has_more else None,
+            "next": link(page + 1, *bound) if has_more else None,
         },
         "meta": {
             "current_page": page,

@@ -91,15 +91,30 @@ class Store(AccountStore):
             return job
 
     def list_jobs(
-        self, user_id: int, status: str | None, tag: str | None, limit: int, offset: int
-    ) -> list[Doc]:
-        sql, args = "SELECT doc FROM jobs WHERE user_id = ?", list[Any]([user_id])
+        self,
+        user_id: int,
+        status: str | None,
+        tag: str | None,
+        limit: int,
+        offset: int,
+        below: int | None = None,
+    ) -> list[tuple[int, Doc]]:
+        """A page of the user's jobs, newest first, as (seq, job): those with a seq under ``below``
+        when it is given (read straight off an index), else after skipping ``offset``."""
+        sql, args = "SELECT seq, doc FROM jobs WHERE user_id = ?", list[Any]([user_id])
         if status:
             sql, args = sql + " AND status = ?", [*args, status]
         if tag:
             sql, args = sql + " AND tag = ?", [*args, tag]
+        return self._page(sql, args, limit, offset, below)
+
+    def _page(
+        self, sql: str, args: list[Any], limit: int, offset: int, below: int | None
+    ) -> list[tuple[int, Doc]]:
+        if below is not None:
+            sql, args, offset = sql + " AND seq < ?", [*args, below], 0
         rows = self._read(sql + " ORDER BY seq DESC LIMIT ? OFFSET ?", [*args, limit, offset])
-        return [_load(row[0]) for row in rows]
+        return [(int(row[0]), _load(row[1])) for row in rows]
 
     def delete_job(self, job_id: str) -> None:
         with self.transaction() as tx:  # the job's row first, as ending a task takes them: no deadlock
@@ -134,17 +149,18 @@ class Store(AccountStore):
             task.get("ended_at"),
             jsontext.dumps(task),
             deps,
+            task.get("retry_of_task_id"),
             task["id"],
         )
         updated = not new and tx.execute(
             "UPDATE tasks SET job_id = ?, user_id = ?, operation = ?, status = ?, ended_at = ?, doc = ?,"
-            " deps = ? WHERE id = ? RETURNING seq",
+            " deps = ?, retry_of = ? WHERE id = ? RETURNING seq",
             values,
         )
         if not updated:  # a new task
             tx.execute(
-                "INSERT INTO tasks (job_id, user_id, operation, status, ended_at, doc, deps, id, seq)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tasks (job_id, user_id, operation, status, ended_at, doc, deps, retry_of, id,"
+                " seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*values, self.db.next_seq(tx)),
             )
         if self.db.shared:
@@ -213,31 +229,49 @@ class Store(AccountStore):
                     found[task["id"]] = (int(seq), task)
         return [task for _, task in sorted(found.values(), key=lambda pair: pair[0])]
 
-    def list_tasks(self, user_id: int, filters: dict[str, str], limit: int, offset: int) -> list[Doc]:
-        sql, args = "SELECT doc FROM tasks WHERE user_id = ?", list[Any]([user_id])
+    def list_tasks(
+        self, user_id: int, filters: dict[str, str], limit: int, offset: int, below: int | None = None
+    ) -> list[tuple[int, Doc]]:
+        """A page of the user's tasks, newest first, as (seq, task); ``below`` as in ``list_jobs``."""
+        sql, args = "SELECT seq, doc FROM tasks WHERE user_id = ?", list[Any]([user_id])
         for column in ("job_id", "status", "operation"):
             if filters.get(column):
                 sql, args = sql + f" AND {column} = ?", [*args, filters[column]]
-        rows = self._read(sql + " ORDER BY seq DESC LIMIT ? OFFSET ?", [*args, limit, offset])
-        return [_load(row[0]) for row in rows]
+        return self._page(sql, args, limit, offset, below)
 
     def retry_tasks(self, task_id: str) -> list[Doc]:
-        rows = self._read("SELECT doc FROM tasks ORDER BY seq")
-        return [t for t in (_load(r[0]) for r in rows) if t.get("retry_of_task_id") == task_id]
-
-    def ended_before(self, cutoff: str) -> list[Doc]:
-        rows = self._read("SELECT doc FROM tasks WHERE ended_at IS NOT NULL AND ended_at < ?", (cutoff,))
+        rows = self._read("SELECT doc FROM tasks WHERE retry_of = ? ORDER BY seq", (task_id,))
         return [_load(row[0]) for row in rows]
+
+    def delete_ended_before(self, cutoff: str, limit: int) -> list[tuple[str, str | None]]:
+        """Delete up to ``limit`` tasks that ended before ``cutoff``, oldest first, in one short
+        statement (found by the ``tasks_ended`` index); their (id, job_id). On PostgreSQL rows another
+        transaction holds are skipped, not waited for: the next round takes them."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE ended_at IS NOT NULL AND"
+                f" ended_at < ? ORDER BY ended_at LIMIT ?{self.db.skip_locked}) RETURNING id, job_id",
+                (cutoff, limit),
+            )
+        return [(str(row[0]), row[1]) for row in rows]
+
+    def delete_jobs_if_empty(self, job_ids: list[str]) -> list[str]:
+        """Delete those of ``job_ids`` that have ended and have no task left; their ids."""
+        deleted: list[str] = []
+        for start in range(0, len(job_ids), 500):  # keep within SQLite's limit of ? marks
+            part = job_ids[start : start + 500]
+            with self.transaction() as tx:
+                rows = tx.execute(
+                    f"DELETE FROM jobs WHERE id IN ({','.join('?' * len(part))}) AND status IN (?, ?)"
+                    " AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.job_id = jobs.id) RETURNING id",
+                    [*part, *_ENDED],
+                )
+            deleted += [str(row[0]) for row in rows]
+        return deleted
 
     def delete_task(self, task_id: str) -> None:
         with self.transaction() as tx:
             tx.execute("DELETE FROM tasks WHERE id = ?", (task_id,))
-
-    def empty_jobs(self) -> list[str]:
-        rows = self._read(
-            "SELECT id FROM jobs WHERE NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.job_id = jobs.id)"
-        )
-        return [str(row[0]) for row in rows]
 
     # webhooks
     def save_webhook(self, hook: Doc) -> Doc:

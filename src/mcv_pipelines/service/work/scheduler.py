@@ -28,6 +28,7 @@ from mcv_pipelines.service.work.instore import run_in_store
 from mcv_pipelines.service.work.leases import job_status
 from mcv_pipelines.service.work.operations import Outcome, execute, record_end
 from mcv_pipelines.service.work.progress import TaskProgress
+from mcv_pipelines.service.work.retention import Retention
 from mcv_pipelines.service.work.task_events import JobEvents, ended_change
 from mcv_pipelines.service.work.taskfiles import check_stored_sandbox, discard, fetch_input, publish
 
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 
 # A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started.
 _Start = tuple[str, threading.Event, "dict[str, Doc] | None"]
+_UPLOADS_LOCK = 7231028  # a team-wide advisory lock: one process fails expired upload forms
 
 
 class Scheduler:
@@ -62,6 +64,7 @@ class Scheduler:
         self._local = threading.local()  # .started: tasks a pool thread's kick started, for it to run
         self._deadlines = Deadlines(self._timed_out)  # task timeouts, all on one thread
         self._stopping = threading.Event()
+        self.retention = Retention(store, self.storage, config, after_batch=self._swept)
         self._janitor = threading.Thread(target=self._janitor_loop, name="mcv-janitor", daemon=True)
 
     # life cycle
@@ -136,8 +139,9 @@ class Scheduler:
         self._stop_running(task_id)
         self.store.delete_task(task_id)
         discard(self.storage, self.config, task_id)
-        if task is not None:
-            self._job_changed(task.get("job_id"))
+        job_id = task.get("job_id") if task is not None else None
+        if job_id and not self.store.delete_jobs_if_empty([job_id]):  # an ended job left empty goes too
+            self._job_changed(job_id)
         self.kick([task_id])  # a task waiting on it has an input gone: it fails (or runs, ignore_error)
 
     def delete_job(self, job_id: str) -> None:
@@ -402,19 +406,25 @@ class Scheduler:
 
     def sweep(self) -> None:
         """Fail uploads whose form expired; delete tasks that ended longer ago than the retention, and
-        jobs left without tasks."""
-        expired = _ago(self.config.upload_ttl)
-        for task in self.store.tasks_with_status("waiting"):
-            if task["operation"] == "import/upload" and task["created_at"] < expired:
-                failure = TaskFailed("UPLOAD_EXPIRED", "No file was uploaded before the upload form expired.")
-                self._end(task["id"], failure, ("waiting",))
-        self.kick()
-        for task in self.store.ended_before(_ago(self.config.task_retention)):
-            self.delete_task(task["id"])
-        for job_id in self.store.empty_jobs():
-            job = self.store.get_job(job_id)
-            if job and job.get("ended_at"):
-                self.store.delete_job(job_id)
+        the jobs they leave empty (work/retention.py). Each by one process of a team at a time."""
+        with self.store.db.exclusive(_UPLOADS_LOCK) as held:
+            if held:
+                expired = _ago(self.config.upload_ttl)
+                for task in self.store.tasks_with_status("waiting"):
+                    if task["operation"] == "import/upload" and task["created_at"] < expired:
+                        failure = TaskFailed(
+                            "UPLOAD_EXPIRED", "No file was uploaded before the upload form expired."
+                        )
+                        self._end(task["id"], failure, ("waiting",))
+                self.kick()
+        self.retention.sweep(_ago(self.config.task_retention), self._stopping)
+
+    def _swept(self, task_ids: list[str], jobs_left: list[str]) -> None:
+        """After a batch of the retention sweep: jobs that still have tasks follow what is left, and
+        a task that waited on a deleted one fails (or runs, with ignore_error)."""
+        for job_id in jobs_left:
+            self._job_changed(job_id)
+        self.kick(task_ids)
 
 
 def _ago(seconds: float) -> str:

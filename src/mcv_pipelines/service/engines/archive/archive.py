@@ -1,4 +1,5 @@
-"""The ``archive`` engine: every input file of every input task into one zip, tar, tar.gz, tar.bz2 or 7z.
+"""The ``archive`` engine: every input file of every input task into one zip, tar, tar.gz, tar.bz2 or 7z;
+and ``convert`` of one archive into another format (repack.py, under unpack.py's guards).
 
 Members sit at the archive's top level under their own (sanitised) names; two files with the same
 name become ``name.ext`` and ``name-1.ext``. Tar members carry no owner or group of this machine.
@@ -15,6 +16,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Literal
 
+from mcv_pipelines.service.engines.archive.repack import WRITABLE, repack
+from mcv_pipelines.service.engines.archive.unpack import READABLE
 from mcv_pipelines.service.engines.base import (
     ConversionType,
     EngineError,
@@ -73,11 +76,21 @@ class ArchiveEngine:
 
     def conversion_types(self) -> Iterable[ConversionType]:
         versions = (EngineVersion(platform.python_version()),)
-        return [
+        packs = [
             ConversionType("archive", "any", fmt, self.name, 1, (FILENAME,), versions) for fmt in _formats()
         ]
+        sevenzip = find_spec("py7zr") is not None
+        converts = [
+            ConversionType("convert", source, target, self.name, 1, (FILENAME,), versions)
+            for source in READABLE
+            for target in WRITABLE
+            if source != target and (sevenzip or "7z" not in (source, target))
+        ]
+        return [*packs, *converts]
 
     def run(self, request: EngineRequest) -> EngineResult:
+        if request.operation == "convert":
+            return repack(request)
         target = request.output_format.lower().lstrip(".")
         target = _ALIASES.get(target, target)
         if request.operation != "archive" or target not in _formats():

@@ -15,6 +15,8 @@ from typing import Any
 from mcv_pipelines.service.engines.av.formats import (
     FORMATS,
     INPUT_FORMATS,
+    NO_AAC_INPUTS,
+    SILENT_INPUTS,
     THUMBNAIL_FORMATS,
     FfmpegCapabilities,
     probe_capabilities,
@@ -55,7 +57,11 @@ from mcv_pipelines.service.engines.progress import FfmpegProgress, line_pipe
 __all__ = ["FfmpegEngine"]
 
 _BASE = ("-hide_banner", "-nostdin", "-y", "-loglevel", "error")
-_NO_TAGS = frozenset({"aac"})  # raw ADTS has nowhere to keep tags: ffmpeg would drop them silently
+# raw ADTS, MPEG program and transport streams, 3GP (ffmpeg writes no title there) and animations
+# have nowhere to keep tags: ffmpeg would drop them silently
+_NO_TAGS = frozenset(
+    {"aac", "mpeg", "ts", "3gp", "3g2", "vob", "m2ts", "ac3", "w64", "mp2", "gif", "apng", "webp"}
+)
 
 
 class FfmpegEngine:
@@ -113,7 +119,9 @@ class FfmpegEngine:
             for target in writable:
                 media = FORMATS[target]
                 # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
-                if media.video and not source_is_video:
+                if (media.video and not source_is_video) or (not media.video and source in SILENT_INPUTS):
+                    continue
+                if source in NO_AAC_INPUTS and media.audio_encoder == "aac":
                     continue
                 types.append(
                     ConversionType(
@@ -151,7 +159,8 @@ class FfmpegEngine:
                             options=_THUMBNAIL_OPTIONS,
                         )
                     )
-            if source in writable and "drawtext" in caps.filters and self._font is not None:
+            drawable = "drawtext" in caps.filters and self._font is not None
+            if source in writable and source not in SILENT_INPUTS and drawable:
                 types.append(
                     ConversionType(
                         "watermark",

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mcv_pipelines.service.engines.av.animation import ANIMATION_ENCODERS, animation_arguments
 from mcv_pipelines.service.engines.av.formats import (
     AUDIO_CODECS,
     VIDEO_CODECS,
@@ -56,6 +57,13 @@ def parse_time(options: Mapping[str, Any], name: str) -> float | None:
     return seconds
 
 
+_QSCALE_ENCODERS = frozenset({"mpeg4", "wmv2", "flv", "mpeg1video", "mpeg2video", "libtheora"})
+_TRIM_OPTIONS = (
+    OptionSpec("trim_start", "string", None, None, "Start at this time (seconds or HH:MM:SS)"),
+    OptionSpec("trim_end", "string", None, None, "End at this time (seconds or HH:MM:SS)"),
+)
+
+
 def convert_options(media: MediaFormat, caps: FfmpegCapabilities) -> tuple[OptionSpec, ...]:
     """The options of a conversion to ``media``, limited to the encoders this ffmpeg has."""
     specs: list[OptionSpec] = []
@@ -75,14 +83,15 @@ def convert_options(media: MediaFormat, caps: FfmpegCapabilities) -> tuple[Optio
             OptionSpec("height", "integer", None, None, "Output height in pixels; width follows when unset"),
             OptionSpec("fps", "float", None, None, "Frames per second"),
         ]
+    if media.audio_encoder is None:
+        return (*specs, *_TRIM_OPTIONS)
     audio_choices = (*caps.audio_codecs(media), "copy") + (("none",) if media.video else ())
     specs += [
         OptionSpec("audio_codec", "enum", _default_name(media.audio_encoder, AUDIO_CODECS), audio_choices),
         OptionSpec("audio_bitrate", "integer", None, None, "Audio bitrate in kbit/s"),
         OptionSpec("channels", "integer", None, None, "Number of audio channels"),
         OptionSpec("sample_rate", "integer", None, None, "Audio sample rate in Hz"),
-        OptionSpec("trim_start", "string", None, None, "Start at this time (seconds or HH:MM:SS)"),
-        OptionSpec("trim_end", "string", None, None, "End at this time (seconds or HH:MM:SS)"),
+        *_TRIM_OPTIONS,
     ]
     return tuple(specs)
 
@@ -138,7 +147,11 @@ def _video_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapp
         return ["-c:v", "copy"]
     encoder = VIDEO_CODECS[codec] if codec else media.video_encoder
     assert encoder is not None
+    if encoder in ANIMATION_ENCODERS:
+        return animation_arguments(encoder, scale, fps)
     args = ["-c:v", encoder, "-pix_fmt", "yuv420p"]
+    if encoder in _QSCALE_ENCODERS:
+        args += ["-q:v", "4"]  # their default bitrate (200 kbit/s) blurs even a small picture
     fast = (preset or "medium") in _FAST_PRESETS
     if encoder in ("libx264", "libx265"):
         args += ["-preset", preset or "medium"]
@@ -155,6 +168,8 @@ def _video_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapp
         args += ["-crf", str(32 if crf is None else crf), "-b:v", "0", "-cpu-used", "8" if fast else "6"]
     if fps:
         args += ["-r", f"{fps:g}"]
+    elif encoder in ("mpeg1video", "mpeg2video"):
+        args += ["-r", "25"]  # MPEG-1/2 take only broadcast frame rates, not a clip's 12 or 15 fps
     if scale:
         args += ["-vf", scale]
     if media.muxer in ("mp4", "mov"):
@@ -163,6 +178,8 @@ def _video_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapp
 
 
 def _audio_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapping[str, Any]) -> list[str]:
+    if media.audio_encoder is None:
+        return ["-an"]
     choices = (*caps.audio_codecs(media), "copy") + (("none",) if media.video else ())
     codec = enum_option(options, "audio_codec", None, choices)
     if codec == "none":

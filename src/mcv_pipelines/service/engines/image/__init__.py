@@ -1,2 +1,3 @@
-"""Image engines: Pillow (convert, thumbnail, optimize, watermark, metadata) and ImageMagick /
-GraphicsMagick as command engines with their policy. May import the engines folder's shared modules."""
+"""Image engines: Pillow (convert, thumbnail, optimize, watermark, metadata), the codec programs
+Pillow lacks (libheif for HEIC/HEIF, libjxl for JPEG XL) and ImageMagick / GraphicsMagick as command
+engines with their policy. May import the engines folder's shared modules."""

@@ -1,2 +1,3 @@
-"""PDF engines: pypdf (merge, optimize, metadata, watermark), qpdf, Ghostscript and Poppler's
-pdftoppm, with the PDF input checks and page ranges they share. May import engines/ and image/."""
+"""PDF engines: pypdf (merge, optimize, metadata, watermark), qpdf, Ghostscript, Poppler's pdftoppm
+(pages to images) and pdftotext/pdftohtml (text and HTML), with the PDF input checks and page ranges
+they share. May import engines/ and image/."""

@@ -12,6 +12,7 @@ __all__ = [
     "PAGING",
     "RATE_HEADERS",
     "REDIRECT",
+    "SEQ_BOUND",
     "TO_EXPORT",
     "Obj",
     "answer",
@@ -96,8 +97,20 @@ def path_id(name: str) -> Obj:
 
 PAGING = [
     param("page", "query", {"type": "integer", "minimum": 1, "maximum": 10**9}, "Page number, from 1."),
-    param("per_page", "query", {"type": "integer", "minimum": 1, "maximum": 1000}, "Items per page (100)."),
+    param(
+        "per_page",
+        "query",
+        {"type": "integer", "minimum": 1, "maximum": 1000},
+        "Items per page (100); at most 1000 (the spec shows no maximum, this service keeps one).",
+    ),
 ]
+# Job and task lists: links.next carries it; a page then costs the same however deep it is.
+SEQ_BOUND = param(
+    "seq_below",
+    "query",
+    {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
+    "Where the previous page ended, as its links.next says; without it the page number alone is used.",
+)
 INCLUDE = param(
     "include", "query", {"type": "string"}, "Comma-separated: retries, depends_on_tasks, payload, job."
 )

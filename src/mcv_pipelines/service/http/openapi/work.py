@@ -7,6 +7,7 @@ from mcv_pipelines.service.http.openapi.parts import (
     INCLUDE,
     PAGING,
     REDIRECT,
+    SEQ_BOUND,
     TO_EXPORT,
     Obj,
     answer,
@@ -47,6 +48,7 @@ def jobs_paths() -> Obj:
                     param("filter[tag]", "query", {"type": "string"}),
                     param("include", "query", {"type": "string"}, "tasks: add each job's tasks."),
                     *PAGING,
+                    SEQ_BOUND,
                 ],
                 responses=errors("422"),
             ),
@@ -134,6 +136,7 @@ def tasks_paths() -> Obj:
                         "include", "query", {"type": "string"}, "Comma-separated: retries, depends_on_tasks."
                     ),
                     *PAGING,
+                    SEQ_BOUND,
                 ],
                 responses=errors("422"),
             )

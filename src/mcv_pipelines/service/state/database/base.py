@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 __all__ = ["Database", "DatabaseUnavailable", "Row", "SchemaTooNew", "Tx"]
@@ -69,6 +69,19 @@ class Database(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    def another(self) -> Database:
+        """A connection of its own to the same database, for long work beside the requests (the
+        retention sweep), so they never queue behind it; this one where a process has only one
+        (SQLite). Close it when it is not this one."""
+        return self
+
+    @contextmanager
+    def exclusive(self, key: int) -> Iterator[bool]:
+        """True inside the block when this process, alone of those sharing the database, holds the
+        lock ``key``; False when another one does (it is not waited for). A database of one process:
+        always True."""
+        yield True
 
     def listen(self) -> Iterator[str]:
         """Notices from other processes, forever (PostgreSQL only)."""

@@ -62,9 +62,30 @@ def _second(real: str) -> list[str]:
     ]
 
 
-# PLACEHOLDER for migration 3 (indexes, added on another branch): an empty step so that this branch's
-# migration is number 4. The merge replaces it with the real migration 3.
-_THIRD: list[str] = []
+def _third(retry_of: str, readable: str) -> list[str]:
+    """Indexes that make each list route cost one page, whatever the history (issue 27): every list
+    is one user's rows newest first (``ORDER BY seq DESC``), so each index ends in ``seq`` and a page
+    is read straight off it, with no sort and no skipped rows. ``tasks_job`` becomes (job_id, seq) for
+    a job's tasks in order; ``tasks_ended`` serves the retention sweep; ``tasks_status`` goes, as
+    ``tasks_claim`` (status, ready, seq) serves the same lookups and every index costs every write;
+    ``retry_of`` (a task's source task, read from its document) lets ``include=retries`` find a
+    task's retries by index. ``retry_of`` is the dialect's expression reading that field of ``doc``,
+    for the documents where ``readable`` holds."""
+    return [
+        "CREATE INDEX jobs_user_seq ON jobs (user_id, seq)",
+        "CREATE INDEX jobs_user_status_seq ON jobs (user_id, status, seq)",
+        "CREATE INDEX jobs_user_tag_seq ON jobs (user_id, tag, seq)",
+        "CREATE INDEX tasks_user_seq ON tasks (user_id, seq)",
+        "CREATE INDEX tasks_user_status_seq ON tasks (user_id, status, seq)",
+        "CREATE INDEX tasks_user_operation_seq ON tasks (user_id, operation, seq)",
+        "DROP INDEX tasks_status",
+        "DROP INDEX tasks_job",
+        "CREATE INDEX tasks_job ON tasks (job_id, seq)",
+        "CREATE INDEX tasks_ended ON tasks (ended_at) WHERE ended_at IS NOT NULL",
+        "ALTER TABLE tasks ADD COLUMN retry_of TEXT",
+        f"UPDATE tasks SET retry_of = {retry_of} WHERE doc LIKE '%retry_of_task_id%' AND {readable}",  # noqa: S608
+        "CREATE INDEX tasks_retry_of ON tasks (retry_of, seq) WHERE retry_of IS NOT NULL",
+    ]
 
 
 def _fourth(real: str) -> list[str]:
@@ -79,8 +100,20 @@ def _fourth(real: str) -> list[str]:
 
 
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "sqlite": [_SQLITE_1, _second("REAL"), _THIRD, _fourth("REAL")],
-    "postgresql": [_POSTGRES_1, _second("DOUBLE PRECISION"), _THIRD, _fourth("DOUBLE PRECISION")],
+    # Read without parsing every document as JSON on PostgreSQL (a document the standard library
+    # wrote with NaN in it is no jsonb, and the migration would stop there); SQLite skips such ones.
+    "sqlite": [
+        _SQLITE_1,
+        _second("REAL"),
+        _third("json_extract(doc, '$.retry_of_task_id')", "json_valid(doc)"),
+        _fourth("REAL"),
+    ],
+    "postgresql": [
+        _POSTGRES_1,
+        _second("DOUBLE PRECISION"),
+        _third('substring(doc from \'"retry_of_task_id": ?"([^"]+)"\')', "TRUE"),
+        _fourth("DOUBLE PRECISION"),
+    ],
 }
 MIGRATION_LOCK = 7231001  # the PostgreSQL advisory lock that start-up steps of every process take
 

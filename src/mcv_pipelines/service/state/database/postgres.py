@@ -148,6 +148,26 @@ class PostgresDatabase(Database):
         row = tx.one("SELECT nextval('mcv_seq')")
         return int(row[0]) if row else 0
 
+    def another(self) -> PostgresDatabase:
+        return PostgresDatabase(self.url)
+
+    @contextmanager
+    def exclusive(self, key: int) -> Iterator[bool]:
+        """A session advisory lock on this process's connection, tried once; released at the end of
+        the block, or by the server when the connection (or the process) dies."""
+        with self.transaction() as tx:
+            row = tx.one("SELECT pg_try_advisory_lock(?)", (key,))
+        held = bool(row and row[0])
+        try:
+            yield held
+        finally:
+            if held:
+                try:
+                    with self.transaction() as tx:
+                        tx.execute("SELECT pg_advisory_unlock(?)", (key,))
+                except DatabaseUnavailable:
+                    pass  # the connection is gone, and the lock with it
+
     def ping(self) -> None:
         with self._lock:
             try:

@@ -1,0 +1,1 @@
+"""Helpers of bench/formats.py: seed samples (samples.py) and output checks (check.py)."""

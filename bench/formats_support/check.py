@@ -1,0 +1,161 @@
+"""Proof that a converted file is what its extension says: a decoder where one is at hand (Pillow,
+pypdf, fontTools, ffprobe, zip/tar/7z readers, JSON), else the format's magic bytes; text formats must
+also still say the sample's word."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tarfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import py7zr
+from PIL import Image
+from pypdf import PdfReader
+
+__all__ = ["check_output"]
+
+Check = Callable[[Path], None]
+
+_PILLOW = {
+    "png": "PNG", "jpg": "JPEG", "gif": "GIF", "webp": "WEBP", "bmp": "BMP", "tiff": "TIFF", "ico": "ICO",
+    "avif": "AVIF", "apng": "PNG",
+}  # fmt: skip
+_MAGIC: dict[str, tuple[int, bytes]] = {
+    "heic": (4, b"ftyp"), "heif": (4, b"ftyp"), "ps": (0, b"%!PS"), "eps": (0, b"%!PS-Adobe"),
+    "rtf": (0, b"{\\rtf"), "mobi": (60, b"BOOKMOBI"), "azw3": (60, b"BOOKMOBI"), "lit": (0, b"ITOLITLS"),
+    "lrf": (0, b"L\x00R\x00F\x00"), "ttf": (0, b"\x00\x01\x00\x00"), "otf": (0, b"OTTO"),
+    "woff": (0, b"wOFF"), "woff2": (0, b"wOF2"), "tar.gz": (0, b"\x1f\x8b"), "tar.bz2": (0, b"BZh"),
+    "tar.xz": (0, b"\xfd7zXZ"),
+}  # fmt: skip
+_ZIPPED = {
+    "docx": "word/document.xml", "odt": "content.xml", "epub": "mimetype", "pptx": "ppt/presentation.xml",
+    "htmlz": "index.html", "txtz": "index.txt",
+}  # fmt: skip
+_WORDY = {
+    "md", "rst", "org", "html", "tex", "textile", "mediawiki", "dokuwiki", "adoc", "txt", "fb2", "opml",
+    "ipynb", "muse", "jira", "dbk", "texi", "icml", "xwiki", "zimwiki", "ms",
+}  # fmt: skip
+_MEDIA = {
+    "3gp", "aac", "aiff", "avi", "flac", "flv", "m4a", "m4b", "mkv", "mov", "mp3", "mp4", "mpeg", "ogg",
+    "ogv", "opus", "ts", "wav", "webm", "wma", "wmv", "3g2", "f4v", "asf", "nut", "vob", "m2ts", "mts",
+    "mka", "oga", "spx", "ac3", "au", "caf", "w64", "mp2", "wv", "tta",
+}  # fmt: skip
+
+
+def _pillow(kind: str) -> Check:
+    def check(path: Path) -> None:
+        with Image.open(path) as image:
+            if image.format != kind and not (kind == "PNG" and image.format == "PNG"):
+                raise ValueError(f"Pillow reads it as {image.format}, not {kind}")
+            image.load()
+
+    return check
+
+
+def _jxl(path: Path) -> None:
+    head = path.read_bytes()[:12]
+    if not (head[:2] == b"\xff\x0a" or head == b"\x00\x00\x00\x0cJXL \r\n\x87\n"):
+        raise ValueError("no JPEG XL signature")
+
+
+def _pdf(path: Path) -> None:
+    if len(PdfReader(path).pages) < 1:
+        raise ValueError("a PDF without pages")
+
+
+def _svg(path: Path) -> None:
+    if b"<svg" not in path.read_bytes()[:4096]:
+        raise ValueError("no <svg element")
+
+
+def _pdb(path: Path) -> None:
+    data = path.read_bytes()
+    if len(data) < 78 or (not data[60:68].isalnum() and not data[60:68].strip(b"\x00")):
+        raise ValueError("no Palm database header")
+
+
+def _archive(fmt: str) -> Check:
+    def check(path: Path) -> None:
+        if fmt == "zip":
+            names = zipfile.ZipFile(path).namelist()
+        elif fmt == "7z":
+            with py7zr.SevenZipFile(path) as archive:
+                names = archive.getnames()
+        else:
+            with tarfile.open(path) as archive:
+                names = archive.getnames()
+        if "notes/quokka.txt" not in names:
+            raise ValueError(f"the sample's member is missing: {names}")
+
+    return check
+
+
+def _media(path: Path) -> None:
+    out = subprocess.run(
+        ["ffprobe", "-v", "error", "-of", "json", "-show_streams", "-show_format", str(path)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    if not json.loads(out).get("streams"):
+        raise ValueError("ffprobe finds no stream")
+
+
+def _magic(offset: int, magic: bytes) -> Check:
+    def check(path: Path) -> None:
+        if path.read_bytes()[offset : offset + len(magic)] != magic:
+            raise ValueError(f"no {magic!r} signature")
+
+    return check
+
+
+def _zipped(member: str) -> Check:
+    def check(path: Path) -> None:
+        if member not in zipfile.ZipFile(path).namelist():
+            raise ValueError(f"no {member} inside")
+
+    return check
+
+
+def _font(path: Path) -> None:
+    from fontTools.ttLib import TTFont
+
+    with TTFont(path) as font:
+        if "cmap" not in font:
+            raise ValueError("a font without cmap")
+
+
+def check_output(path: Path, fmt: str, word: str | None) -> None:
+    """Raise ValueError (or the decoder's error) unless ``path`` is a good ``fmt`` file.
+
+    ``word``: a word the source held that a text output must still hold (None: not checked).
+    """
+    if path.stat().st_size == 0:
+        raise ValueError("empty file")
+    checks: list[Check] = []
+    if fmt in _PILLOW:
+        checks.append(_pillow(_PILLOW[fmt]))
+    if fmt in ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz"):
+        checks.append(_archive(fmt))
+    elif fmt in _MAGIC:
+        checks.append(_magic(*_MAGIC[fmt]))
+    if fmt in ("ttf", "otf", "woff", "woff2"):
+        checks.append(_font)
+    if fmt in _ZIPPED:
+        checks.append(_zipped(_ZIPPED[fmt]))
+    if fmt in _MEDIA:
+        checks.append(_media)
+    checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb]}.get(fmt, [])
+    if fmt == "ipynb":
+        checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
+    if not checks and fmt not in _WORDY:
+        raise ValueError(f"no check known for {fmt}")
+    for check in checks:
+        check(path)
+    if word and fmt in _WORDY and word not in path.read_text(encoding="utf-8", errors="replace"):
+        raise ValueError(f"the text lost the word {word!r}")
+    if word and fmt in ("docx", "odt", "epub", "pptx", "htmlz", "txtz"):
+        with zipfile.ZipFile(path) as archive:
+            if not any(word.encode() in archive.read(name) for name in archive.namelist()):
+                raise ValueError(f"the document lost the word {word!r}")

@@ -1,0 +1,104 @@
+"""convert with Calibre's ebook-convert.
+
+Calibre runs headless (Qt's offscreen platform) with its configuration and temporary files in the
+task's scratch space, never the service user's home. HTML is not taken as input: Calibre follows an
+HTML file's local links and images into the book, so html -> epub is Pandoc's (sandboxed) job.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+
+from mcv_pipelines.service.engines.base import (
+    ConversionType,
+    EngineError,
+    EngineRequest,
+    EngineResult,
+    EngineVersion,
+)
+from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTED_CONVERSION
+from mcv_pipelines.service.engines.naming import output_path, single_input
+from mcv_pipelines.service.engines.options import FILENAME
+from mcv_pipelines.service.engines.process import run_checked
+from mcv_pipelines.service.engines.program_engine import ProgramEngine
+from mcv_pipelines.service.engines.seal import Limits
+
+__all__ = ["CALIBRE_INPUTS", "CALIBRE_OUTPUTS", "CalibreEngine"]
+
+# What bench/formats.py proves here; Calibre reads and writes more (cbz, snb, tcr, pml, rb), left out
+# until the matrix has a sample of them.
+CALIBRE_INPUTS = (
+    "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "odt", "htmlz", "txtz",
+)  # fmt: skip
+CALIBRE_OUTPUTS = (
+    "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "pdf", "htmlz", "txtz",
+)  # fmt: skip
+_KEEP_ENV = ("PATH", "LANG", "LC_ALL")
+
+
+class CalibreEngine(ProgramEngine):
+    name = "calibre"
+    programs = ("ebook-convert",)
+    version_pattern = r"calibre (\d[\w.]*)"
+    version_timeout = 60  # calibre's Python start-up is slow on a cold disk
+    # Its PDF writer is Qt WebEngine (Chromium), which reserves far more address space than it uses
+    # and dies under the seal's 4 GiB limit; the other limits stay.
+    limits = Limits(memory=None)
+
+    def conversion_types(self) -> Iterable[ConversionType]:
+        version = self.version()
+        if version is None:
+            return []
+        versions = (EngineVersion(version),)
+        return [
+            ConversionType("convert", s, t, self.name, options=(FILENAME,), engine_versions=versions)
+            for s in CALIBRE_INPUTS
+            for t in CALIBRE_OUTPUTS
+            if s != t
+        ]
+
+    def run(self, request: EngineRequest) -> EngineResult:
+        source_format, target_format = request.input_format, request.output_format
+        if (
+            request.operation != "convert"
+            or source_format not in CALIBRE_INPUTS
+            or target_format not in CALIBRE_OUTPUTS
+            or self.program is None
+        ):
+            raise EngineError(
+                UNSUPPORTED_CONVERSION, f"calibre does not convert {source_format} to {target_format}"
+            )
+        source = single_input(request)
+        scratch = request.work_dir / "calibre"
+        (scratch / "config").mkdir(parents=True, exist_ok=True)
+        (scratch / "tmp").mkdir(exist_ok=True)
+        # ebook-convert picks its reader and writer by the files' extensions
+        copy = scratch / f"input.{source_format}"
+        shutil.copyfile(source, copy)
+        written = scratch / f"output.{target_format}"
+        env = {key: os.environ[key] for key in _KEEP_ENV if key in os.environ}
+        env.update(
+            HOME=str(scratch),
+            CALIBRE_CONFIG_DIRECTORY=str(scratch / "config"),
+            CALIBRE_TEMP_DIR=str(scratch / "tmp"),
+            CALIBRE_CACHE_DIRECTORY=str(scratch / "cache"),
+            QT_QPA_PLATFORM="offscreen",
+            # Chromium's own sandbox cannot start as root or in most containers
+            QTWEBENGINE_CHROMIUM_FLAGS="--no-sandbox --disable-gpu",
+        )
+        run_checked(
+            [self.program, copy.name, written.name],
+            what=f"converting {source.name} to {target_format} with calibre",
+            cwd=scratch,
+            env=env,
+            timeout=request.timeout,
+            cancelled=request.cancelled,
+            limits=self.limits,
+        )
+        if not written.is_file():
+            raise EngineError(CONVERSION_FAILED, f"calibre wrote no {target_format} for {source.name}")
+        target = output_path(request, target_format)
+        shutil.move(written, target)
+        return EngineResult(files=[target])

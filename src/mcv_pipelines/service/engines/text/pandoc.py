@@ -1,0 +1,104 @@
+"""convert with Pandoc: every pair of ``PANDOC_READERS`` x ``PANDOC_WRITERS`` (not a format to itself).
+
+Hostile input stays harmless. The input is copied alone into scratch space and read with
+``--sandbox`` into Pandoc's JSON AST (images inside a docx/odt/epub extracted beside it), so reading
+opens nothing but that file. The AST is cleaned (ast_guard) of anything a writer would fetch, then
+written, again in the sandbox except for the writers that cannot run in it here (docx, odt, epub,
+pptx read their own data files). An image naming ``file://``, a loopback or private address is
+neither fetched nor embedded: it stays a link.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from mcv_pipelines.service.engines.base import (
+    ConversionType,
+    EngineError,
+    EngineRequest,
+    EngineResult,
+    EngineVersion,
+    OptionSpec,
+)
+from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION
+from mcv_pipelines.service.engines.naming import output_path, single_input
+from mcv_pipelines.service.engines.options import FILENAME, bool_option
+from mcv_pipelines.service.engines.process import run_checked
+from mcv_pipelines.service.engines.program_engine import ProgramEngine
+from mcv_pipelines.service.engines.text.ast_guard import clean_document
+from mcv_pipelines.service.engines.text.pandoc_formats import (
+    PANDOC_READERS,
+    PANDOC_WRITERS,
+    STANDALONE,
+    UNPROVEN,
+    UNSANDBOXED_WRITERS,
+)
+
+__all__ = ["PandocEngine"]
+
+_OPTIONS = (
+    FILENAME,
+    OptionSpec("toc", "boolean", False, None, "Add a table of contents"),
+)
+
+
+class PandocEngine(ProgramEngine):
+    name = "pandoc"
+    programs = ("pandoc",)
+    version_pattern = r"pandoc(?:\.exe)? (\d[\w.]*)"
+
+    def conversion_types(self) -> Iterable[ConversionType]:
+        version = self.version()
+        if version is None:
+            return []
+        versions = (EngineVersion(version),)
+        return [
+            ConversionType("convert", source, target, self.name, options=_OPTIONS, engine_versions=versions)
+            for source in PANDOC_READERS
+            for target in PANDOC_WRITERS
+            if source != target and (source, target) not in UNPROVEN
+        ]
+
+    def run(self, request: EngineRequest) -> EngineResult:
+        reader = PANDOC_READERS.get(request.input_format)
+        writer = PANDOC_WRITERS.get(request.output_format)
+        unproven = (request.input_format, request.output_format) in UNPROVEN
+        if request.operation != "convert" or reader is None or writer is None or unproven or not self.program:
+            raise EngineError(
+                UNSUPPORTED_CONVERSION,
+                f"pandoc does not {request.operation} {request.input_format} to {request.output_format}",
+            )
+        source = single_input(request)
+        alone = request.work_dir / "pandoc"
+        alone.mkdir(parents=True, exist_ok=True)
+        copy = alone / f"input.{request.input_format}"
+        shutil.copyfile(source, copy)
+        ast = alone / "document.json"
+        self._pandoc(request, ["--from", reader, "--to", "json", "--extract-media=media", copy.name], ast,
+                     f"reading {source.name} as {request.input_format}", sandbox=True)  # fmt: skip
+        try:
+            document = json.loads(ast.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise EngineError(INVALID_INPUT_FILE, f"pandoc could not read {source.name}") from exc
+        ast.write_text(json.dumps(clean_document(document)), encoding="utf-8")
+        target = output_path(request, request.output_format)
+        args = [
+            "--from", "json", "--to", writer, "--resource-path=.",
+            # a standalone html page needs a <title>: the document's own, else the file's name
+            *([] if "title" in document.get("meta", {}) else ["--metadata", f"pagetitle={source.stem}"]),
+            *(["--standalone"] if request.output_format in STANDALONE else []),
+            *(["--toc"] if bool_option(request.options, "toc", False) else []),
+            ast.name,
+        ]  # fmt: skip
+        self._pandoc(request, args, target, f"writing {request.output_format} with pandoc",
+                     sandbox=request.output_format not in UNSANDBOXED_WRITERS)  # fmt: skip
+        return EngineResult(files=[target])
+
+    def _pandoc(self, request: EngineRequest, args: list[str], out: Path, what: str, sandbox: bool) -> None:
+        assert self.program is not None
+        argv = [self.program, *(["--sandbox"] if sandbox else []), "--output", str(out), *args]
+        run_checked(argv, what=what, cwd=request.work_dir / "pandoc", timeout=request.timeout,
+                    cancelled=request.cancelled)  # fmt: skip
