@@ -28,7 +28,7 @@ from mcv_pipelines.service.http.faults import Faults, parse_faults
 from mcv_pipelines.service.http.logs import LOG_FORMATS
 from mcv_pipelines.service.http.logs import configure as configure_logging
 from mcv_pipelines.service.http.logs import reset as reset_logging
-from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.server import KeyRevoked, LocalService
 from mcv_pipelines.service.state.config import ALL_SCOPES
 from mcv_pipelines.service.state.database import DatabaseUnavailable, SchemaTooNew
 from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
@@ -135,7 +135,7 @@ def register(subparsers: Any) -> None:
     )
     serve_team.add_options(parser)
     parser.set_defaults(handler=serve)
-    serve_keys.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys"))
+    serve_keys.register_keys(parser.add_subparsers(dest="serve_action", metavar="keys|signing-key"))
 
 
 def serve(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
@@ -214,7 +214,7 @@ def _run_service(
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {exc.strerror}; choose another --port"
         ) from exc
-    except (DatabaseUnavailable, SchemaTooNew) as exc:
+    except (DatabaseUnavailable, SchemaTooNew, KeyRevoked) as exc:
         raise UsageError(redact(str(exc))) from None
     try:
         if args.role != "api":

@@ -1,4 +1,5 @@
-"""`mcv serve keys create|list|revoke`: API keys kept in the service's database."""
+"""`mcv serve keys create|list|revoke`: API keys kept in the service's database; and
+`mcv serve signing-key rotate`: a new key for upload forms and download links."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from mcv_pipelines.errors import UsageError
 from mcv_pipelines.run.embedded import default_data_dir
 from mcv_pipelines.service.state.config import ALL_SCOPES, ServiceConfig
 from mcv_pipelines.service.state.keyfile import new_key
+from mcv_pipelines.service.state.shared_secrets import rotate_signing_key
 from mcv_pipelines.service.state.store import hash_key
 
-__all__ = ["register_keys", "run_keys"]
+__all__ = ["register_keys", "run_keys", "run_signing_key"]
 
 
 def run_keys(args: argparse.Namespace) -> int:
@@ -81,3 +83,24 @@ def register_keys(subparsers: Any) -> None:
     revoke = actions.add_parser("revoke", help="revoke a key by its id (from `keys list`)")
     revoke.add_argument("key_id", metavar="ID")
     keys.set_defaults(handler=run_keys)
+    signing: argparse.ArgumentParser = subparsers.add_parser(
+        "signing-key",
+        help="rotate the key that signs upload forms and download links",
+        description="The signing key is kept in the database and shared by every process; rotate it "
+        "when it may have leaked. Links and upload forms signed before are refused from then on.",
+    )
+    signing_actions = signing.add_subparsers(dest="signing_action", required=True, metavar="rotate")
+    signing_actions.add_parser("rotate", help="make a new signing key; restart every process after")
+    signing.set_defaults(handler=run_signing_key)
+
+
+def run_signing_key(args: argparse.Namespace) -> int:
+    store = open_store(args, args.data_dir or default_data_dir())
+    try:
+        rotate_signing_key(store.db)
+    finally:
+        store.close()
+    print("rotated the signing key: restart every api and worker process to use it; links and upload")
+    print("forms signed before are refused (403 INVALID_SIGNATURE): clients get fresh ones by reading")
+    print("their tasks again. (A process given MCV_SIGNING_KEY uses that instead: change it there.)")
+    return 0

@@ -74,6 +74,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="tasks this process runs at once, on --role all or worker (default: 4)",
     )
     parser.add_argument(
+        "--storage-retry-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="a storage call that cannot connect or gets a 5xx is tried again with growing waits for "
+        "this long before its task fails (default: 60; 0: at once)",
+    )
+    parser.add_argument(
         "--rate-limit",
         type=int,
         default=None,
@@ -106,17 +114,13 @@ def check_options(args: argparse.Namespace) -> None:
             "--database postgresql://USER@HOST/DB (on SQLite one process serves the API and runs "
             "the tasks: --role all)"
         )
-    if shared and not os.environ.get("MCV_SIGNING_KEY"):
-        print(
-            "warning: MCV_SIGNING_KEY is not set: every api and worker process must then share the data "
-            "dir's `secret` file, or links signed by one are refused by another; set the same "
-            "MCV_SIGNING_KEY in each (e.g. `openssl rand -hex 32`)",
-            file=sys.stderr,
-        )
+    # Without MCV_SIGNING_KEY every process reads the signing key kept in the database (issue 25).
     if args.lease_seconds < 1:
         raise UsageError("--lease-seconds: give at least 1 second")
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers: give at least 1 task at a time (got {args.workers})")
+    if args.storage_retry_seconds is not None and args.storage_retry_seconds < 0:
+        raise UsageError("--storage-retry-seconds: give 0 or more seconds")
     if args.rate_limit is not None and args.rate_limit < 0:
         raise UsageError("--rate-limit: give 0 (no limit) or a positive number of jobs per minute")
     if args.sync_max_wait is not None and not 0 < args.sync_max_wait <= 24 * 3600:
@@ -138,7 +142,12 @@ def env_api_key() -> str | None:
 
 
 def settings_of(args: argparse.Namespace) -> dict[str, Any]:
-    named = {"rate_limit": args.rate_limit, "workers": args.workers, "sync_max_wait": args.sync_max_wait}
+    named = {
+        "rate_limit": args.rate_limit,
+        "workers": args.workers,
+        "sync_max_wait": args.sync_max_wait,
+        "storage_retry": args.storage_retry_seconds,
+    }
     return {name: value for name, value in named.items() if value is not None}
 
 

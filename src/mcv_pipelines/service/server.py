@@ -35,16 +35,19 @@ from mcv_pipelines.service.http.health import database_check, storage_check
 from mcv_pipelines.service.http.logs import TaskLog
 from mcv_pipelines.service.http.metrics import Metrics
 from mcv_pipelines.service.http.ratelimit import RateLimiter
+from mcv_pipelines.service.http.ratelimit_shared import SharedRateLimiter
+from mcv_pipelines.service.state.accounts import KeyRevoked
 from mcv_pipelines.service.state.changes import ChangeFeed
 from mcv_pipelines.service.state.config import ALL_SCOPES, ServiceConfig
 from mcv_pipelines.service.state.database import open_database
 from mcv_pipelines.service.state.notices import relay_notices
+from mcv_pipelines.service.state.shared_secrets import signing_key
 from mcv_pipelines.service.state.store import Store
 from mcv_pipelines.service.work.lease_scheduler import LeaseScheduler
 from mcv_pipelines.service.work.scheduler import Scheduler
 from mcv_pipelines.service.work.webhooks import WebhookDispatcher
 
-__all__ = ["ALL_SCOPES", "LocalService"]
+__all__ = ["ALL_SCOPES", "KeyRevoked", "LocalService"]
 
 
 class LocalService:
@@ -159,7 +162,9 @@ class LocalService:
             host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self._host, self._host)  # noqa: S104 - maps away from 0.0.0.0
             host = f"[{host}]" if ":" in host and not host.startswith("[") else host
             config.public_url = f"http://{host}:{port}"
-        storage = open_storage(config.storage, config.data_dir, config.s3_endpoint or None)
+        storage = open_storage(
+            config.storage, config.data_dir, config.s3_endpoint or None, retry_for=config.storage_retry
+        )
         try:
             db = open_database(self._database, config.db_path)
         except BaseException:
@@ -167,6 +172,8 @@ class LocalService:
             storage.close()
             raise
         store = Store(db)
+        if not config.signing_key:  # shared by every process through the database (issue 25)
+            config.signing_key = signing_key(db, legacy=config.data_dir / "secret")
         webhooks = WebhookDispatcher(config, store)
         engines = list(self._engines) if self._engines is not None else available_engines()
         self._running_engines = engines
@@ -193,7 +200,11 @@ class LocalService:
             scheduler = Scheduler(config, store, engines, webhooks.job_event, changes, storage)
         changes.listen(metrics.task_changed)
         changes.listen(TaskLog())
-        limiter = RateLimiter(config.rate_limit, config.rate_period)
+        limiter = (  # on a shared database every API process counts against the same buckets
+            SharedRateLimiter(db, config.rate_limit, config.rate_period)
+            if db.shared
+            else RateLimiter(config.rate_limit, config.rate_period)
+        )
         self.ctx = ServiceContext(
             config,
             store,
@@ -207,7 +218,12 @@ class LocalService:
             ready_checks=[database_check(db), storage_check(storage)],
         )
         if self._make_key and self._role != "worker":
-            self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
+            try:
+                self._api_key = self._ensure_key(self._api_key, self._scopes, user_id=1)
+            except KeyRevoked:
+                sock.close()
+                self.stop()
+                raise
         scheduler.start()
         app = build_app(self.ctx, self._faults, api=self._role != "worker")
         # Logging set up by the caller (mcv serve --log-format): uvicorn adds no handlers of its own.
@@ -233,6 +249,13 @@ class LocalService:
         store = self._context().store
         key = api_key or secrets.token_urlsafe(32)
         register_secret(key)
+        revoked = store.revoked_by_command(key)
+        if revoked is not None:
+            raise KeyRevoked(
+                f"the API key given to this process (id {revoked}) was revoked with "
+                f"`mcv serve keys revoke {revoked}` and stays revoked: give another key "
+                "(e.g. one from `mcv serve keys create`) or none to generate one"
+            )
         if store.find_key(key) is None:
             if user_id is not None and store.key_sources(user_id) - {"serve"}:
                 user_id = None  # user 1 has keys of its own (keys create, a key file): a new user

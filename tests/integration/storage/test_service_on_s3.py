@@ -202,7 +202,9 @@ def test_deleting_a_job_deletes_its_stored_files(served: Served, seaweed: Seawee
 
 
 def test_a_store_that_refuses_fails_the_task_and_names_no_secret(s3_env: SeaweedS3, tmp_path: Path) -> None:
-    settings = {"storage": "s3://no-such-bucket/x"}
+    # SeaweedFS answers a write to a missing bucket with a 500, which the service would try again for
+    # --storage-retry-seconds (60 by default): none here.
+    settings = {"storage": "s3://no-such-bucket/x", "storage_retry": 0.0}
     with LocalService(data_dir=tmp_path / "data", engines=[], settings=settings) as service:
         assert service.storage.ping() is False
         auth = {"Authorization": f"Bearer {service.api_key}"}

@@ -33,7 +33,12 @@ async def download(request: Request) -> Response:
     if not valid_signature(
         ctx.config.signing_key, query.get("signature", ""), "file", task_id, filename, expires, int(inline)
     ):
-        raise ApiError(403, "INVALID_SIGNATURE", "The download link's signature is not valid.")
+        raise ApiError(
+            403,
+            "INVALID_SIGNATURE",
+            "The download link's signature is not valid (altered, or signed before the service's signing "
+            "key was rotated): get a fresh link by reading the task again.",
+        )
     if not expires.isdigit() or int(expires) < time.time():
         raise ApiError(403, "LINK_EXPIRED", "The download link has expired.")
     if safe_filename(filename) != filename:

@@ -17,7 +17,7 @@ from typing import Any
 
 from mcv_pipelines.service.state.database import Database, Tx, open_database
 
-__all__ = ["AccountStore", "Doc", "hash_key", "now_iso"]
+__all__ = ["AccountStore", "Doc", "KeyRevoked", "hash_key", "now_iso"]
 
 Doc = dict[str, Any]
 
@@ -38,6 +38,10 @@ def now_iso() -> str:
 
 
 _second: tuple[int, str] = (-1, "")
+
+
+class KeyRevoked(RuntimeError):
+    """A key given at start was revoked by `mcv serve keys revoke`: it is refused, not revived."""
 
 
 def hash_key(api_key: str) -> str:
@@ -91,7 +95,9 @@ class AccountStore:
         source: str = "db",
         rate_limit: int | None = None,
     ) -> str:
-        """Store the key (its hash only); its id (what `keys list` shows and `keys revoke` takes).
+        """Store the key (its hash only); its id (what `keys list` shows and `keys revoke` takes). A
+        key revoked by `mcv serve keys revoke` stays revoked (issue 25); one revoked because it left a
+        key file comes back.
         ``rate_limit``: job creations per minute for this key (None: the server's --rate-limit)."""
         digest = hash_key(api_key)
         with self.transaction() as tx:  # one statement: processes starting together may add the same key
@@ -99,7 +105,8 @@ class AccountStore:
                 "INSERT INTO api_keys (key_hash, user_id, scopes, created_at, source, rate_limit)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key_hash) DO UPDATE SET user_id = excluded.user_id,"
                 " scopes = excluded.scopes, created_at = excluded.created_at, source = excluded.source,"
-                " rate_limit = excluded.rate_limit, revoked_at = NULL",
+                " rate_limit = excluded.rate_limit, revoked_at = CASE WHEN api_keys.revoked_by = 'command'"
+                " THEN api_keys.revoked_at ELSE NULL END",
                 (digest, user_id, " ".join(scopes), now_iso(), source, rate_limit),
             )
         return digest[:12]
@@ -134,13 +141,23 @@ class AccountStore:
         names = ("id", "scopes", "created_at", "revoked_at", "source", "user_id", "user", "rate_limit")
         return [dict(zip(names, (str(r[0])[:12], *r[1:]), strict=True)) for r in rows]
 
+    def revoked_by_command(self, api_key: str) -> str | None:
+        """The id of ``api_key`` when `mcv serve keys revoke` revoked it (it stays revoked), else None."""
+        digest = hash_key(api_key)
+        rows = self._read(
+            "SELECT 1 FROM api_keys WHERE key_hash = ? AND revoked_at IS NOT NULL AND revoked_by = 'command'",
+            (digest,),
+        )
+        return digest[:12] if rows else None
+
     def revoke_key(self, key_id: str) -> int:
         """Revoke the keys whose id is ``key_id``; how many were revoked."""
         if len(key_id) < 12 or not all(c in "0123456789abcdef" for c in key_id):
             return 0
         with self.transaction() as tx:
             rows = tx.execute(
-                "UPDATE api_keys SET revoked_at = ? WHERE substr(key_hash, 1, 12) = ? AND revoked_at IS NULL"
+                "UPDATE api_keys SET revoked_at = ?, revoked_by = 'command' WHERE substr(key_hash, 1, 12) = ?"
+                " AND revoked_at IS NULL"
                 " RETURNING key_hash",
                 (now_iso(), key_id[:12]),
             )

@@ -3,7 +3,8 @@
 Layout of ``data_dir``::
 
     service.sqlite3     users, API keys, jobs, tasks, webhooks (WAL)
-    secret              the key that signs upload forms and download links (kept across restarts)
+    secret              (older versions) the signing key; now kept in the database, which adopts this
+                        file once (state/shared_secrets.py)
     tasks/<task_id>/    the files a task produced (imports, conversions, exports); with another
                         --storage only a staging area while the task runs
     work/<task_id>/     scratch space of a running engine, removed when the task ends
@@ -11,7 +12,6 @@ Layout of ``data_dir``::
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,18 +50,14 @@ class ServiceConfig:
     url_guard: UrlGuard | None = None  # import/url refuses private addresses; None allows any (embedded)
     storage: str = ""  # file:///DIR or s3://BUCKET[/PREFIX]; "" is the data directory
     s3_endpoint: str = ""  # the S3 server's URL; "" reads AWS_ENDPOINT_URL
+    storage_retry: float = 60.0  # seconds a storage call rides through transient faults before failing
+    # b"": the key kept in the database (the service fills it in at start); MCV_SIGNING_KEY overrides
     signing_key: bytes = field(default=b"", repr=False)
 
     def __post_init__(self) -> None:
         self.data_dir = Path(self.data_dir)
         for sub in ("tasks", "work"):
             (self.data_dir / sub).mkdir(parents=True, exist_ok=True)
-        if not self.signing_key:
-            path = self.data_dir / "secret"
-            if not path.exists():
-                path.write_bytes(secrets.token_bytes(32))
-                path.chmod(0o600)
-            self.signing_key = path.read_bytes()
 
     @property
     def db_path(self) -> Path:

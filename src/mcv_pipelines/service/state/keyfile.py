@@ -73,7 +73,9 @@ def apply_keys(store: Store, keys: list[KeyLine], source: str, default_credits: 
             row = tx.one("SELECT user_id FROM api_keys WHERE key_hash = ?", (digest,))
             if row is not None:
                 tx.execute(
-                    "UPDATE api_keys SET scopes = ?, revoked_at = NULL, source = ? WHERE key_hash = ?",
+                    "UPDATE api_keys SET scopes = ?, source = ?, revoked_at = CASE WHEN"
+                    " api_keys.revoked_by = 'command' THEN api_keys.revoked_at ELSE NULL END"  # stays revoked
+                    " WHERE key_hash = ?",
                     (" ".join(line.scopes), source, digest),
                 )
                 continue

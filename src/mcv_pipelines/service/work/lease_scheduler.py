@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import logging
 import secrets
+import shutil
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 
 from mcv_pipelines.service.engines.base import Engine
-from mcv_pipelines.service.files.storage import Storage
+from mcv_pipelines.service.files.storage import Storage, StorageError
 from mcv_pipelines.service.state.changes import Change, ChangeFeed
 from mcv_pipelines.service.state.config import ServiceConfig
 from mcv_pipelines.service.state.database import DatabaseUnavailable
@@ -26,6 +28,7 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.leases import claim_task, end_task, renew_leases
 from mcv_pipelines.service.work.operations import Outcome
 from mcv_pipelines.service.work.scheduler import Scheduler
+from mcv_pipelines.service.work.staging import clear_stale_staging
 from mcv_pipelines.service.work.task_events import JobEvents, ended_change
 from mcv_pipelines.service.work.taskfiles import discard
 
@@ -33,6 +36,7 @@ __all__ = ["LeaseScheduler"]
 
 log = logging.getLogger(__name__)
 _POLL_MIN, _POLL_MAX = 0.05, 2.0
+_END_PATIENCE = 60.0  # how long a worker keeps trying to record a task's end before handing it back
 
 
 class LeaseScheduler(Scheduler):
@@ -63,6 +67,10 @@ class LeaseScheduler(Scheduler):
         self._janitor.start()
         if not self.run_tasks:
             return
+        try:
+            clear_stale_staging(self.config, self.storage, self.store)
+        except DatabaseUnavailable as exc:  # tried again at the next start
+            log.warning("stale task directories left: %s", exc)
         for n in range(max(1, self.config.workers)):
             self._threads.append(
                 threading.Thread(target=self._claim_loop, name=f"mcv-claim-{n}", daemon=True)
@@ -168,7 +176,22 @@ class LeaseScheduler(Scheduler):
     # ending
     def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
         owner = self.owner if allowed == ("processing",) else None
-        ended = end_task(self.store, task_id, outcome, allowed, owner)
+        if owner is not None and isinstance(outcome, StorageError) and outcome.transient:
+            self._hand_back(task_id, outcome.message)  # the store was away: not the task's fault
+            return None
+        deadline = time.monotonic() + _END_PATIENCE
+        while True:
+            try:
+                ended = end_task(self.store, task_id, outcome, allowed, owner)
+                break
+            except DatabaseUnavailable as exc:  # lost mid-transaction: nothing was written
+                if owner is None or self._stopping.is_set() or time.monotonic() > deadline:
+                    if owner is None:
+                        raise
+                    log.warning("task %s handed back: cannot record its end: %s", task_id, exc)
+                    self._stop_running(task_id)  # its lease runs out; another run records it
+                    return None
+                self._stopping.wait(0.5)
         self._stop_running(task_id)
         for task in ended.tasks:
             self.changes.publish(ended_change(task))
@@ -179,6 +202,21 @@ class LeaseScheduler(Scheduler):
             self.changes.publish(Change("job", job_id, status, user_id=job.get("user_id") if job else None))
             self._emit("job.failed" if status == "error" else "job.finished", job_id)
         return next((task for task in ended.tasks if task["id"] == task_id), None)
+
+    def _hand_back(self, task_id: str, reason: str) -> None:
+        """Give a task this worker could not finish for a transient fault back to the queue."""
+        log.warning("task %s handed back to the queue: %s", task_id, reason)
+        self._stop_running(task_id)
+        shutil.rmtree(self.config.task_dir(task_id), ignore_errors=True)  # staged outputs of this run
+        try:
+            with self.store.transaction() as tx:
+                tx.execute(
+                    "UPDATE tasks SET lease_expires = 0"
+                    " WHERE id = ? AND lease_owner = ? AND status = 'processing'",
+                    (task_id, self.owner),
+                )
+        except DatabaseUnavailable:
+            pass  # its lease runs out by itself
 
     def sweep(self) -> None:
         try:

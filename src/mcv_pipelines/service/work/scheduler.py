@@ -8,6 +8,7 @@ State lives in the store only, so a restart picks up where the service stopped: 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import threading
@@ -19,6 +20,7 @@ from mcv_pipelines.service.engines.base import Engine, InputFile
 from mcv_pipelines.service.files.storage import DirectoryStorage, Storage
 from mcv_pipelines.service.state.changes import Change, ChangeFeed
 from mcv_pipelines.service.state.config import ServiceConfig
+from mcv_pipelines.service.state.database import DatabaseUnavailable
 from mcv_pipelines.service.state.store import Doc, Store, now_iso
 from mcv_pipelines.service.state.tasks import ENDED, TaskFailed, input_names, new_id
 from mcv_pipelines.service.work.deadlines import Deadlines
@@ -285,8 +287,9 @@ class Scheduler:
                 finished = ended is not None and not isinstance(outcome, TaskFailed)
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
-            if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
-                discard(self.storage, self.config, task_id)  # deleted or stopped while it ran: drop its files
+            with contextlib.suppress(DatabaseUnavailable):  # away: the task's next run decides
+                if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
+                    discard(self.storage, self.config, task_id)  # deleted or stopped while it ran
             started = self._kick_collecting(task_id)
         for extra in started[1:]:
             self._pool.submit(self._run, *extra)

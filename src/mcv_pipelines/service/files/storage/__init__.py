@@ -35,10 +35,13 @@ def check_storage_url(url: str) -> None:
     _parse(url)
 
 
-def open_storage(url: str | None, data_dir: Path, endpoint: str | None = None) -> Storage:
+def open_storage(
+    url: str | None, data_dir: Path, endpoint: str | None = None, retry_for: float = 0.0
+) -> Storage:
     """The store named by ``url`` (None or "": the data directory). ``endpoint`` (else the
     AWS_ENDPOINT_URL variable) is the S3 server's address; credentials come from the AWS_* variables
-    (or boto3's other usual places) and are registered as secrets before any request is made."""
+    (or boto3's other usual places) and are registered as secrets before any request is made.
+    ``retry_for``: how long a call keeps trying through transient faults (the service: 60 s)."""
     if not url:
         return DirectoryStorage(data_dir)
     kind, where, prefix = _parse(url)
@@ -55,7 +58,7 @@ def open_storage(url: str | None, data_dir: Path, endpoint: str | None = None) -
         from mcv_pipelines.service.files.storage.s3 import S3Storage
     except ImportError as exc:  # a runtime dependency, but say what to do if it went missing
         raise StorageError(f"s3:// storage needs boto3 ({exc}); install it: pip install boto3") from None
-    return S3Storage(where, prefix, endpoint)
+    return S3Storage(where, prefix, endpoint, retry_for)
 
 
 def _parse(url: str) -> tuple[str, str, str]:

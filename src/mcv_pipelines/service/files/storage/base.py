@@ -20,10 +20,13 @@ CHUNK = 1024 * 1024  # what a read yields at a time
 
 
 class StorageError(TaskFailed):
-    """The store could not do what was asked. A task that meets it ends with code STORAGE_FAILED."""
+    """The store could not do what was asked. A task that meets it ends with code STORAGE_FAILED;
+    ``transient``: the store was away (tried again until the bound ran out), so on a team's workers the
+    task goes back to the queue instead (issue 25)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, transient: bool = False) -> None:
         super().__init__("STORAGE_FAILED", message)
+        self.transient = transient
 
 
 class Writer(ABC):

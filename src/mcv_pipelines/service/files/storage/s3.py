@@ -4,11 +4,13 @@ Keys are ``PREFIX/tasks/<task_id>/<filename>``. Writes stream as multipart uploa
 (one part filling while the one before is sent, no temporary copy of the whole file); reads stream
 ``get_object`` with a Range. botocore's exceptions become StorageError where they are raised, with
 the operation and the object named and the credentials (registered with mcv_pipelines.redact) never
-shown.
+shown. Every call rides through transient faults (the server away, a 5xx) for ``retry_for`` seconds
+(s3_upload.call); a read cut mid-stream goes on from where it stopped.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,11 @@ from botocore.exceptions import BotoCoreError, ClientError
 from mcv_pipelines.redact import redact
 from mcv_pipelines.service.files.paths import safe_filename
 from mcv_pipelines.service.files.storage.base import CHUNK, Storage, StorageError, Writer
-from mcv_pipelines.service.files.storage.s3_upload import PART_SIZE, MultipartWriter, call
+from mcv_pipelines.service.files.storage.s3_upload import (
+    PART_SIZE,
+    MultipartWriter,
+    call,
+)
 
 __all__ = ["PART_SIZE", "S3Storage"]
 
@@ -29,8 +35,11 @@ _COPY_PART = 64 * 1024 * 1024
 
 
 class S3Storage(Storage):
-    def __init__(self, bucket: str, prefix: str = "", endpoint: str | None = None) -> None:
+    def __init__(
+        self, bucket: str, prefix: str = "", endpoint: str | None = None, retry_for: float = 0.0
+    ) -> None:
         self.bucket = bucket
+        self.retry_for = retry_for
         self.prefix = prefix.strip("/")
         self.endpoint = endpoint
         self.url = f"s3://{bucket}/{self.prefix}".rstrip("/")
@@ -60,7 +69,7 @@ class S3Storage(Storage):
         return f"s3://{self.bucket}/{self.key(task_id, filename)}"
 
     def writer(self, task_id: str, filename: str) -> Writer:
-        return MultipartWriter(self._client, self.bucket, self.key(task_id, filename))
+        return MultipartWriter(self._client, self.bucket, self.key(task_id, filename), self.retry_for)
 
     def put_file(self, task_id: str, filename: str, path: Path) -> None:
         with path.open("rb") as source:
@@ -74,25 +83,34 @@ class S3Storage(Storage):
             multipart_threshold=_COPY_PART, multipart_chunksize=_COPY_PART, max_concurrency=4
         )
         what = f"copy {self._where(task_id, filename)} to s3://{self.bucket}/{target}"
-        call(what, lambda: c.copy(source, self.bucket, target, Config=config))
+        call(what, lambda: c.copy(source, self.bucket, target, Config=config), self.retry_for)
 
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
-        key = self.key(task_id, filename)
+        key, where = self.key(task_id, filename), f"read {self._where(task_id, filename)}"
+        return self._chunks(key, start, end, where, self._open(key, start, end, where))
+
+    def _open(self, key: str, start: int, end: int | None, where: str) -> Any:
         wanted = f"bytes={start}-{'' if end is None else end}"
         c = self._client
-        answer = call(
-            f"read {self._where(task_id, filename)}",
-            lambda: c.get_object(Bucket=self.bucket, Key=key, Range=wanted),
-        )
-        return self._chunks(answer["Body"], self._where(task_id, filename))
+        return call(where, lambda: c.get_object(Bucket=self.bucket, Key=key, Range=wanted), self.retry_for)[
+            "Body"
+        ]
 
-    @staticmethod
-    def _chunks(body: Any, where: str) -> Iterator[bytes]:
+    def _chunks(self, key: str, start: int, end: int | None, where: str, body: Any) -> Iterator[bytes]:
+        position, deadline = start, time.monotonic() + self.retry_for
         try:
             while True:
-                chunk = call(f"read {where}", lambda: body.read(CHUNK))
+                try:
+                    chunk = body.read(CHUNK)
+                except (BotoCoreError, OSError) as exc:  # cut mid-stream: go on from here
+                    body.close()
+                    if time.monotonic() > deadline:
+                        raise StorageError(redact(f"Could not {where}: {exc}"), transient=True) from None
+                    body = self._open(key, position, end, where)
+                    continue
                 if not chunk:
                     return
+                position += len(chunk)
                 yield chunk
         finally:
             body.close()
@@ -101,7 +119,7 @@ class S3Storage(Storage):
         key, c = self.key(task_id, filename), self._client
         try:
             where = f"look up {self._where(task_id, filename)}"
-            head = call(where, lambda: c.head_object(Bucket=self.bucket, Key=key))
+            head = call(where, lambda: c.head_object(Bucket=self.bucket, Key=key), self.retry_for)
         except FileNotFoundError:
             return None
         return int(head["ContentLength"])
@@ -110,14 +128,16 @@ class S3Storage(Storage):
         prefix, c = self.key(task_id), self._client
         where = f"delete s3://{self.bucket}/{prefix}"
         paginator = c.get_paginator("list_objects_v2")
-        pages = call(where, lambda: list(paginator.paginate(Bucket=self.bucket, Prefix=prefix)))
+        pages = call(
+            where, lambda: list(paginator.paginate(Bucket=self.bucket, Prefix=prefix)), self.retry_for
+        )
         for page in pages:
             self._delete_keys(where, [{"Key": item["Key"]} for item in page.get("Contents", [])])
 
     def _delete_keys(self, where: str, keys: list[dict[str, str]]) -> None:
         if keys:
             c, delete = self._client, {"Objects": keys, "Quiet": True}
-            call(where, lambda: c.delete_objects(Bucket=self.bucket, Delete=delete))
+            call(where, lambda: c.delete_objects(Bucket=self.bucket, Delete=delete), self.retry_for)
 
     def fetch(self, task_id: str, filename: str, target_dir: Path) -> Path | None:
         target = target_dir / safe_filename(filename)

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from boto3.exceptions import Boto3Error
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    IncompleteReadError,
+    ReadTimeoutError,
+    ResponseStreamingError,
+)
 
 from mcv_pipelines.redact import redact
 from mcv_pipelines.service.files.storage.base import StorageError, Writer
@@ -20,21 +30,50 @@ log = logging.getLogger(__name__)
 PART_SIZE = 8 * 1024 * 1024  # S3 wants parts of at least 5 MiB (but the last)
 _T = TypeVar("_T")
 _MISSING = frozenset({"404", "NoSuchKey", "NotFound"})
+_BUSY = frozenset({"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"})
+# The server away, or the connection cut: worth another try. (Credentials, a bad bucket name, a
+# refused request are not: they fail at once.)
+_TRANSIENT = (
+    EndpointConnectionError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    ReadTimeoutError,
+    ResponseStreamingError,
+    IncompleteReadError,
+)
+_FIRST_WAIT, _LONGEST_WAIT = 0.25, 5.0
 
 
-def call(what: str, action: Callable[[], _T]) -> _T:
-    """``action()``, with botocore's exceptions turned into StorageError naming ``what``."""
-    try:
-        return action()
-    except ClientError as exc:
-        error = exc.response.get("Error", {})
-        code = str(error.get("Code") or "error")
-        if code in _MISSING:
-            raise FileNotFoundError(what) from None
-        detail = str(error.get("Message") or code)
-        raise StorageError(redact(f"S3 refused to {what}: {code}: {detail}")) from None
-    except (BotoCoreError, Boto3Error) as exc:
-        raise StorageError(redact(f"Could not {what}: {exc}")) from None
+def call(what: str, action: Callable[[], _T], retry_for: float = 0.0) -> _T:
+    """``action()``, with botocore's exceptions turned into StorageError naming ``what``. A transient
+    fault (no connection, a timeout, a 5xx or SlowDown) is tried again with growing waits for up to
+    ``retry_for`` seconds: a store that is away for a moment delays a task, it does not fail it."""
+    deadline = time.monotonic() + retry_for
+    wait = _FIRST_WAIT
+    while True:
+        try:
+            return action()
+        except ClientError as exc:
+            error = exc.response.get("Error", {})
+            code = str(error.get("Code") or "error")
+            if code in _MISSING:
+                raise FileNotFoundError(what) from None
+            status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+            if (status >= 500 or code in _BUSY) and time.monotonic() + wait < deadline:
+                log.warning("%s", redact(f"S3 failed to {what} ({code}); trying again in {wait:.1f} s"))
+            else:
+                detail = str(error.get("Message") or code)
+                transient = status >= 500 or code in _BUSY
+                raise StorageError(redact(f"S3 refused to {what}: {code}: {detail}"), transient) from None
+        except (BotoCoreError, Boto3Error) as exc:
+            if not (isinstance(exc, _TRANSIENT) and time.monotonic() + wait < deadline):
+                transient = isinstance(exc, _TRANSIENT)
+                raise StorageError(redact(f"Could not {what}: {exc}"), transient) from None
+            log.warning(
+                "%s", redact(f"could not {what} ({type(exc).__name__}); trying again in {wait:.1f} s")
+            )
+        time.sleep(wait)
+        wait = min(wait * 2, _LONGEST_WAIT)
 
 
 class MultipartWriter(Writer):
@@ -44,8 +83,9 @@ class MultipartWriter(Writer):
     overlap; at most one part is in flight, so memory stays at about two parts.
     """
 
-    def __init__(self, client: Any, bucket: str, key: str) -> None:
+    def __init__(self, client: Any, bucket: str, key: str, retry_for: float = 0.0) -> None:
         self._client, self._bucket, self._key = client, bucket, key
+        self._retry_for = retry_for
         self._buffer = bytearray()
         self._upload_id: str | None = None
         self._parts: list[dict[str, Any]] = []
@@ -74,7 +114,9 @@ class MultipartWriter(Writer):
         if self._upload_id is None:
             c, bucket, key = self._client, self._bucket, self._key
             started = call(
-                f"start uploading {self._where()}", lambda: c.create_multipart_upload(Bucket=bucket, Key=key)
+                f"start uploading {self._where()}",
+                lambda: c.create_multipart_upload(Bucket=bucket, Key=key),
+                self._retry_for,
             )
             self._upload_id = str(started["UploadId"])
             self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-s3-part")
@@ -86,6 +128,7 @@ class MultipartWriter(Writer):
         sent = call(
             f"upload part {number} of {self._where()}",
             lambda: c.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=part),
+            self._retry_for,
         )
         return {"PartNumber": number, "ETag": sent["ETag"]}
 
@@ -100,7 +143,8 @@ class MultipartWriter(Writer):
         c, bucket, key = self._client, self._bucket, self._key
         if self._upload_id is None:
             body = bytes(self._buffer)
-            call(f"write {self._where()}", lambda: c.put_object(Bucket=bucket, Key=key, Body=body))
+            where = f"write {self._where()}"
+            call(where, lambda: c.put_object(Bucket=bucket, Key=key, Body=body), self._retry_for)
         else:
             if self._buffer:
                 self._send(len(self._buffer))
@@ -111,6 +155,7 @@ class MultipartWriter(Writer):
                 lambda: c.complete_multipart_upload(
                     Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
                 ),
+                self._retry_for,
             )
         self._close()
 

@@ -6,14 +6,16 @@ after the stored number, each in one transaction. A database newer than this cod
 mcv) is refused: this code would misread it.
 
 Migration 1 is the schema of the SQLite service before migrations existed (``IF NOT EXISTS``), so an
-existing data directory is adopted as it is.
+existing data directory is adopted as it is. Migration 4 adds ``service_secrets`` (what every process
+of a deployment must share, such as the signing key: state/shared_secrets.py) and records which keys
+an operator revoked by command (those stay revoked, whatever a command line later says).
 """
 
 from __future__ import annotations
 
 from mcv_pipelines.service.state.database.base import Database, SchemaTooNew, Tx
 
-__all__ = ["MIGRATIONS", "latest_version", "migrate", "schema_version"]
+__all__ = ["MIGRATIONS", "MIGRATION_LOCK", "latest_version", "migrate", "schema_version"]
 
 _SQLITE_1 = [
     "CREATE TABLE IF NOT EXISTS users (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT, email TEXT,"
@@ -86,6 +88,17 @@ def _third(retry_of: str, readable: str) -> list[str]:
     ]
 
 
+def _fourth(real: str) -> list[str]:
+    """Secrets every process shares (made once, under the migration lock), revocations by command, and
+    the rate limit's buckets (per key hash, so every API process counts against the same one)."""
+    return [
+        "CREATE TABLE service_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT)",
+        "ALTER TABLE api_keys ADD COLUMN revoked_by TEXT",  # 'command': `mcv serve keys revoke`
+        f"CREATE TABLE rate_buckets (key_hash TEXT PRIMARY KEY, tokens {real} NOT NULL,"
+        f" updated_at {real} NOT NULL)",
+    ]
+
+
 MIGRATIONS: dict[str, list[list[str]]] = {
     # Read without parsing every document as JSON on PostgreSQL (a document the standard library
     # wrote with NaN in it is no jsonb, and the migration would stop there); SQLite skips such ones.
@@ -93,13 +106,16 @@ MIGRATIONS: dict[str, list[list[str]]] = {
         _SQLITE_1,
         _second("REAL"),
         _third("json_extract(doc, '$.retry_of_task_id')", "json_valid(doc)"),
+        _fourth("REAL"),
     ],
     "postgresql": [
         _POSTGRES_1,
         _second("DOUBLE PRECISION"),
         _third('substring(doc from \'"retry_of_task_id": ?"([^"]+)"\')', "TRUE"),
+        _fourth("DOUBLE PRECISION"),
     ],
 }
+MIGRATION_LOCK = 7231001  # the PostgreSQL advisory lock that start-up steps of every process take
 
 
 def latest_version(dialect: str) -> int:
@@ -117,7 +133,7 @@ def migrate(db: Database) -> int:
     latest = latest_version(db.dialect)
     with db.transaction() as tx:
         if db.dialect == "postgresql":  # processes starting together migrate one after the other
-            tx.execute("SELECT pg_advisory_xact_lock(7231001)")
+            tx.execute(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         version = schema_version(tx)
         if version > latest:
             raise SchemaTooNew(

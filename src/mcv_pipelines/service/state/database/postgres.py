@@ -1,14 +1,19 @@
 """PostgreSQL through psycopg 3: the database a team's API and worker processes share.
 
-One connection per process, guarded by a lock (every transaction is short: a row or a few); a
-broken connection is replaced on the next use, so the service recovers when the server comes back.
+One connection per process, guarded by a lock (every transaction is short: a row or a few). A
+connection the server dropped (a restart, ``pg_ctl restart -m fast``) is found at the next BEGIN and
+replaced, the transaction then begun again (nothing of it had run: safe), waiting up to 30 s for the
+server to come back; a connection lost mid-transaction or at COMMIT is DatabaseUnavailable (the
+outcome unknown: the caller decides).
 Changes are announced with NOTIFY on the channel ``mcv`` (sent by PostgreSQL at commit) and heard by
 ``listen`` on a connection of its own.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -24,6 +29,8 @@ __all__ = ["CHANNEL", "PostgresDatabase", "masked_url"]
 
 CHANNEL = "mcv"
 _CONNECT_TIMEOUT = 5
+_RECONNECT_FOR = 30.0  # a transaction waits this long for a database that went away (a restart)
+log = logging.getLogger(__name__)
 
 
 def masked_url(url: str) -> str:
@@ -67,6 +74,7 @@ class PostgresDatabase(Database):
         self._conn: psycopg.Connection[Any] | None = None
         self._tx: _PgTx | None = None
         self._closed = False
+        self.reconnect_for = _RECONNECT_FOR
         self._connection()  # fail at start, with a clear message, when it cannot be reached
 
     def _connect(self, autocommit: bool = True) -> psycopg.Connection[Any]:
@@ -93,18 +101,48 @@ class PostgresDatabase(Database):
             if self._tx is not None:
                 yield self._tx
                 return
-            conn = self._connection()
+            conn = self._begin()  # may let go of the lock while it waits for the server
             tx = _PgTx(conn)
             self._tx = tx
             try:
-                with conn.transaction():
+                try:
                     yield tx
                     for payload in tx.notices:
                         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                except BaseException:
+                    if not conn.broken:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")  # lost here, the outcome is unknown: not tried again
             except self._psycopg.OperationalError as exc:
                 raise self.unavailable(exc) from None
             finally:
                 self._tx = None
+
+    def _begin(self) -> psycopg.Connection[Any]:
+        """A connection with a transaction begun. A connection the server dropped (a restart) is
+        noticed here, before any statement of the transaction ran, so opening a new one and beginning
+        again is safe; while the server is away that is tried for up to ``reconnect_for`` seconds."""
+        deadline = time.monotonic() + self.reconnect_for
+        wait = 0.1
+        while True:
+            try:
+                conn = self._connection()
+                conn.execute("BEGIN")
+                return conn
+            except (self._psycopg.OperationalError, DatabaseUnavailable) as exc:
+                if self._conn is not None and (self._conn.broken or self._conn.closed):
+                    self._conn.close()
+                    self._conn = None
+                if self._closed or time.monotonic() + wait > deadline:
+                    raise exc if isinstance(exc, DatabaseUnavailable) else self.unavailable(exc) from None
+                log.warning("the database %s is away; trying again in %.1f s", self.display, wait)
+                self._lock.release()  # meanwhile /readyz (ping) answers, and says the database is away
+                try:
+                    time.sleep(wait)
+                finally:
+                    self._lock.acquire()
+                wait = min(wait * 2, 1.0)
 
     def next_seq(self, tx: Tx) -> int:
         row = tx.one("SELECT nextval('mcv_seq')")

@@ -1,0 +1,78 @@
+"""What the chaos tests share: a small thumbnail batch (pipeline, images, manifest), run with
+`mcv batch` against a team's API, and a way to wait for its rows."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from PIL import Image
+from team_helpers import MCV
+
+__all__ = ["BATCH", "KEY", "PIPELINE", "ROWS", "batch_env", "finished_rows", "make_work", "wait_rows"]
+
+ROWS = 30
+KEY = "sk-chaos-batch-0123456789abcdef"
+PIPELINE = """\
+version: 1
+name: thumbs
+params:
+  image: {type: string}
+job:
+  tag: thumb
+tasks:
+  source:
+    operation: import/upload
+    upload_from: "{{ params.image }}"
+  thumb:
+    operation: thumbnail
+    input: source
+    output_format: png
+    width: 4
+    height: 4
+    filename: "{{ params.image | stem }}.png"
+  publish:
+    operation: export/url
+    input: thumb
+    download_to: "out/"
+"""
+BATCH = [*MCV, "batch", "thumbs.yaml", "--manifest", "rows.csv", "--concurrency", "6"]
+BATCH += ["--report", "report.jsonl", "--events", "events.jsonl", "--progress", "none"]
+
+
+def make_work(root: Path) -> Path:
+    root.mkdir()
+    (root / "thumbs.yaml").write_text(PIPELINE)
+    (root / "img").mkdir()
+    lines = ["image"]
+    for i in range(ROWS):
+        Image.new("RGB", (8, 8), (i * 8 % 256, 40, 90)).save(root / f"img/c{i:03d}.png")
+        lines.append(f"img/c{i:03d}.png")
+    (root / "rows.csv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def finished_rows(work: Path) -> int:
+    path = work / "events.jsonl"
+    return path.read_text().count('"event": "row-finished"') if path.exists() else 0
+
+
+def wait_rows(work: Path, batch: subprocess.Popen[str], rows: int) -> bool:
+    """Until ``rows`` rows finished (True) or the batch ended (False)."""
+    deadline = time.monotonic() + 240
+    while finished_rows(work) < rows:
+        if batch.poll() is not None:
+            return False
+        assert time.monotonic() < deadline, "the batch made no progress"
+        time.sleep(0.05)
+    return True
+
+
+def batch_env(base: str, home: Path) -> dict[str, str]:
+    """The environment of `mcv batch` against ``base``: no setting of the test runner's own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCV_")}
+    env |= {"MCV_BASE_URL": base, "MCV_API_KEY": KEY, "MCV_CONFIG": str(home / "none.toml")}
+    env["MCV_DATA_DIR"] = str(home / "client")
+    return env
