@@ -8,7 +8,9 @@ listing, so the service never advertises what this machine cannot run.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable, Sequence
 
+from mcv_pipelines.service.engines.base import ConversionType, EngineVersion, OptionSpec
 from mcv_pipelines.service.engines.process import find_program, program_version
 from mcv_pipelines.service.engines.seal import DEFAULT_LIMITS, Limits
 
@@ -41,3 +43,24 @@ class ProgramEngine:
             timeout=self.version_timeout,
             limits=self.limits,
         )
+
+    def convert_pairs(
+        self,
+        inputs: Iterable[str],
+        outputs: Iterable[str],
+        options: Sequence[OptionSpec],
+        keep: Callable[[str, str], bool] = lambda source, target: True,
+    ) -> list[ConversionType]:
+        """``convert`` from every input to every output that ``keep`` allows, with ``options`` and the
+        program's version; nothing where the program cannot run here."""
+        version = self.version()
+        if version is None:
+            return []
+        versions = (EngineVersion(version),)
+        targets, listed = list(outputs), tuple(options)
+        return [
+            ConversionType("convert", source, target, self.name, options=listed, engine_versions=versions)
+            for source in inputs
+            for target in targets
+            if keep(source, target)
+        ]

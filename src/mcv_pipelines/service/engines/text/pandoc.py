@@ -20,7 +20,6 @@ from mcv_pipelines.service.engines.base import (
     EngineError,
     EngineRequest,
     EngineResult,
-    EngineVersion,
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION
@@ -51,16 +50,12 @@ class PandocEngine(ProgramEngine):
     version_pattern = r"pandoc(?:\.exe)? (\d[\w.]*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
-        version = self.version()
-        if version is None:
-            return []
-        versions = (EngineVersion(version),)
-        return [
-            ConversionType("convert", source, target, self.name, options=_OPTIONS, engine_versions=versions)
-            for source in PANDOC_READERS
-            for target in PANDOC_WRITERS
-            if source != target and (source, target) not in UNPROVEN
-        ]
+        return self.convert_pairs(
+            PANDOC_READERS,
+            PANDOC_WRITERS,
+            _OPTIONS,
+            lambda source, target: source != target and (source, target) not in UNPROVEN,
+        )
 
     def run(self, request: EngineRequest) -> EngineResult:
         reader = PANDOC_READERS.get(request.input_format)

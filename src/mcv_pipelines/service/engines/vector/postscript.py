@@ -17,7 +17,6 @@ from mcv_pipelines.service.engines.base import (
     EngineError,
     EngineRequest,
     EngineResult,
-    EngineVersion,
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTED_CONVERSION
@@ -45,16 +44,7 @@ class PostScriptEngine(ProgramEngine):
     version_pattern = r"^(\d[\w.]*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
-        version = self.version()
-        if version is None:
-            return []
-        versions = (EngineVersion(version),)
-        return [
-            ConversionType("convert", source, target, self.name, options=_OPTIONS, engine_versions=versions)
-            for source in _INPUTS
-            for target in _DEVICES
-            if source != target
-        ]
+        return self.convert_pairs(_INPUTS, _DEVICES, _OPTIONS, lambda source, target: source != target)
 
     def run(self, request: EngineRequest) -> EngineResult:
         device = _DEVICES.get(request.output_format)

@@ -15,7 +15,6 @@ from mcv_pipelines.service.engines.base import (
     EngineError,
     EngineRequest,
     EngineResult,
-    EngineVersion,
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION, library_errors
@@ -41,15 +40,7 @@ class PotraceEngine(ProgramEngine):
     version_pattern = r"potrace (\d+(?:\.\d+)*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
-        version = self.version()
-        if version is None:
-            return []
-        versions = (EngineVersion(version),)
-        return [
-            ConversionType("convert", source, target, self.name, options=_OPTIONS, engine_versions=versions)
-            for source in _INPUTS
-            for target in _OUTPUTS
-        ]
+        return self.convert_pairs(_INPUTS, _OUTPUTS, _OPTIONS)
 
     def run(self, request: EngineRequest) -> EngineResult:
         backend = _OUTPUTS.get(request.output_format)

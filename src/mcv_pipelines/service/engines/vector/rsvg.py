@@ -14,7 +14,6 @@ from mcv_pipelines.service.engines.base import (
     EngineError,
     EngineRequest,
     EngineResult,
-    EngineVersion,
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import UNSUPPORTED_CONVERSION
@@ -42,15 +41,7 @@ class RsvgEngine(ProgramEngine):
     version_pattern = r"rsvg-convert version (\d[\w.]*)"
 
     def conversion_types(self) -> Iterable[ConversionType]:
-        version = self.version()
-        if version is None:
-            return []
-        versions = (EngineVersion(version),)
-        return [
-            ConversionType("convert", source, target, self.name, options=_OPTIONS, engine_versions=versions)
-            for source in _INPUTS
-            for target in _OUTPUTS
-        ]
+        return self.convert_pairs(_INPUTS, _OUTPUTS, _OPTIONS)
 
     def run(self, request: EngineRequest) -> EngineResult:
         if request.operation != "convert" or request.output_format not in _OUTPUTS or self.program is None:
