@@ -191,10 +191,12 @@ def test_the_browser_does_not_see_the_services_data(
     members = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _group_of(p) == group]
     chromium = [p for p in members if "chromium" in _command(p).split("\0")[0]]  # not bwrap's own
     assert chromium, "no Chromium process found in the browser's group"
-    secret = service.data_dir / "secret"
-    assert secret.exists()
+    # The database holds the signing key and every user's key hashes (there is no secret file since
+    # the key moved into the database).
+    database = service.data_dir / "service.sqlite3"
+    assert database.exists()
     for process in chromium:  # each process's own view of the file system
-        assert not (process / "root" / str(secret).lstrip("/")).exists()
+        assert not (process / "root" / str(database).lstrip("/")).exists()
 
 
 def _group_of(process: Path) -> int:
