@@ -12,6 +12,7 @@ seal and the p50 extra over no seal.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import statistics
@@ -43,7 +44,9 @@ def usable(method: str) -> bool:
 
 
 def main(argv: Sequence[str]) -> int:
-    runs = int(argv[0]) if argv else 40
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("runs", nargs="?", type=int, default=40, help="runs of each (default 40)")
+    runs = parser.parse_args(argv).runs
     root = Path(tempfile.mkdtemp(prefix="mcv-bench-seal-"))
     data = root / "data"
     work, out = data / "work" / "t", data / "tasks" / "t"

@@ -14,6 +14,7 @@ Prints p50 and mean in ms, and each warm p50 as a fraction of the cold one (targ
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import subprocess
@@ -80,7 +81,9 @@ def through_service(client: httpx.Client, url: str) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    runs = int(argv[0]) if argv else 15
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("runs", nargs="?", type=int, default=15, help="runs of each (default 15)")
+    runs = parser.parse_args(argv).runs
     engine = ChromiumEngine()
     if engine.program is None or engine.version() is None:
         print("chromium is not installed", file=sys.stderr)

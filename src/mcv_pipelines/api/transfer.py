@@ -129,6 +129,11 @@ class MultipartBody:
         yield self._tail()
 
 
+# Answers after which an upload is sent again: the server did not take the file (a 500 included: the
+# local service answers it when its database went away mid-request).
+_RETRIED_STATUSES = frozenset({500, 502, 503, 504})
+
+
 def _host(url: str) -> str:
     return urlsplit(url).netloc or url
 
@@ -143,9 +148,36 @@ async def upload(
     retry: RetryPolicy,
     progress: Progress | None = None,
 ) -> int:
-    """POST ``path`` to an upload form; follow redirects; return the final 2xx status."""
+    """POST ``path`` to an upload form; follow redirects; return the final 2xx status.
+
+    A 5xx answer means the form's server refused the file as a whole (a store or a database briefly
+    away): the upload is sent again from the start, after a backoff, within the retry policy's bounds.
+    """
     body = MultipartBody.build(fields, path)
     what = f"upload of {path.name} to {_host(url)}"
+    started = retry.clock()
+    failures = 0
+    while True:
+        try:
+            return await _upload_once(http, url, body, what, http_timeout, retry, progress)
+        except TransferError as exc:
+            failures += 1
+            late = retry.clock() - started >= retry.max_elapsed
+            if exc.status not in _RETRIED_STATUSES or failures >= retry.attempts or late:
+                raise
+        await retry.sleep(retry.backoff(failures))
+        progress = None  # the bytes of the first try were counted once already
+
+
+async def _upload_once(
+    http: httpx.AsyncClient,
+    url: str,
+    body: MultipartBody,
+    what: str,
+    http_timeout: httpx.Timeout,
+    retry: RetryPolicy,
+    progress: Progress | None,
+) -> int:
     method = "POST"
     for _ in range(_MAX_REDIRECTS + 1):
         headers = {"User-Agent": "mcv-pipelines"}

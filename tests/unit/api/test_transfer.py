@@ -136,6 +136,46 @@ async def test_upload_rejected_by_storage_is_a_transfer_error(make_client, tmp_p
         await client.upload_file(_form(), path)
 
 
+async def test_an_upload_refused_with_a_5xx_is_sent_again_whole(make_client, tmp_path: Path) -> None:
+    # A store or database briefly away (issue 25's chaos test: PostgreSQL restarting under the API):
+    # the form's server took nothing, so the file goes again, from its first byte.
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+    answers = [httpx.Response(500, text="Internal server error"), httpx.Response(503), httpx.Response(201)]
+    bodies: list[bytes] = []
+
+    def respond(request: httpx.Request, body: bytes) -> httpx.Response:
+        bodies.append(body)
+        return answers[len(bodies) - 1]
+
+    client = make_client(transport=StreamingTransport(respond))
+    assert await client.upload_file(_form(), path) == 201
+    assert len(bodies) == 3
+    assert all(body == bodies[0] and b"\r\n\r\nhello\r\n--" in body for body in bodies)
+
+
+async def test_an_upload_refused_with_a_5xx_every_time_ends_after_the_policys_tries(
+    make_client, tmp_path: Path
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"x")
+    transport = StreamingTransport(lambda r, b: httpx.Response(503, text="busy"))
+    client = make_client(transport=transport, attempts=3)
+    with pytest.raises(TransferError, match=r"upload of a.txt to 127.0.0.1:9999: HTTP 503: busy"):
+        await client.upload_file(_form(), path)
+    assert len(transport.requests) == 3
+
+
+async def test_an_upload_refused_with_a_4xx_is_not_sent_again(make_client, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"x")
+    transport = StreamingTransport(lambda r, b: httpx.Response(413, text="too large"))
+    client = make_client(transport=transport)
+    with pytest.raises(TransferError, match="HTTP 413"):
+        await client.upload_file(_form(), path)
+    assert len(transport.requests) == 1
+
+
 async def test_upload_of_a_missing_file_is_a_clear_error(make_client, tmp_path: Path) -> None:
     client = make_client(lambda r: httpx.Response(201))
     with pytest.raises(TransferError, match="cannot read the file"):

@@ -3,6 +3,7 @@ the data directory hidden, resource limits set, a missing program still named as
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -15,6 +16,10 @@ from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.process import run_program
 from mcv_pipelines.service.engines.seal import TaskScope, task_scope
+
+# The interpreter itself, not the venv's link to it: a sealed program sees a private /tmp, and a venv
+# made under /tmp (a CI checkout there) would be out of its sight. The scripts use the standard library.
+PYTHON = os.path.realpath(sys.executable)
 
 
 @pytest.fixture
@@ -36,7 +41,7 @@ def method(
 
 def connect(port: int) -> list[str]:
     code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3); print('reached')"
-    return [sys.executable, "-c", code]
+    return [PYTHON, "-c", code]
 
 
 def test_a_sealed_program_reaches_no_listener(method: str, listener: Tripwire) -> None:
@@ -84,7 +89,7 @@ def test_in_a_task_scope_only_the_task_directories_are_writable(bwrap: None, tmp
     )
     scope = TaskScope(writable=(work, out), readable=(given,), hidden=(data,))
     with task_scope(scope):
-        outcome = run_program([sys.executable, "-c", script], cwd=work, timeout=60)
+        outcome = run_program([PYTHON, "-c", script], cwd=work, timeout=60)
     lines = outcome.output.splitlines()
     assert "work ok" in lines
     assert "out ok" in lines
@@ -105,7 +110,7 @@ def test_a_private_tmp_hides_the_machines(bwrap: None, tmp_path: Path) -> None:
     try:
         code = f"import os; print('seen' if os.path.exists({str(marker)!r}) else 'hidden')"
         with task_scope(TaskScope(writable=(tmp_path / "work",))):
-            outcome = run_program([sys.executable, "-c", code], cwd=tmp_path / "work", timeout=60)
+            outcome = run_program([PYTHON, "-c", code], cwd=tmp_path / "work", timeout=60)
         assert outcome.output.strip() == "hidden"
     finally:
         marker.unlink()
@@ -122,7 +127,7 @@ def test_limits_are_set_whatever_the_seal(
         "import resource as r\n"
         "print(*(r.getrlimit(k)[0] for k in (r.RLIMIT_AS, r.RLIMIT_CPU, r.RLIMIT_FSIZE, r.RLIMIT_NPROC)))"
     )
-    outcome = run_program([sys.executable, "-c", code], timeout=60)
+    outcome = run_program([PYTHON, "-c", code], timeout=60)
     memory, cpu, size, processes = (int(value) for value in outcome.output.split())
     limits = seal.DEFAULT_LIMITS
     assert (memory, cpu, size) == (limits.memory, limits.cpu_seconds, limits.file_size)
@@ -134,7 +139,7 @@ def test_a_file_larger_than_the_limit_is_not_written(tmp_path: Path) -> None:
     preexec = seal.limits_setter(small)  # the fallback where prlimit is missing
     target = tmp_path / "big.bin"
     done = subprocess.run(
-        [sys.executable, "-c", f"open({str(target)!r}, 'wb').write(b'x' * 100_000)"],
+        [PYTHON, "-c", f"open({str(target)!r}, 'wb').write(b'x' * 100_000)"],
         preexec_fn=preexec,
         capture_output=True,
         check=False,
