@@ -186,7 +186,7 @@ def test_the_browser_does_not_see_the_services_data(
     assert task(job, "capture")["status"] == "finished"
     assert service.ctx is not None
     browser = next(engine for engine in service.ctx.engines if engine.name == "chromium")
-    running = browser.browser._current  # type: ignore[attr-defined]
+    running = browser.browser._current  # type: ignore[attr-defined]  # the engine is typed as Engine
     group = running.pipe.process.pid
     members = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _group_of(p) == group]
     chromium = [p for p in members if "chromium" in _command(p).split("\0")[0]]  # not bwrap's own

@@ -44,8 +44,9 @@ def _record(db: Database, seen: Seen) -> None:
         seen.append((sql, tuple(args)))
         return plain_read(sql, args)
 
-    db.transaction = transaction  # type: ignore[method-assign]
-    db.read = read  # type: ignore[method-assign]
+    # The store keeps calling its database; these record each statement on the way (what is explained).
+    db.transaction = transaction  # type: ignore[method-assign]  # recorded, then the real one
+    db.read = read  # type: ignore[method-assign]  # recorded, then the real one
 
 
 def _fill(store: Store, users: list[int]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -29,7 +30,7 @@ def _export_link(api: Serve, text: str) -> str:
         "out": {"operation": "export/url", "input": "in"},
     }
     job = httpx.post(f"{api.base}/v2/jobs", json={"tasks": tasks}, headers=AUTH, timeout=30).json()["data"]
-    done: dict[str, object] = {}
+    done: dict[str, Any] = {}
 
     def ended() -> bool:
         done.update(httpx.get(f"{api.base}/v2/jobs/{job['id']}", headers=AUTH, timeout=30).json()["data"])
@@ -37,7 +38,7 @@ def _export_link(api: Serve, text: str) -> str:
 
     wait_until(ended, 120, "the job to end")
     assert done["status"] == "finished", done
-    out = next(t for t in done["tasks"] if t["name"] == "out")  # type: ignore[attr-defined]
+    out = next(t for t in done["tasks"] if t["name"] == "out")
     return str(out["result"]["files"][0]["url"])
 
 

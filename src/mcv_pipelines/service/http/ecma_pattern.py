@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
@@ -124,4 +124,4 @@ _EcmaValidator: Any = validators.extend(  # type: ignore[no-untyped-call]  # unt
 
 def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
     """A Draft 2020-12 validator of ``schema`` whose patterns are read as ECMA-262 ones."""
-    return _EcmaValidator(schema)  # type: ignore[no-any-return]
+    return cast(Draft202012Validator, _EcmaValidator(schema))

@@ -63,7 +63,7 @@ class Bridge:
         self._seal()
 
     def prop(self, name: str, value: Any) -> Any:
-        from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]
+        from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]  # comes with uno
 
         item = PropertyValue()
         item.Name = name

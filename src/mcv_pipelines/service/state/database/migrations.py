@@ -83,7 +83,7 @@ def _third(retry_of: str, readable: str) -> list[str]:
         "CREATE INDEX tasks_job ON tasks (job_id, seq)",
         "CREATE INDEX tasks_ended ON tasks (ended_at) WHERE ended_at IS NOT NULL",
         "ALTER TABLE tasks ADD COLUMN retry_of TEXT",
-        f"UPDATE tasks SET retry_of = {retry_of} WHERE doc LIKE '%retry_of_task_id%' AND {readable}",  # noqa: S608
+        f"UPDATE tasks SET retry_of = {retry_of} WHERE doc LIKE '%retry_of_task_id%' AND {readable}",  # noqa: S608  # constants of this module, no value
         "CREATE INDEX tasks_retry_of ON tasks (retry_of, seq) WHERE retry_of IS NOT NULL",
     ]
 
