@@ -63,7 +63,11 @@ def member_names(inputs: Iterable[InputFile]) -> list[tuple[Path, str]]:
 
 
 def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:
-    return info.replace(uid=0, gid=0, uname="", gname="", deep=False)
+    # set in place (tarfile made this TarInfo for this one member): TarInfo.replace is Python
+    # 3.11.4+, and Debian bookworm's own Python is 3.11.2
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
 
 
 class ArchiveEngine:

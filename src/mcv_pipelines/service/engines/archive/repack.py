@@ -24,7 +24,12 @@ WRITABLE = ("zip", "7z", *_TAR_MODES)
 
 
 def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:
-    return info.replace(uid=0, gid=0, uname="", gname="", mode=0o644, deep=False)
+    # set in place (tarfile made this TarInfo for this one member): TarInfo.replace is Python
+    # 3.11.4+, and Debian bookworm's own Python is 3.11.2
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mode = 0o644
+    return info
 
 
 def write_archive(fmt: str, out: Path, members: list[tuple[Path, str]]) -> None:
