@@ -7,6 +7,9 @@ it needs; without any, it runs in a fresh project directory (a copy of pipelines
 
     <!-- docs-test: service -->            a `mcv serve` runs; MCV_BASE_URL and MCV_API_KEY point at it
     <!-- docs-test: postgres -->           a PostgreSQL server runs; DB is the URL of a fresh database
+    <!-- docs-test: engines=all -->        every engine must run here (the block checks every example
+                                           pipeline against the live listing): a missing one skips it,
+                                           or fails it under MCV_REQUIRE_ENGINES=1
     <!-- docs-test: serve-port=8080 -->    the block serves on 8080 until stopped: it is started, must
                                            answer GET /healthz there (on a free port put in place of
                                            8080), and is then stopped with Ctrl-C

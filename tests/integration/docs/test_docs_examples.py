@@ -20,6 +20,9 @@ from pathlib import Path
 import httpx
 import pytest
 from doc_blocks import ROOT, DocBlock, doc_blocks, documents
+from engine_needs import require_engine
+
+from mcv_pipelines.service.engines import ENGINE_FACTORIES
 
 BLOCKS = [block for path in documents() for block in doc_blocks(path)]
 API_KEY = "docs-example-key"
@@ -171,6 +174,9 @@ def test_the_example_runs(
     served: Callable[[dict[str, str]], None],
     database: Callable[[], str],
 ) -> None:
+    if block.options.get("engines") == "all":
+        for factory in ENGINE_FACTORIES:
+            require_engine(factory().name)
     env = _environment(tmp_path / "home")
     project = _project(block, tmp_path)
     if "service" in block.options:
