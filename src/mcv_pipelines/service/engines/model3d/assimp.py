@@ -2,6 +2,8 @@
 
 The input is copied alone into a fresh directory, the export writes there, confined (confine.py),
 and the one output file is moved to the task's output directory (a glTF's buffers embedded first).
+3MF is written from an OBJ of the model (formats.THROUGH_OBJ), two runs of the program; X3D has the
+node names Assimp leaves unescaped escaped afterwards (x3d_names.py).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from mcv_pipelines.service.engines.base import (
 )
 from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTED_CONVERSION
 from mcv_pipelines.service.engines.model3d.confine import confined, program_env
-from mcv_pipelines.service.engines.model3d.formats import EXPORTERS, READERS, TRIANGLES_ONLY
+from mcv_pipelines.service.engines.model3d.formats import EXPORTERS, READERS, THROUGH_OBJ, TRIANGLES_ONLY
 from mcv_pipelines.service.engines.model3d.gltf_embed import embed_side_files
+from mcv_pipelines.service.engines.model3d.x3d_names import escape_x3d_names
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import FILENAME, bool_option
 from mcv_pipelines.service.engines.process import run_checked
@@ -68,24 +71,36 @@ class AssimpEngine(ProgramEngine):
         model = alone / f"model.{request.input_format}"
         shutil.copyfile(source, model)
         made = alone / f"converted.{request.output_format}"
-        argv = [
-            self.program, "export", model.name, made.name, f"-f{exporter}",
-            *(["-tri"] if triangulate or request.output_format in TRIANGLES_ONLY else []),
-        ]  # fmt: skip
+        triangles = triangulate or request.output_format in TRIANGLES_ONLY
+        steps = [(model, made, exporter)]
+        if request.output_format in THROUGH_OBJ:
+            between = alone / "between.obj"
+            steps = [(model, between, EXPORTERS["obj"]), (between, made, exporter)]
         with confined():
-            run_checked(
-                argv,
-                what=f"converting {source.name} with assimp",
-                cwd=alone,
-                env=program_env(alone),
-                timeout=request.timeout,
-                cancelled=request.cancelled,
-            )
+            for read, write, writer in steps:
+                argv = [
+                    self.program,
+                    "export",
+                    read.name,
+                    write.name,
+                    f"-f{writer}",
+                    *(["-tri"] if triangles else []),
+                ]
+                run_checked(
+                    argv,
+                    what=f"converting {source.name} with assimp",
+                    cwd=alone,
+                    env=program_env(alone),
+                    timeout=request.timeout,
+                    cancelled=request.cancelled,
+                )
         if not made.is_file() or made.stat().st_size == 0:
             wanted = request.output_format
             raise EngineError(CONVERSION_FAILED, f"assimp wrote no {wanted} file of {source.name}")
         if request.output_format == "gltf":
             embed_side_files(made, set(alone.iterdir()) - {model, made})
+        elif request.output_format == "x3d":
+            escape_x3d_names(made)
         target = output_path(request, request.output_format)
         shutil.move(made, target)
         return EngineResult(files=[target])
