@@ -31,8 +31,9 @@ READERS: tuple[str, ...] = (
     # written here and read back
     "obj", "stl", "ply", "glb", "gltf", "dae", "fbx", "3ds", "x", "3mf", "x3d", "assbin",
     # read only: Object File Format, AC3D, Additive Manufacturing, Neutral File Format, Valve SMD,
-    # AutoCAD DXF (its 3D faces), MilkShape 3D
-    "off", "ac", "amf", "nff", "smd", "dxf", "ms3d",
+    # AutoCAD DXF (its 3D faces), MilkShape 3D, 3ds Max ASCII, XGL and its zlib form ZGL, zipped
+    # COLLADA, Quake II
+    "off", "ac", "amf", "nff", "smd", "dxf", "ms3d", "ase", "xgl", "zgl", "zae", "md2",
 )  # fmt: skip
 
 # Formats that hold triangles only: Assimp's 3MF exporter keeps a polygon's first three corners, so
