@@ -37,7 +37,7 @@ _OPTIONS = (
         "boolean",
         False,
         None,
-        "Split polygons into triangles (always done for stl, 3mf, glb, gltf, 3ds and x3d)",
+        "Split polygons into triangles (always for stl, 3mf, glb, gltf and 3ds: they hold only triangles)",
     ),
 )
 

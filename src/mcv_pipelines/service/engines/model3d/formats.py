@@ -36,9 +36,9 @@ READERS: tuple[str, ...] = (
     "off", "ac", "amf", "nff", "smd", "dxf", "ms3d", "ase", "xgl", "zgl", "zae", "md2",
 )  # fmt: skip
 
-# Formats that hold triangles only: Assimp's 3MF exporter keeps a polygon's first three corners, so
+# Formats that hold triangles only (Assimp's 3MF exporter kept a polygon's first three corners), so
 # polygons are split into triangles before these (the ``triangulate`` option does it for the rest).
-TRIANGLES_ONLY = frozenset({"stl", "3mf", "glb", "gltf", "3ds", "x3d"})
+TRIANGLES_ONLY = frozenset({"stl", "3mf", "glb", "gltf", "3ds"})
 
 # Assimp's 3MF exporter writes only the meshes of the root node's children: a scene read from 3DS,
 # OFF, PLY, X ... (meshes on the root or deeper) became an empty 3MF. Written first as OBJ (geometry
