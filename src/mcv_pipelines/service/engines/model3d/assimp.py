@@ -1,6 +1,7 @@
 """convert between 3D model formats with Assimp's ``assimp export IN OUT -f<exporter>``.
 
-The input is copied alone into a fresh directory, the export writes there, confined (confine.py),
+The input is copied alone into a fresh directory, its references to other files defused
+(references.py), the export writes there, confined (confine.py),
 and the one output file is moved to the task's output directory (a glTF's buffers embedded first).
 3MF is written from an OBJ of the model (formats.THROUGH_OBJ), two runs of the program; X3D has the
 node names Assimp leaves unescaped escaped afterwards (x3d_names.py).
@@ -22,6 +23,7 @@ from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTE
 from mcv_pipelines.service.engines.model3d.confine import confined, program_env
 from mcv_pipelines.service.engines.model3d.formats import EXPORTERS, READERS, THROUGH_OBJ, TRIANGLES_ONLY
 from mcv_pipelines.service.engines.model3d.gltf_embed import embed_side_files
+from mcv_pipelines.service.engines.model3d.references import defuse_references
 from mcv_pipelines.service.engines.model3d.x3d_names import escape_x3d_names
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import FILENAME, bool_option
@@ -70,6 +72,7 @@ class AssimpEngine(ProgramEngine):
         alone.mkdir(parents=True)
         model = alone / f"model.{request.input_format}"
         shutil.copyfile(source, model)
+        defuse_references(model, request.input_format)
         made = alone / f"converted.{request.output_format}"
         triangles = triangulate or request.output_format in TRIANGLES_ONLY
         steps = [(model, made, exporter)]
