@@ -13,9 +13,11 @@ from typing import Any
 from xml.etree import ElementTree
 
 import httpx
+import pytest
 from engine_job_helpers import b64_import, download_all, run_job, task_named
 from hostile_origin import listening_origin
 
+from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
@@ -156,22 +158,31 @@ def _gltf_reading(uri: str) -> str:
     )  # fmt: skip
 
 
-def test_a_gltf_buffer_naming_a_system_file_gets_nothing_of_it(
-    require_engine: RequireEngine,
-    require_program: Callable[..., str],
-    client: httpx.Client,
-    tmp_path: Path,
+@pytest.fixture(params=["bwrap", "none"])
+def sealing(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, require_program: Callable[..., str]
+) -> str:
+    """Each hostile case twice: sealed and confined, and with the seal forced off (the engine's
+    own defusing of references alone)."""
+    name = str(request.param)
+    if name != "none":
+        require_program(name)
+    monkeypatch.setenv(seal.FORCE_VARIABLE, name)
+    return name
+
+
+def test_a_gltf_buffer_naming_a_file_outside_is_refused(
+    sealing: str, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
-    # Unconfined, Assimp reads the buffer from /etc/passwd (the seal leaves the system readable) and
+    # Left alone, Assimp reads the buffer from /etc/passwd (the seal leaves the system readable) and
     # writes its bytes into the glb as the triangle's coordinates.
     require_engine("assimp", "convert", "gltf", "glb")
-    require_program("bwrap")
-    secret = Path("/etc/passwd").read_bytes()[:36]
     with listening_origin() as origin:
         uris = {
             "climbing": "../" * 16 + "etc/passwd",
             "absolute": "/etc/passwd",
             "file-url": "file:///etc/passwd",
+            "escaped": "..%2F..%2F..%2F..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd",
             "loopback": f"{origin.url}/buffer.bin",
         }
         tasks: dict[str, Any] = {}
@@ -183,27 +194,22 @@ def test_a_gltf_buffer_naming_a_system_file_gets_nothing_of_it(
         assert origin.paths == []
     for name in uris:
         task = task_named(job, f"{name}-glb")
-        assert task["status"] == "error", name  # the buffer is not there to read
-        assert task["code"] == "CONVERSION_FAILED"
-        assert "passwd" not in json.dumps(task.get("result") or {})
-    assert len(secret) == 36
+        assert task["status"] == "error", name
+        assert task["code"] == "INVALID_INPUT_FILE", task["message"]
+        assert "buffer names" in task["message"]
 
 
 def test_a_model_naming_files_and_loopback_textures_reads_none(
-    require_engine: RequireEngine,
-    require_program: Callable[..., str],
-    client: httpx.Client,
-    tmp_path: Path,
+    sealing: str, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
     require_engine("assimp", "convert", "obj", "dae")
-    require_program("bwrap")
     made = run_job(
         client,
         {"cube": b64_import(_cube(tmp_path)), "dae": _convert("cube", "dae"),
          "export": {"operation": "export/url", "input": "dae"}},
     )  # fmt: skip
     cube_dae = download_all(made, tmp_path / "made")["cube.dae"].read_text()
-    # Unconfined, Assimp reads an .mtl outside the task (it climbs ../ from the model's directory)
+    # Left alone, Assimp reads an .mtl outside the task (it climbs ../ from the model's directory)
     # and writes its material names into the output.
     (tmp_path / "outside.mtl").write_text("newmtl LeakedMaterialName\nKd 1 0 0\nmap_Kd file:///etc/passwd\n")
     climb = "../" * 16 + str(tmp_path / "outside.mtl").lstrip("/")
@@ -222,19 +228,16 @@ def test_a_model_naming_files_and_loopback_textures_reads_none(
             {
                 "obj": b64_import(tmp_path / "hostile.obj"),
                 "dae": b64_import(tmp_path / "hostile.dae"),
-                "obj-dae": {**_convert("obj", "dae"), "ignore_error": True},
+                "obj-dae": _convert("obj", "dae"),
                 "dae-glb": _convert("dae", "glb"),
-                "export": {"operation": "export/url", "input": "dae-glb"},
+                "export": {"operation": "export/url", "input": ["obj-dae", "dae-glb"]},
             },
         )
         assert origin.paths == []
-    # the .mtl is not there to read: Assimp gives up on the model (an .mtl merely missing beside the
-    # model is no error: the cube converts in the tests above without one)
-    failed = task_named(job, "obj-dae")
-    assert failed["status"] == "error"
-    assert failed["code"] == "CONVERSION_FAILED"
-    assert "LeakedMaterialName" not in failed["message"]
-    exported = task_named(job, "export")["result"]["files"]
-    assert [item["filename"] for item in exported] == ["hostile.glb"]  # a texture not there is no error
-    data = httpx.get(exported[0]["url"], timeout=60).content
-    assert b"root:x:0" not in data
+    # the model converts, as it would with its .mtl or texture merely missing
+    files = download_all(job, tmp_path / "out")
+    assert sorted(files) == ["hostile.dae", "hostile.glb"]
+    for path in files.values():
+        data = path.read_bytes()
+        assert b"LeakedMaterialName" not in data
+        assert b"root:x:0" not in data
