@@ -3,13 +3,14 @@ and nothing of the service's environment, yet reads and writes its own directory
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from mcv_pipelines.service.engines import seal
-from mcv_pipelines.service.engines.model3d.confine import confined, program_env
+from mcv_pipelines.service.engines.model3d.confine import confined, program_env, program_prefix
 from mcv_pipelines.service.engines.process import run_program
 
 
@@ -40,3 +41,21 @@ def test_a_confined_program_gets_none_of_the_services_variables(
     assert outcome.returncode == 0
     assert "key-of-the-service" not in outcome.output
     assert f"HOME={tmp_path}" in outcome.output
+
+
+def test_a_program_installed_outside_usr_still_runs_confined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, require_program: Callable[..., str]
+) -> None:
+    require_program("bwrap")
+    monkeypatch.setenv(seal.FORCE_VARIABLE, "bwrap")
+    program = tmp_path / "prefix" / "bin" / "echo"  # as Homebrew on Linux or /opt would install it
+    program.parent.mkdir(parents=True)
+    shutil.copy2(require_program("echo"), program)
+    work = tmp_path / "work"
+    prefix = program_prefix(str(program))
+    assert prefix == tmp_path / "prefix"
+    with confined(keep=(prefix,)):
+        outcome = run_program([str(program), "converted"], cwd=work, env=program_env(work))
+    assert (outcome.returncode, outcome.output) == (0, "converted\n")
+    with confined():  # its prefix hidden like the rest: it cannot start
+        assert run_program([str(program), "converted"], cwd=work, env=program_env(work)).returncode != 0

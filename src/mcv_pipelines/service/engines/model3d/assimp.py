@@ -20,7 +20,7 @@ from mcv_pipelines.service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTED_CONVERSION
-from mcv_pipelines.service.engines.model3d.confine import confined, program_env
+from mcv_pipelines.service.engines.model3d.confine import confined, program_env, program_prefix
 from mcv_pipelines.service.engines.model3d.formats import EXPORTERS, READERS, THROUGH_OBJ, TRIANGLES_ONLY
 from mcv_pipelines.service.engines.model3d.gltf_embed import embed_side_files
 from mcv_pipelines.service.engines.model3d.references import defuse_references
@@ -79,7 +79,8 @@ class AssimpEngine(ProgramEngine):
         if request.output_format in THROUGH_OBJ:
             between = alone / "between.obj"
             steps = [(model, between, EXPORTERS["obj"]), (between, made, exporter)]
-        with confined():
+        prefix = program_prefix(self.program)
+        with confined(keep=() if prefix is None else (prefix,)):
             for read, write, writer in steps:
                 argv = [
                     self.program,

@@ -17,12 +17,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from mcv_pipelines.service.engines.seal import TaskScope, current_scope, task_scope
 
-__all__ = ["confined", "program_env"]
+__all__ = ["confined", "program_env", "program_prefix"]
 
 # What a program linked to system libraries needs; /tmp is the seal's fresh one, the rest are virtual.
 _KEPT = frozenset({"usr", "dev", "proc", "tmp"})
@@ -40,12 +40,20 @@ def _top_directories() -> tuple[Path, ...]:
     return tuple(found)
 
 
+def program_prefix(program: str) -> Path | None:
+    """Where a program installed outside /usr lives (``/opt/assimp`` for ``/opt/assimp/bin/assimp``,
+    Homebrew's prefix on Linux): kept readable, or it could not start. None for one under /usr."""
+    prefix = Path(program).resolve().parent.parent
+    return None if prefix == Path("/usr") or Path("/usr") in prefix.parents else prefix
+
+
 @contextlib.contextmanager
-def confined() -> Iterator[None]:
-    """Programs started in this block see only /usr, /dev, /proc, an empty /tmp and their ``cwd``."""
+def confined(keep: Sequence[Path] = ()) -> Iterator[None]:
+    """Programs started in this block see only /usr, /dev, /proc, an empty /tmp, their ``cwd`` and,
+    read-only, ``keep``."""
     scope = current_scope()
     hidden = (*(scope.hidden if scope is not None else ()), *_top_directories())
-    with task_scope(TaskScope(hidden=hidden)):
+    with task_scope(TaskScope(hidden=hidden, readable=tuple(keep))):
         yield
 
 
