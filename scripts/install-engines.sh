@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
 # qpdf, poppler, LibreOffice with python3-uno for its warm pool, Chromium, a font; Pandoc, librsvg,
-# Potrace, libheif, libjxl, Calibre for the formats of issue 23; bubblewrap to seal them), openssl (the
+# Potrace, libheif, libjxl, Calibre, Assimp for the formats of issue 23; bubblewrap to seal them), openssl (the
 # client's TLS tests make a certificate with it), the servers and runtimes the tests start (PostgreSQL
 # for the team service, node and npm for the official Node SDK), and zsh and fish (the completion
 # scripts are tested in each shell). Non-interactive and idempotent: packages already installed are
@@ -31,6 +31,8 @@ PACKAGES=(
     # ebook-convert: the largest (98 packages, ~350 MB installed, ~116 MB to download; 48 s to install
     # here); its engine is optional, so a machine without it only lists no ebook pairs.
     calibre
+    # assimp: 3D models (obj, stl, ply, gltf/glb, fbx, dae, 3ds ...) to each other (3 packages, ~13 MB)
+    assimp-utils
     fonts-dejavu-core
     fontconfig
     postgresql

@@ -15,6 +15,8 @@ import py7zr
 from PIL import Image
 from pypdf import PdfReader
 
+from formats_support.check_3d import MODEL_CHECKS
+
 __all__ = ["check_output"]
 
 Check = Callable[[Path], None]
@@ -159,6 +161,8 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
     if fmt in _MEDIA:
         checks.append(_media)
     checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb], "wmf": [_wmf]}.get(fmt, [])
+    if fmt in MODEL_CHECKS:
+        checks.append(MODEL_CHECKS[fmt])
     if fmt == "ipynb":
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
     if not checks and fmt not in _WORDY:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from formats_support.samples_3d import write_model_seeds
+
 WORD = "Quokka"
 ASSETS = Path(__file__).resolve().parents[2] / "pipelines" / "assets"
 
@@ -145,6 +147,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seed("m4v", lambda path: shutil.copyfile(seeds["mp4"], path) if "mp4" in seeds else None)
     seed("ttf", _font)
     seed("zip", _zip)
+    seeds.update(write_model_seeds(directory, wanted))
     office = directory / "office"
     if "csv" in seeds:
         for fmt in ("xlsx", "xls", "ods"):

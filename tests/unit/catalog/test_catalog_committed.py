@@ -40,7 +40,7 @@ def test_the_snapshot_matches_what_every_engine_advertises(require_engine: Calla
         require_engine(engine)
     # issue 23's engines: their programs are installed by scripts/install-engines.sh as well
     for engine in ("pandoc", "librsvg", "ghostscript-ps", "potrace", "pdftocairo", "poppler-text", "libheif",
-                   "libjxl", "calibre", "fonttools"):  # fmt: skip
+                   "libjxl", "calibre", "fonttools", "assimp"):  # fmt: skip
         require_engine(engine)
     for office in ("docx", "xlsx", "pptx"):  # LibreOffice with Writer, Calc and Impress
         require_engine("libreoffice", "convert", office, "pdf")

@@ -156,6 +156,13 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="calibre",
         homebrew="--cask calibre",
     ),
+    "assimp": InstallHint(
+        "3D models (obj, stl, ply, gltf, glb, fbx, dae, 3ds, 3mf, x3d ...) to each other",
+        programs=("assimp",),
+        debian="assimp-utils",
+        fedora="assimp",
+        homebrew="assimp",
+    ),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",
         programs=("chromium", "chromium-browser", "google-chrome"),
