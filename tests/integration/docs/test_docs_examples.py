@@ -20,8 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 from doc_blocks import ROOT, DocBlock, doc_blocks, documents
-from engine_needs import require_engine
 
+from engine_needs import require_engine
 from mcv_pipelines.service.engines import ENGINE_FACTORIES
 
 BLOCKS = [block for path in documents() for block in doc_blocks(path)]

@@ -73,7 +73,9 @@ def test_serve_refuses_private_imports_by_default_and_logs_json(tmp_path: Path) 
     # the refusal among the log records (a machine without bubblewrap also warns how engines are sealed)
     refusals = [r for r in records if r["event"] == "log" and r["message"].startswith("import/url refused")]
     assert [r["level"] for r in refusals] == ["warning"], refusals
-    assert refusals[0]["message"].startswith("import/url refused: 127.0.0.1 resolves to 127.0.0.1, a loopback")
+    assert refusals[0]["message"].startswith(
+        "import/url refused: 127.0.0.1 resolves to 127.0.0.1, a loopback"
+    )
     assert values["API key"] not in err
 
 

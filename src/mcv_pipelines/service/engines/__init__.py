@@ -6,7 +6,7 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, model3d/; a family may import the
+image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/; a family may import the
 modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/,
 vector/ checks its PDF input with pdf/).
 
@@ -27,13 +27,13 @@ from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
-from mcv_pipelines.service.engines.model3d.assimp import AssimpEngine
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
 from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
 from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.scene.assimp import AssimpEngine
 from mcv_pipelines.service.engines.text.pandoc import PandocEngine
 from mcv_pipelines.service.engines.vector.pdftocairo import PdftocairoEngine
 from mcv_pipelines.service.engines.vector.postscript import PostScriptEngine

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mcv_pipelines.service.engines import seal
-from mcv_pipelines.service.engines.model3d.confine import confined, program_env, program_prefix
 from mcv_pipelines.service.engines.process import run_program
+from mcv_pipelines.service.engines.scene.confine import confined, program_env, program_prefix
 
 
 def test_a_confined_program_sees_its_directory_and_not_the_system(

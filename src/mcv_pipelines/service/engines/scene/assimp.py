@@ -20,15 +20,15 @@ from mcv_pipelines.service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTED_CONVERSION
-from mcv_pipelines.service.engines.model3d.confine import confined, program_env, program_prefix
-from mcv_pipelines.service.engines.model3d.formats import EXPORTERS, READERS, THROUGH_OBJ, TRIANGLES_ONLY
-from mcv_pipelines.service.engines.model3d.gltf_embed import embed_side_files
-from mcv_pipelines.service.engines.model3d.references import defuse_references
-from mcv_pipelines.service.engines.model3d.x3d_names import escape_x3d_names
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import FILENAME, bool_option
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
+from mcv_pipelines.service.engines.scene.confine import confined, program_env, program_prefix
+from mcv_pipelines.service.engines.scene.formats import EXPORTERS, READERS, THROUGH_OBJ, TRIANGLES_ONLY
+from mcv_pipelines.service.engines.scene.gltf_embed import embed_side_files
+from mcv_pipelines.service.engines.scene.references import defuse_references
+from mcv_pipelines.service.engines.scene.x3d_names import escape_x3d_names
 
 __all__ = ["AssimpEngine"]
 
