@@ -88,12 +88,12 @@ class PandocEngine(ProgramEngine):
 
     def run(self, request: EngineRequest) -> EngineResult:
         started = time.monotonic()
-        printing = request.output_format == "pdf" and request.input_format in printed_sources(PANDOC_READERS)
+        printed = request.output_format == "pdf" and request.input_format in printed_sources(PANDOC_READERS)
+        printer = self.printer if printed else None  # a PDF: an html page for the printer
+        printing = printer is not None
         reader = PANDOC_READERS.get(request.input_format)
         writer = "html5" if printing else PANDOC_WRITERS.get(request.output_format)
         unproven = (request.input_format, request.output_format) in UNPROVEN
-        if printing and self.printer is None:
-            writer = None
         if request.operation != "convert" or reader is None or writer is None or unproven or not self.program:
             raise EngineError(
                 UNSUPPORTED_CONVERSION,
@@ -127,10 +127,11 @@ class PandocEngine(ProgramEngine):
             *(["--toc"] if bool_option(request.options, "toc", False) else []),
             ast.name,
         ]  # fmt: skip
-        self._pandoc(request, args, target, f"writing {request.output_format} with pandoc",
-                     sandbox=printing or request.output_format not in UNSANDBOXED_WRITERS)  # fmt: skip
-        if printing and self.printer is not None:
-            return self.printer.print_page(request, InputFile(request.inputs[0].task_name, target), started)
+        writing = "html to print" if printing else request.output_format
+        sandbox = printing or request.output_format not in UNSANDBOXED_WRITERS
+        self._pandoc(request, args, target, f"writing {writing} with pandoc", sandbox=sandbox)
+        if printer is not None:
+            return printer.print_page(request, InputFile(request.inputs[0].task_name, target), started)
         return EngineResult(files=[target])
 
     def _pandoc(self, request: EngineRequest, args: list[str], out: Path, what: str, sandbox: bool) -> None:
