@@ -64,7 +64,7 @@ def _bmp(head: bytes) -> bool:
 
 
 def _netpbm(head: bytes) -> bool:
-    return len(head) > 2 and head[0:1] == b"P" and head[1:2] in b"123456" and head[2:3].isspace()
+    return len(head) > 2 and head[0:1] == b"P" and head[1:2] in b"1234567" and head[2:3].isspace()
 
 
 def _aiff(head: bytes) -> bool:
@@ -102,7 +102,9 @@ SIGNATURES: Mapping[str, Signature] = {
     "raf": Signature("a Fujifilm raw image", "raf", _starts(b"FUJIFILMCCD-RAW")),
     "ico": Signature("a Windows icon", "ico", _starts(b"\x00\x00\x01\x00")),
     "pdf": Signature("a PDF document", "pdf", _pdf),
-    "postscript": Signature("a PostScript document", "ps", _starts(b"%!", b"\x04%!", b"\xc5\xd0\xd3\xc6")),
+    # PostScript; with a ^D first, a printer job's PJL header first, or an EPS's DOS binary header
+    "postscript": Signature("a PostScript document", "ps",
+                            _starts(b"%!", b"\x04%!", b"\x1b%-12345X", b"\xc5\xd0\xd3\xc6")),
     "zip": Signature("a zip archive (as zip, docx, xlsx, pptx, odt, epub are)", "zip",
                      _starts(b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")),
     "7z": Signature("a 7z archive", "7z", _starts(b"7z\xbc\xaf\x27\x1c")),
@@ -123,7 +125,7 @@ SIGNATURES: Mapping[str, Signature] = {
     "iso-media": Signature("an ISO media file (as mp4, mov, 3gp, heic, avif are)", "mp4", _iso_media),
     "ogg": Signature("an Ogg stream", "ogg", _starts(b"OggS")),
     "flac": Signature("FLAC audio", "flac", _flac),
-    "wav": Signature("WAV audio", "wav", _riff(b"WAVE", b"RIFF", b"RF64", b"BW64")),
+    "wav": Signature("WAV audio", "wav", _riff(b"WAVE", b"RIFF", b"RIFX", b"RF64", b"BW64")),
     "w64": Signature("Sony Wave64 audio", "w64", _starts(b"riff\x2e\x91\xcf\x11")),
     "avi": Signature("an AVI video", "avi", _riff(b"AVI ")),
     "aiff": Signature("AIFF audio", "aiff", _aiff),
