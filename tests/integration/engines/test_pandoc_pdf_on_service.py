@@ -55,6 +55,7 @@ def test_markdown_and_rst_to_pdf_are_listed_and_printed_by_pandoc(
         },
     )
     assert task_named(job, "md-pdf")["engine"] == "pandoc"
+    assert "refused_requests" not in task_named(job, "md-pdf")["result"]  # the page asked for nothing
     files = download_all(job, tmp_path / "out")
     assert set(files) == {"notes.pdf", "g.pdf"}
     notes = PdfReader(io.BytesIO(files["notes.pdf"].read_bytes()))
@@ -77,7 +78,8 @@ def test_hostile_markdown_to_pdf_fetches_and_embeds_nothing(
             f'<iframe src="{origin.url}/frame"></iframe>\n\n'
             f'<img src="{wire.url}/raw.png">\n\n'
             "![private](http://10.0.0.7/x.png)\n\n"
-            # raw HTML the AST cleaning keeps: the printed page itself must refuse the navigation
+            # raw HTML the AST cleaning keeps: the printed page itself must refuse what it asks for
+            f'<link rel="preload" as="image" imagesrcset="{origin.url}/preload.png 1x">\n\n'
             f'<meta http-equiv="refresh" content="0; url={origin.url}/refresh">\n\n'
             "---\ncss: /etc/passwd\n---\n"
         )
@@ -92,6 +94,8 @@ def test_hostile_markdown_to_pdf_fetches_and_embeds_nothing(
         files = download_all(job, tmp_path / "out")
         assert origin.paths == []
         assert wire.hits == []
+    refused = task_named(job, "pdf")["result"]["refused_requests"]
+    assert [line for line in refused if "/preload.png" in line], refused  # it tried; the guard said no
     body = files["evil.pdf"].read_bytes()
     assert b"LOOPBACK-SECRET" not in body
     text = _text(files["evil.pdf"])

@@ -124,6 +124,8 @@ class PandocEngine(ProgramEngine):
             *(["--standalone"] if printing or request.output_format in STANDALONE else []),
             # its images inlined as data: URLs, read in the sandbox: the printed page fetches nothing
             *(["--self-contained"] if printing else []),
+            # and no favicon request, which the printer would refuse and report
+            *(["--variable", 'header-includes=<link rel="icon" href="data:,">'] if printing else []),
             *(["--toc"] if bool_option(request.options, "toc", False) else []),
             ast.name,
         ]  # fmt: skip
