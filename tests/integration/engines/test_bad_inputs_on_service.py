@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import socket
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 from engine_job_helpers import b64_import, run_job, task_named
+from PIL import Image
 
 from mcv_pipelines.service.engines.base import Engine
 
@@ -91,3 +93,62 @@ def test_damaged_pdf_is_refused_by_every_optimizer(
     optimize = {"operation": "optimize", "input": "pdf", "engine": engine}
     task = assert_failed_clearly(client, {"pdf": b64_import(damaged), "small": optimize}, "small")
     assert "damaged.pdf" in str(task["message"]), task
+
+
+def _png(path: Path) -> Path:
+    Image.new("RGB", (8, 8), "teal").save(path, "PNG")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "target", "says", "looks_like"),
+    [
+        ("photo.pdf", "png", "png", "its extension says pdf (a PDF document)", "its bytes are a PNG image"),
+        ("bundle.png", "zip", "jpg", "its extension says png (a PNG image)", "its bytes are a zip archive"),
+        ("notes.docx", "text", "pdf", "its extension says docx (a zip archive", "its bytes are text"),
+    ],
+)
+def test_a_mislabelled_file_fails_before_any_engine_naming_both(
+    client: httpx.Client, tmp_path: Path, name: str, content: str, target: str, says: str, looks_like: str
+) -> None:
+    # No engine needed: the file is refused before one is picked (so also where none would run).
+    path = tmp_path / name
+    if content == "png":
+        _png(path)
+    elif content == "zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("a.txt", "hello")
+    else:
+        path.write_text("# Notes\n\nJust words, no document.\n")
+    task = assert_failed_clearly(
+        client,
+        {"in": b64_import(path), "out": {"operation": "convert", "input": "in", "output_format": target}},
+        "out",
+    )
+    assert task["code"] == "INVALID_INPUT_FILE"
+    message = str(task["message"])
+    assert message.startswith(f"{name} is not a {name.rsplit('.', 1)[1]} file"), message
+    assert says in message
+    assert looks_like in message
+
+
+def test_input_format_is_checked_too_and_a_true_one_converts(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("pillow", "convert", "png", "jpg")
+    path = _png(tmp_path / "upload.bin")
+    task = assert_failed_clearly(
+        client,
+        {"in": b64_import(path),
+         "out": {"operation": "convert", "input": "in", "input_format": "jpg", "output_format": "png"}},
+        "out",
+    )  # fmt: skip
+    assert task["code"] == "INVALID_INPUT_FILE"
+    assert "input_format says jpg (a JPEG image), but its bytes are a PNG image" in str(task["message"])
+    job = run_job(
+        client,
+        {"in": b64_import(path),
+         "out": {"operation": "convert", "input": "in", "input_format": "png", "output_format": "jpg"},
+         "export": {"operation": "export/url", "input": "out"}},
+    )  # fmt: skip
+    assert job["status"] == "finished", job

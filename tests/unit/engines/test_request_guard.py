@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.engines.url_guard import NoNetworkGuard, UrlGuard, parse_networks
 from mcv_pipelines.service.engines.web.request_guard import RequestPolicy, document_url
 
 
@@ -48,3 +48,15 @@ def test_an_uploaded_document_is_answered_here_and_nothing_else_of_its_host() ->
     sibling = url.rsplit("/", 1)[0] + "/other.png"
     assert policy.decide("4", sibling).method == "Fetch.failRequest"
     assert document_url("report.html") != url  # a fresh host per task
+
+
+def test_a_page_that_fetches_nothing_gets_no_address_public_or_private() -> None:
+    # Pandoc's printed page (text/pandoc_pdf.py): every host refused, none resolved.
+    asked: list[str] = []
+    guard = NoNetworkGuard(resolver=lambda host, port: asked.append(host) or ["93.184.215.14"])
+    policy = RequestPolicy(guard=guard)
+    for url in ("https://example.com/a.css", "http://93.184.215.14/", "http://127.0.0.1:9/x"):
+        assert policy.decide("1", url).method == "Fetch.failRequest"
+    assert asked == []
+    assert "this document fetches nothing" in policy.refused[0]
+    assert policy.decide("2", "data:image/png;base64,AAAA").method == "Fetch.continueRequest"

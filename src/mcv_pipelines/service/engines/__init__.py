@@ -84,7 +84,18 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
 def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:
     """Instantiate every registered engine and keep those whose program or library is present."""
     engines = [factory() for factory in factories]
-    return [engine for engine in engines if engine.version() is not None]
+    present = [engine for engine in engines if engine.version() is not None]
+    _compose(present)
+    return present
+
+
+def _compose(engines: Sequence[Engine]) -> None:
+    """Hand engines that build on another the instance made here: Pandoc prints its PDFs with the web
+    engine's html -> pdf (text/pandoc_pdf.py), so the process keeps one warm browser, not two."""
+    printers = [engine for engine in engines if isinstance(engine, ChromiumEngine)]
+    for engine in engines:
+        if isinstance(engine, PandocEngine) and printers:
+            engine.print_with(printers[0])
 
 
 def close_engines(engines: Sequence[Engine]) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "ForbiddenAddress",
     "IPAddress",
     "IPNetwork",
+    "NoNetworkGuard",
     "Resolver",
     "UnresolvedHost",
     "UrlGuard",
@@ -49,8 +50,8 @@ class ForbiddenAddress(Exception):
     should not learn the layout of a private network by asking).
     """
 
-    def __init__(self, host: str, kind: str, address: str) -> None:
-        super().__init__(f"{host} resolves to a {kind} address")
+    def __init__(self, host: str, kind: str, address: str, message: str | None = None) -> None:
+        super().__init__(message or f"{host} resolves to a {kind} address")
         self.host = host
         self.kind = kind
         self.address = address
@@ -170,3 +171,16 @@ class UrlGuard:
             if kind is not None:
                 raise ForbiddenAddress(host, kind, text)
         return found
+
+
+@dataclass(frozen=True)
+class NoNetworkGuard(UrlGuard):
+    """Refuses every host, public ones too, without resolving it (no DNS query either).
+
+    For a page this service made itself and that has nothing to fetch (Pandoc's self-contained html
+    printed to PDF): whatever such a page asks for came from a hostile input, so it is refused.
+    """
+
+    def addresses(self, host: str, port: int) -> list[str]:
+        del port
+        raise ForbiddenAddress(host, "any", host, f"{host} is not fetched: this document fetches nothing")

@@ -21,6 +21,7 @@ from mcv_pipelines.service.engines import find_conversion
 from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
 from mcv_pipelines.service.engines.lookup import normalize_listing_format
 from mcv_pipelines.service.engines.seal import TaskScope, task_scope
+from mcv_pipelines.service.engines.signatures import mislabelled_input
 from mcv_pipelines.service.files.paths import file_format, safe_filename
 from mcv_pipelines.service.files.signing import file_url
 from mcv_pipelines.service.state.config import ServiceConfig
@@ -36,6 +37,8 @@ from mcv_pipelines.service.work.imports import (
 __all__ = ["Outcome", "check_sandbox", "execute", "formats_of"]
 
 _NOT_OPTIONS = frozenset({"operation", "input", "ignore_error"})
+# Operations whose engine is picked by the input file's format, checked against its leading bytes.
+_SIGNED_INPUT = frozenset({"convert", "thumbnail"})
 
 
 @dataclass
@@ -143,6 +146,9 @@ def _process(
     if not inputs and operation != "capture-website":
         raise TaskFailed("INPUT_TASK_FAILED", "The task has no input file.")
     input_format, output_format = formats_of(task, inputs)
+    if operation in _SIGNED_INPUT and inputs:
+        said_by = "input_format" if payload.get("input_format") else "its extension"
+        _check_signature(inputs[0], input_format, said_by)
     chosen = find_conversion(engines, operation, input_format, output_format, payload.get("engine"))
     if chosen is None:
         named = f" with engine {payload['engine']}" if payload.get("engine") else ""
@@ -202,6 +208,14 @@ def _process(
         engine_version=engine.version(),
         files=files,
     )
+
+
+def _check_signature(item: InputFile, input_format: str, said_by: str) -> None:
+    """A file whose leading bytes cannot start an ``input_format`` file fails before any engine runs
+    (a PNG named .pdf), with both named, instead of failing inside a program (engines/signatures.py)."""
+    message = mislabelled_input(item.path, input_format, said_by)
+    if message is not None:
+        raise TaskFailed("INVALID_INPUT_FILE", message)
 
 
 def _gathered(files: list[Path], out_dir: Path) -> list[Path]:
