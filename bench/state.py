@@ -35,7 +35,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -49,6 +48,7 @@ from mcv_pipelines.service.server import LocalService
 from mcv_pipelines.service.state import jsontext
 from mcv_pipelines.service.state.database import open_database
 from mcv_pipelines.service.state.store import Store
+from mcv_pipelines.service.state.tasks import new_id
 
 KEY = "sk-bench-state-0123456789abcdef"
 JOB = {
@@ -91,7 +91,7 @@ def _clone(job: Any, tasks: list[Any], n: int, ended: str) -> tuple[Any, list[An
     """Job ``n`` of the bulk: the template with new ids (replaced everywhere in the documents)."""
     text = jsontext.dumps({"job": job, "tasks": tasks})
     for old in [job["id"], *(t["id"] for t in tasks)]:
-        text = text.replace(old, str(uuid.uuid4()))
+        text = text.replace(old, new_id())  # time-ordered, as the service makes them
     docs = jsontext.loads(text)
     new_job, new_tasks = docs["job"], docs["tasks"]
     new_job["tag"] = f"t{n % TAGS}"
