@@ -100,8 +100,10 @@ class Retention:
                 self._after(store, deleted, swept)
                 busy = time.perf_counter() - began
                 swept.busiest = max(swept.busiest, busy)
+                full = len(deleted) >= self.batch  # a short batch was most likely the last one
                 self._resize(busy, len(deleted))
-                time.sleep(busy * REST)
+                if full:
+                    time.sleep(busy * REST)
         return swept
 
     def _resize(self, busy: float, rows: int) -> None:
