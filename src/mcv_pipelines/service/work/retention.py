@@ -3,12 +3,12 @@ and so are the jobs they leave empty.
 
 Cheap at any history (issue 27): expired tasks are found by the ``tasks_ended`` index and deleted in
 batches, one short statement each, oldest first (ids are time-ordered, so a batch's rows sit together
-in every index). A batch is the statement, the jobs it left empty, what the scheduler does after it
+in the id indexes too). A batch is the statement, the jobs it left empty, what the scheduler does after it
 and the files; the batch size follows the time all of that takes in this process, aiming at
 ``TARGET_SECONDS``, and after each batch the sweep rests half that long. The files count: deleting
 them is Python work under the GIL, and an API thread that waits for the GIL behind a busy thread
-waits up to the switch interval (5 ms) each time it takes it back after I/O, so a request slowed by
-the sweep is slowed for one batch at most. On SQLite every statement holds the one connection the
+waits up to the switch interval (5 ms) each time it takes it back after I/O, so a request is slowed
+for about one batch, not for the whole sweep. On SQLite every statement holds the one connection the
 API uses too (a request waits for one statement at most); on PostgreSQL the sweep has a connection
 of its own, a delete locks only the expired rows, which no request reads, and skips any row another
 transaction holds. A job is looked at only when the sweep deleted one of its tasks. Files go by their
