@@ -18,7 +18,8 @@ documents are the template of the rest.
 - sweep: ``--expired`` of the bulk jobs ended two days ago (past the 24 h retention); the
   scheduler's sweep deletes them while a client lists page 1 and creates jobs, one request after
   the other: tasks/s deleted, the batch size it settled on, each request's p50/p99 for 3 s before
-  the sweep and during it. (The client runs in the service's process: both share one GIL.)
+  the sweep and during it, and the CPU seconds the sweeping thread used (what the machine's load
+  does not change). (The client runs in the service's process: both share one GIL.)
 - size: the database's bytes (SQLite: file + WAL; PostgreSQL: pg_database_size), bytes per job and
   per task (tables with their indexes), the average stored document, on PostgreSQL also as jsonb,
   and what a day of 100,000 such jobs adds.
@@ -35,7 +36,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -49,6 +49,7 @@ from mcv_pipelines.service.server import LocalService
 from mcv_pipelines.service.state import jsontext
 from mcv_pipelines.service.state.database import open_database
 from mcv_pipelines.service.state.store import Store
+from mcv_pipelines.service.state.tasks import new_id
 
 KEY = "sk-bench-state-0123456789abcdef"
 JOB = {
@@ -91,7 +92,7 @@ def _clone(job: Any, tasks: list[Any], n: int, ended: str) -> tuple[Any, list[An
     """Job ``n`` of the bulk: the template with new ids (replaced everywhere in the documents)."""
     text = jsontext.dumps({"job": job, "tasks": tasks})
     for old in [job["id"], *(t["id"] for t in tasks)]:
-        text = text.replace(old, str(uuid.uuid4()))
+        text = text.replace(old, new_id())  # time-ordered, as the service makes them
     docs = jsontext.loads(text)
     new_job, new_tasks = docs["job"], docs["tasks"]
     new_job["tag"] = f"t{n % TAGS}"
@@ -243,9 +244,9 @@ def _sweep(svc: LocalService) -> dict[str, float]:
     client.start()
     time.sleep(3.0)  # the same load without a sweep first: what the sweep adds is the difference
     quiet, seconds[:] = list(seconds), []
-    began = time.perf_counter()
-    svc.ctx.scheduler.sweep()
-    took = time.perf_counter() - began
+    began, cpu = time.perf_counter(), time.thread_time()
+    svc.ctx.scheduler.sweep()  # in this thread: its CPU time is the sweep's (and SQLite's) own work
+    took, cpu = time.perf_counter() - began, time.thread_time() - cpu
     done.set()
     client.join()
     deleted = before - int(store.db.read(expired_sql, [cutoff])[0][0])
@@ -254,6 +255,7 @@ def _sweep(svc: LocalService) -> dict[str, float]:
         "deleted": float(deleted),
         "seconds": took,
         "rate": deleted / took if took else 0.0,
+        "cpu": cpu,
         "batch": float(swept.batch),
         "p50": _ms(seconds, 0.5) if seconds else 0.0,
         "p99": _ms(seconds, 0.99) if seconds else 0.0,
@@ -349,6 +351,12 @@ def _run(args: argparse.Namespace, data_dir: Path, url: str | None) -> int:
         ("sweep: tasks deleted", f"{sweep['deleted']:,.0f} in {sweep['seconds']:.1f} s"),
         ("sweep: tasks/s", f"{sweep['rate']:,.0f}"),
         ("sweep: batch size it settled on (rows)", f"{sweep['batch']:,.0f}"),
+        # What the machine's load does not change: CPU seconds the sweeping thread used (with SQLite
+        # this includes the database's work; PostgreSQL's server works in its own processes).
+        (
+            "sweep: CPU of the sweeping thread (s), tasks per CPU second",
+            f"{sweep['cpu']:.1f} s, {sweep['deleted'] / max(sweep['cpu'], 1e-9):,.0f}",
+        ),
         (
             "API under load, no sweep: list page 1 + create",
             f"p50 {sweep['quiet p50']:.1f} / p99 {sweep['quiet p99']:.1f} ms",

@@ -154,6 +154,38 @@ def test_job_page_follows_the_job_live_without_reloading(
     assert_key_nowhere(served, seen, page, typed)
 
 
+def test_older_jobs_follow_the_next_link_and_stay_put_while_new_jobs_arrive(
+    page: Page, served: Served, seen: Seen
+) -> None:
+    raw = {"operation": "import/raw", "file": "x", "filename": "x.txt"}
+    body = {"tag": "paging-test", "tasks": {"in": raw}}
+    with api(served) as client:
+        made = [client.post("/v2/jobs", json=body).json()["data"]["id"] for _ in range(53)]
+        client.post("/v2/jobs", json={**body, "tag": "other"})  # the newest of all, but not of the tag
+    log_in_with_the_form(page, served)
+    page.get_by_label("Tag").fill("paging-test")
+    rows = page.locator("tbody tr[data-job]")
+    expect(rows.first).to_have_attribute("data-job", made[-1])  # the tag's list, newest first
+    expect(rows).to_have_count(50)  # the console's pages hold 50
+    page.get_by_role("button", name="Older →").click()
+    expect(rows).to_have_count(3)
+    expect(rows.first).to_have_attribute("data-job", made[2])
+    expect(page.locator(".pages .note")).to_have_text("page 2")
+    older = [url for url in seen.requests if "/v2/jobs?" in url][-1]
+    assert "seq_below=" in older  # read off the index from where page 1 ended, not by offset
+    # A job made now reaches the page through the change stream, which reads the page again: the
+    # older page keeps its own three jobs instead of taking the one page 1 pushes over.
+    with page.expect_request(lambda request: request.url == older), api(served) as client:
+        newest = client.post("/v2/jobs", json=body).json()["data"]["id"]
+    expect(rows).to_have_count(3)
+    assert [rows.nth(i).get_attribute("data-job") for i in range(3)] == made[2::-1]
+    page.get_by_role("button", name="← Newer").click()
+    expect(rows.first).to_have_attribute("data-job", newest)
+    expect(page.locator(".pages .note")).to_have_text("page 1")
+    expect(page.get_by_role("button", name="← Newer")).to_be_disabled()
+    assert_key_nowhere(served, seen, page)
+
+
 @pytest.fixture
 def flaky_origin(photo: Path) -> Iterator[str]:
     """A loopback file server that answers 404 the first time and the photo after."""

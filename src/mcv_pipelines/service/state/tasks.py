@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 import uuid
 from typing import Any
 
@@ -31,7 +33,15 @@ def input_names(value: Any) -> list[str]:
 
 
 def new_id() -> str:
-    return str(uuid.uuid4())
+    """A new job or task id: a UUID of version 7 (RFC 9562), the time in milliseconds in its first 48
+    bits and 74 random bits after. Ids made later sort later, so the rows the retention sweep deletes
+    together (the oldest) sit together in every index keyed by an id (``id``, ``job_id``); random
+    UUIDs put each one on a page of its own, and a delete of 100 rows rewrote 200 pages (issue 27).
+    The spec's ids are opaque strings; ids grant nothing (file links and upload forms are signed)."""
+    millis = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits, 74 of them used
+    value = millis << 80 | 7 << 76 | (rand >> 62 & 0xFFF) << 64 | 2 << 62 | rand & (1 << 62) - 1
+    return str(uuid.UUID(int=value))
 
 
 def new_task(

@@ -2,15 +2,17 @@
 and so are the jobs they leave empty.
 
 Cheap at any history (issue 27): expired tasks are found by the ``tasks_ended`` index and deleted in
-batches, one short statement each. On SQLite every statement holds the one connection the API uses
-too, so the batch size follows the time a statement takes, aiming at ``TARGET_SECONDS`` (an API
-request waits for one statement at most), and after each batch the sweep leaves the database alone
-for half the time it held it (deleting the batch's files meanwhile), so the API keeps at least a
-third of it under a long sweep. On PostgreSQL the sweep has a connection of its own, a delete locks
-only the expired rows, which no request reads, and skips any row another transaction holds: batches
-aim at ``SHARED_TARGET_SECONDS``. A job
-is looked at only when the sweep deleted one of its tasks. Files go by their task's prefix in the
-store.
+batches, one short statement each, oldest first (ids are time-ordered, so a batch's rows sit together
+in the id indexes too). A batch is the statement, the jobs it left empty, what the scheduler does after it
+and the files; the batch size follows the time all of that takes in this process, aiming at
+``TARGET_SECONDS``, and after each batch the sweep rests half that long. The files count: deleting
+them is Python work under the GIL, and an API thread that waits for the GIL behind a busy thread
+waits up to the switch interval (5 ms) each time it takes it back after I/O, so a request is slowed
+for about one batch, not for the whole sweep. On SQLite every statement holds the one connection the
+API uses too (a request waits for one statement at most); on PostgreSQL the sweep has a connection
+of its own, a delete locks only the expired rows, which no request reads, and skips any row another
+transaction holds. A job is looked at only when the sweep deleted one of its tasks. Files go by their
+task's prefix in the store.
 
 On a team's shared database one process sweeps at a time (an advisory lock); the others skip the round.
 
@@ -35,9 +37,9 @@ from mcv_pipelines.service.work.taskfiles import discard
 __all__ = ["LOCK_KEY", "Retention", "Swept"]
 
 LOCK_KEY = 7231027  # the advisory lock of the sweep (7231001 is the migrations')
-TARGET_SECONDS = 0.010
-SHARED_TARGET_SECONDS = 0.050
-MIN_BATCH, FIRST_BATCH, MAX_BATCH = 100, 1000, 5000
+TARGET_SECONDS = 0.020  # one batch's work in this process: statements, follow-up, files
+REST = 0.5  # after a batch, the sweep leaves the process alone for this share of the batch's time
+MIN_BATCH, FIRST_BATCH, MAX_BATCH = 50, 200, 5000
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Swept:
     jobs: int = 0
     batches: int = 0
     longest: float = 0.0  # seconds of the longest delete statement
+    busiest: float = 0.0  # seconds of the longest batch (its statements, follow-up and files)
     skipped: bool = False  # another process of the team holds the sweep
 
 
@@ -66,7 +69,6 @@ class Retention:
         self.config = config
         self.after_batch = after_batch
         self.batch = FIRST_BATCH
-        self.target = SHARED_TARGET_SECONDS if store.db.shared else TARGET_SECONDS
 
     def sweep(self, cutoff: str, stop: threading.Event | None = None) -> Swept:
         """Delete every task that ended before ``cutoff`` (ISO time), batch by batch, until none is
@@ -95,31 +97,29 @@ class Retention:
                 swept.batches += 1
                 swept.tasks += len(deleted)
                 swept.longest = max(swept.longest, took)
-                self._resize(took, len(deleted))
-                in_db, on_files = self._after(store, deleted, swept)
-                time.sleep(max(0.0, (took + in_db) / 2 - on_files))
+                self._after(store, deleted, swept)
+                busy = time.perf_counter() - began
+                swept.busiest = max(swept.busiest, busy)
+                full = len(deleted) >= self.batch  # a short batch was most likely the last one
+                self._resize(busy, len(deleted))
+                if full:
+                    time.sleep(busy * REST)
         return swept
 
-    def _resize(self, took: float, rows: int) -> None:
+    def _resize(self, busy: float, rows: int) -> None:
         if rows < self.batch:
             return  # the last, short batch says nothing of the right size
-        if took > 2 * self.target:
+        if busy > 2 * TARGET_SECONDS:
             self.batch = max(MIN_BATCH, self.batch // 2)
-        elif took < self.target / 2:
+        elif busy < TARGET_SECONDS / 2:
             self.batch = min(MAX_BATCH, self.batch * 2)
 
-    def _after(
-        self, store: Store, deleted: list[tuple[str, str | None]], swept: Swept
-    ) -> tuple[float, float]:
-        """The jobs of the deleted tasks, then their files; the seconds spent in the database and on
-        the files."""
-        began = time.perf_counter()
+    def _after(self, store: Store, deleted: list[tuple[str, str | None]], swept: Swept) -> None:
+        """The jobs of the deleted tasks, what the scheduler does after them, then their files."""
         touched = sorted({job_id for _, job_id in deleted if job_id})
         gone = set(store.delete_jobs_if_empty(touched))
         swept.jobs += len(gone)
         if self.after_batch is not None:
             self.after_batch([task_id for task_id, _ in deleted], [j for j in touched if j not in gone])
-        held = time.perf_counter() - began
         for task_id, _ in deleted:  # the rows are gone: no request reaches these files any more
             discard(self.storage, self.config, task_id)
-        return held, time.perf_counter() - began - held

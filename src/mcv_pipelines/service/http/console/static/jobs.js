@@ -19,7 +19,13 @@ function counts(tasks) {
 }
 
 export function jobsView(root, app) {
-  const filter = { status: "", tag: "", page: 1 };
+  const filter = { status: "", tag: "" };
+  // The pages shown so far, as the API queries that read them: page 1's own, then each one the
+  // `links.next` of the page before (with its seq_below, where that page ended). "Older" follows
+  // links.next, "Newer" steps back, and a live re-read asks the same query again: each costs one
+  // page at any depth, and jobs created meanwhile do not push this page's rows onto the next.
+  let trail = [];
+  let next = null;
   const status = el("select", { id: "filter-status", name: "status" },
     el("option", { value: "" }, "any"), ...STATUSES.map((s) => el("option", { value: s }, s)));
   const tag = el("input", { id: "filter-tag", name: "tag", type: "search", placeholder: "exact tag" });
@@ -32,17 +38,24 @@ export function jobsView(root, app) {
   const body = el("tbody");
   table.append(body);
   const message = el("p", { class: "error", role: "alert" });
-  const newer = el("button", { type: "button", onclick: () => { filter.page -= 1; load(); } }, "← Newer");
-  const older = el("button", { type: "button", onclick: () => { filter.page += 1; load(); } }, "Older →");
+  const newer = el("button", { type: "button", onclick: () => { trail.pop(); load(); } }, "← Newer");
+  const older = el("button", { type: "button", onclick: () => { trail.push(next); load(); } }, "Older →");
   const where = el("span", { class: "note" });
   root.replaceChildren(el("h1", {}, "Jobs"), form, message, table, el("p", { class: "pages" }, newer, " ", where, " ", older));
 
-  async function load() {
-    const query = new URLSearchParams({ include: "tasks", per_page: "50", page: String(filter.page) });
+  function firstPage() {
+    const query = new URLSearchParams({ include: "tasks", per_page: "50" });
     if (filter.status) query.set("filter[status]", filter.status);
     if (filter.tag) query.set("filter[tag]", filter.tag);
+    trail = [String(query)];
+    load();
+  }
+
+  async function load() {
+    const query = trail[trail.length - 1];
     try {
       const page = await api("GET", `/v2/jobs?${query}`);
+      if (query !== trail[trail.length - 1]) return; // the user moved on meanwhile
       message.textContent = "";
       body.replaceChildren(...page.data.map((job) => el("tr", { "data-job": job.id },
         el("td", {}, el("a", { href: `#/job/${job.id}` }, job.id)),
@@ -51,15 +64,17 @@ export function jobsView(root, app) {
         el("td", { class: "counts" }, counts(job.tasks)),
         el("td", {}, when(job.created_at)))));
       if (!page.data.length) body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, "No jobs match.")));
-      newer.disabled = !page.links.prev;
-      older.disabled = !page.links.next;
-      where.textContent = `page ${filter.page}`;
+      // Only the query of the link: the console asks its own service, under the console's root.
+      next = page.links.next ? new URL(page.links.next, location.href).search.slice(1) : null;
+      newer.disabled = trail.length < 2;
+      older.disabled = !next;
+      where.textContent = `page ${trail.length}`;
     } catch (error) { message.textContent = problem(error); }
   }
   const reload = debounced(load);
-  status.addEventListener("change", () => { filter.status = status.value; filter.page = 1; load(); });
-  tag.addEventListener("input", debounced(() => { filter.tag = tag.value.trim(); filter.page = 1; load(); }, 300));
-  load();
+  status.addEventListener("change", () => { filter.status = status.value; firstPage(); });
+  tag.addEventListener("input", debounced(() => { filter.tag = tag.value.trim(); firstPage(); }, 300));
+  firstPage();
   return follow("/console/api/events", () => reload(), app.setLive);
 }
 
