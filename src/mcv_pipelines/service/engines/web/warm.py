@@ -221,6 +221,9 @@ class WarmBrowser:
             session = str(pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True}, None,
                                     deadline, cancelled)["sessionId"])  # fmt: skip
             running.policies[session] = policy
+            # Hear the page's events from now on: a local document can be loaded before the caller
+            # waits for its load event, and an event with no queue yet was dropped (a 30 s wait).
+            pipe.events(session)
             page = Page(pipe, session, deadline, cancelled)
             page.call("Fetch.enable", _ALL_REQUESTS)
             page.call("Target.setAutoAttach", _AUTO_ATTACH)
