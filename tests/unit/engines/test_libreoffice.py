@@ -299,3 +299,17 @@ def test_a_hung_process_is_replaced_before_the_next_conversion(
         assert office.pool.started == 2
     finally:
         office.close()
+
+
+def test_a_process_past_its_memory_bound_is_replaced(require_engine: RequireEngine, tmp_path: Path) -> None:
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    office = LibreOfficeEngine(memory_bound=1)  # any soffice holds more than a byte
+    try:
+        source = write(tmp_path / "in" / "memo.txt", "memo\n")
+        office.run(make_request(tmp_path / "1", source, "txt"))
+        assert office.pool.pids() == []  # not kept warm: it gave its memory back at once
+        result = office.run(make_request(tmp_path / "2", source, "txt"))
+        assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
+        assert office.pool.started == 2
+    finally:
+        office.close()

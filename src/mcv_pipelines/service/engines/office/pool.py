@@ -5,8 +5,9 @@ the helper (``uno_bridge.py`` under the system Python) that talks UNO to it; the
 lines to the helper. The ``OfficePool`` hands out one process per conversion, starting processes
 lazily as conversions come (the scheduler runs at most ``config.workers`` tasks at once, so the pool
 holds at most one process per task slot). A process is replaced when it dies, has done
-``max_conversions`` (LibreOffice grows over time), or does not answer the ping sent before each
-conversion (it hung while idle); a conversion past its timeout, or cancelled, kills its process only:
+``max_conversions`` or holds more than ``memory_bound`` of resident memory after a conversion
+(LibreOffice keeps caches and grows with what it opened), or does not answer the ping sent before
+each conversion (it hung while idle); a conversion past its timeout, or cancelled, kills its process only:
 the next conversion starts a fresh one. Processes beyond ``keep_warm`` that sit idle for
 ``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice (some 160 MB
 each) resident for good.
@@ -40,7 +41,7 @@ from typing import Any
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
 
-__all__ = ["BRIDGE_SCRIPT", "OfficePool", "OfficeProcess"]
+__all__ = ["BRIDGE_SCRIPT", "DEFAULT_MEMORY_BOUND", "OfficePool", "OfficeProcess"]
 
 BRIDGE_SCRIPT = Path(__file__).with_name("uno_bridge.py")
 _START_SECONDS = 90.0  # a first start makes the profile: slow on a busy machine
@@ -48,6 +49,9 @@ _STOP_SECONDS = 5.0
 _PING_SECONDS = 5.0  # a warm soffice answers in a millisecond or two
 _POLL_SECONDS = 0.1
 _LIVE: weakref.WeakSet[OfficePool] = weakref.WeakSet()
+# soffice.bin idles at some 140 MB resident after a small document; twice that after a conversion
+# means it kept what a large one loaded: a fresh process gives it back (issue 24: the idle worker).
+DEFAULT_MEMORY_BOUND = 320 * 1024**2
 
 
 def _environment(home: Path) -> dict[str, str]:
@@ -132,6 +136,17 @@ class OfficeProcess:
     def pid(self) -> int | None:
         """The process that converts (soffice.bin), or the launcher where none was found."""
         return self.worker or (self.office.pid if self.office is not None else None)
+
+    def resident_memory(self) -> int:
+        """Bytes of RAM soffice.bin holds (its RSS: one process, so nothing is counted twice but
+        the libraries it shares with the bridge); 0 once it is gone."""
+        pid = self.pid
+        status_file = f"/proc/{pid}/status"
+        with contextlib.suppress(OSError, ValueError, IndexError), open(status_file, "rb") as status:
+            for line in status:
+                if line.startswith(b"VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
 
     @property
     def alive(self) -> bool:
@@ -229,6 +244,7 @@ class OfficePool:
         max_processes: int = 64,
         keep_warm: int = 1,
         idle_seconds: float = 60.0,
+        memory_bound: int = DEFAULT_MEMORY_BOUND,
     ) -> None:
         self.soffice = soffice
         self.python = python
@@ -236,6 +252,7 @@ class OfficePool:
         self.max_processes = max_processes
         self.keep_warm = keep_warm
         self.idle_seconds = idle_seconds
+        self.memory_bound = memory_bound
         self._reaper: threading.Thread | None = None
         self._idle: list[OfficeProcess] = []
         self._busy = 0
@@ -277,7 +294,10 @@ class OfficePool:
 
     def _give_back(self, process: OfficeProcess | None) -> None:
         retire = process is not None and (
-            not process.alive or process.conversions >= self.max_conversions or self._closed
+            not process.alive
+            or process.conversions >= self.max_conversions
+            or self._closed
+            or process.resident_memory() > self.memory_bound
         )
         if process is not None and retire:
             process.kill()
