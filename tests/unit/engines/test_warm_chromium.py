@@ -148,3 +148,25 @@ def test_a_load_event_that_came_before_the_wait_is_not_lost(chromium: ChromiumEn
             what="the page to finish loading",
         )
         assert page.wait_event("Page.loadEventFired", time.monotonic() + GENEROUS)
+
+
+def test_a_warm_browser_between_tasks_runs_no_page(
+    chromium: ChromiumEngine, site: Site, tmp_path: Path
+) -> None:
+    # The window Chromium opens by itself (a new-tab page) held two renderers for nothing.
+    capture(chromium, tmp_path, f"{site.url}/show")
+    running = chromium.browser._current
+    assert running is not None
+    found = running.pipe.call("Target.getTargets", {}, None, time.monotonic() + GENEROUS)["targetInfos"]
+    assert [target for target in found if target["type"] == "page"] == []
+
+
+def test_an_idle_browser_past_its_idle_bound_is_closed(
+    chromium: ChromiumEngine, site: Site, tmp_path: Path
+) -> None:
+    chromium.browser.idle_memory_bound = 1  # any browser with no task is past it
+    chromium.browser.memory_check_seconds = 0
+    capture(chromium, tmp_path, f"{site.url}/show")
+    assert chromium.browser._current is None  # closed as its last task ended, memory given back
+    assert "stored:nothing" in capture(chromium, tmp_path, f"{site.url}/show")
+    assert chromium.browser.starts == 2
