@@ -50,6 +50,9 @@ def _serve_worker(idle: float) -> None:
     with tempfile.TemporaryDirectory() as tmp, LocalService(data_dir=tmp, engines=engines) as service:
         print(json.dumps({"url": service.base_url, "key": service.api_key}), flush=True)
         sys.stdin.read()
+        office, web = engines
+        starts = {"LibreOffice": office.pool.started, "Chromium": web.browser.starts}
+        print(json.dumps(starts), flush=True)
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -169,6 +172,7 @@ def main(argv: Sequence[str]) -> int:
         server.shutdown()
         server.server_close()
     worker.stdin.close()
+    starts = json.loads(worker.stdout.readline())
     worker.wait(60)
     groups = ("service", "libreoffice", "chromium", "other")
     print(f"{'reading':<34} {'group':<12} {'procs':>5} {'RSS MiB':>8} {'PSS MiB':>8}")
@@ -181,6 +185,7 @@ def main(argv: Sequence[str]) -> int:
         rss = sum(r[1] for r in reading.values())
         pss = sum(r[2] for r in reading.values())
         print(f"{label:<34} {'ALL':<12} {n:>5} {rss:>8.0f} {pss:>8.0f}   (target: RSS under 600)")
+    print("processes started over the run: " + ", ".join(f"{name} {n}" for name, n in starts.items()))
     return 0
 
 

@@ -165,8 +165,11 @@ def test_an_idle_browser_past_its_idle_bound_is_closed(
     chromium: ChromiumEngine, site: Site, tmp_path: Path
 ) -> None:
     chromium.browser.idle_memory_bound = 1  # any browser with no task is past it
-    chromium.browser.memory_check_seconds = 0
+    chromium.browser.idle_check_seconds = 0
     capture(chromium, tmp_path, f"{site.url}/show")
-    assert chromium.browser._current is None  # closed as its last task ended, memory given back
+    running = chromium.browser._current
+    assert running is not None
+    wait_until(lambda: chromium.browser._current is None, what="the idle browser to be closed")
+    running.pipe.process.wait(GENEROUS)  # closed, its memory given back
     assert "stored:nothing" in capture(chromium, tmp_path, f"{site.url}/show")
     assert chromium.browser.starts == 2

@@ -9,8 +9,8 @@ The browser is started on first use and replaced when it died, or when it grew p
 ``memory_bound`` of resident memory (all its processes): a browser past the bound takes no new task
 and is closed once its running tasks are done. Between tasks it must stay small: the window a
 headless Chromium opens at start (a new-tab page and the omnibox's own pages, two renderers of some
-140 MB each) is closed, and a browser past ``idle_memory_bound`` with no task running is closed
-(the next task starts a fresh one), so what it kept from past pages is given back. A task that
+140 MB each) is closed, and a browser past ``idle_memory_bound`` with no task for ``idle_check_seconds`` is
+closed (the next task starts a fresh one), so what it kept from past pages is given back. A task that
 overruns its deadline loses its context; a browser that does not even answer the disposal is
 killed, never the service.
 
@@ -88,6 +88,8 @@ class _Running:
         self.policies: dict[str, RequestPolicy] = {}  # by DevTools session
         self.context_policies: dict[str, RequestPolicy] = {}  # by browser context (service workers)
         self.in_flight = 0
+        self.tasks = 0  # tasks given this browser so far
+        self.idle_timer: threading.Timer | None = None  # the idle memory check (WarmBrowser._release)
         self.retired = False
         self.checked = time.monotonic()
         handlers = {"Fetch.requestPaused": self._paused, "Target.attachedToTarget": self._attached}
@@ -161,6 +163,8 @@ class _Running:
         return total
 
     def close(self) -> None:
+        if self.idle_timer is not None:
+            self.idle_timer.cancel()
         self.pipe.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
@@ -186,6 +190,7 @@ class WarmBrowser:
         self.memory_bound = memory_bound
         self.idle_memory_bound = idle_memory_bound
         self.memory_check_seconds = MEMORY_CHECK_SECONDS  # a /proc walk: not before every task
+        self.idle_check_seconds = MEMORY_CHECK_SECONDS  # after its last task, how soon it is measured
         self.starts = 0  # browsers started so far (tests and the bench read it)
         self._lock = threading.Lock()
         self._current: _Running | None = None
@@ -205,6 +210,7 @@ class WarmBrowser:
                 running = self._current = _Running(self.argv)
                 self.starts += 1
             running.in_flight += 1
+            running.tasks += 1
             return running
 
     def _retire(self, running: _Running) -> None:
@@ -218,15 +224,26 @@ class WarmBrowser:
     def _release(self, running: _Running) -> None:
         with self._lock:
             running.in_flight -= 1
-            if running.in_flight == 0 and not running.retired and self._idle_check_due(running):
-                running.checked = time.monotonic()
-                if running.resident_memory() > self.idle_memory_bound:
-                    self._retire(running)
+            if running.in_flight == 0 and not running.retired:
+                # Measured once the browser has settled: the renderers of a context just disposed
+                # are still exiting now, and would count as if the browser kept them.
+                if running.idle_timer is not None:
+                    running.idle_timer.cancel()
+                token = running.tasks
+                running.idle_timer = threading.Timer(self.idle_check_seconds, self._check_idle,
+                                                     (running, token))  # fmt: skip
+                running.idle_timer.daemon = True
+                running.idle_timer.start()
             if running.retired and running.in_flight == 0:
                 running.close()
 
-    def _idle_check_due(self, running: _Running) -> bool:
-        return time.monotonic() - running.checked >= self.memory_check_seconds
+    def _check_idle(self, running: _Running, token: int) -> None:
+        """Close ``running`` if it is still idle since its task ``token`` and past the idle bound."""
+        with self._lock:
+            if running is not self._current or running.in_flight or running.tasks != token:
+                return
+            if running.resident_memory() > self.idle_memory_bound:
+                self._retire(running)
 
     @contextlib.contextmanager
     def page(
