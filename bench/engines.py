@@ -1,20 +1,22 @@
-"""Warm engines against cold programs, side by side in one run, printed as a table (issue 24).
+"""Warm LibreOffice against cold soffice, and one job against four at once, side by side (issue 24).
 
-Run: nice .venv/bin/python bench/engines.py [--runs 15] [--tasks 200]  (a minute or two; needs soffice
-and python3-uno)
+Run: nice .venv/bin/python bench/engines.py [--runs 15]  (two minutes or so; needs soffice and
+python3-uno). Memory is bench/memory.py's.
 
-Office rows: a 1-page docx -> pdf job through the local service (import/base64 + convert, waited on
-through the sync endpoint: what a client sees) against `soffice --convert-to pdf` started cold for
-each file (its profile made beforehand, so only the start is counted); four such jobs submitted at
-once against one; and the resident memory of the service process plus its warm LibreOffice
-processes (soffice and its UNO bridge), idle after the runs, and again after ``--tasks`` more jobs and
-an idle spell (the pool keeps one process warm and retires each after 200 conversions).
+Rows: a 1-page docx -> pdf job through the local service (import/base64 + convert, waited on through
+the sync endpoint: what a client sees) against `soffice --convert-to pdf` started cold for each file
+(its profile made beforehand, so only the start is counted); the CPU LibreOffice spends per job
+(soffice.bin and its UNO bridge, user + system) and its share of the job's wall time; one job
+against four submitted at once, in rounds of one then four, with every slot's LibreOffice warm; the
+same with the conversion removed (import-only jobs: what the service itself adds); and four at once
+after the pool shrank to its one warm process (the other slots start cold, or wait for it).
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import os
 import shutil
 import statistics
@@ -34,12 +36,8 @@ DOCX = Path(__file__).resolve().parents[1] / "pipelines" / "assets" / "letter.do
 IDLE_SECONDS = 10.0  # the service's default is 60 s; shorter here to measure the pool shrinking
 
 
-def _job(client: httpx.Client, payload: str) -> float:
+def _job(client: httpx.Client, tasks: dict[str, Any]) -> float:
     started = time.perf_counter()
-    tasks: dict[str, Any] = {
-        "doc": {"operation": "import/base64", "file": payload, "filename": "letter.docx"},
-        "pdf": {"operation": "convert", "input": "doc", "output_format": "pdf"},
-    }
     created = client.post("/v2/jobs", json={"tasks": tasks})
     created.raise_for_status()
     ended = client.get(f"/sync/v2/jobs/{created.json()['data']['id']}").json()["data"]
@@ -66,40 +64,41 @@ def _cold_soffice(runs: int, tmp: Path) -> list[float]:
     return times
 
 
-def _rss_mib(pids: set[int]) -> float:
-    """Resident memory of ``pids`` and every process in their sessions (soffice.bin under soffice)."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        if int(entry.name) in pids or int(stat[3]) in pids:  # field 6 of stat: the session id
-            rss = next((line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")), "0")
-            total += int(rss)
-    return total / 1024
-
-
-def _office_pids(service: LocalService) -> set[int]:
+def _office(service: LocalService) -> LibreOfficeEngine:
     assert service.ctx is not None
-    for engine in service.ctx.scheduler.engines:
-        if isinstance(engine, LibreOfficeEngine):
-            processes = engine.pool._idle  # a measurement reads what the pool holds
-            return {p.pid for proc in processes for p in (proc.office, proc.bridge) if p is not None}
-    return set()
+    return next(e for e in service.ctx.scheduler.engines if isinstance(e, LibreOfficeEngine))
+
+
+def _cpu_seconds(engine: LibreOfficeEngine) -> float:
+    """User + system CPU of the pool's idle processes so far (soffice.bin and bridge)."""
+    ticks = 0
+    for process in engine.pool._idle:  # a measurement reads what the pool holds
+        for pid in (process.worker, process.bridge.pid if process.bridge else None):
+            with contextlib.suppress(OSError, TypeError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _burst(client: httpx.Client, threads: ThreadPoolExecutor, tasks: dict[str, Any], n: int) -> float:
+    started = time.perf_counter()
+    list(threads.map(lambda _: _job(client, tasks), range(n)))
+    return time.perf_counter() - started
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--tasks", type=int, default=200, help="jobs run before the last memory reading")
+    parser.add_argument("--idle-bursts", type=int, default=3, help="bursts of four after the pool shrank")
     args = parser.parse_args()
     payload = base64.b64encode(DOCX.read_bytes()).decode()
-    rows: list[tuple[str, str]] = []
+    convert: dict[str, Any] = {
+        "doc": {"operation": "import/base64", "file": payload, "filename": "letter.docx"},
+        "pdf": {"operation": "convert", "input": "doc", "output_format": "pdf"},
+    }
+    only_import: dict[str, Any] = {"doc": convert["doc"]}
     office_engine = LibreOfficeEngine(idle_seconds=IDLE_SECONDS)
+    times: dict[str, list[float]] = {}
     with (
         tempfile.TemporaryDirectory() as name,
         LocalService(data_dir=Path(name) / "data", engines=[office_engine]) as service,
@@ -107,43 +106,54 @@ def main() -> None:
         tmp = Path(name)
         headers = {"Authorization": f"Bearer {service.api_key}"}
         with httpx.Client(base_url=service.base_url, headers=headers, timeout=300) as client:
-            first = _job(client, payload)  # starts the pool's first LibreOffice
-            warm = [_job(client, payload) for _ in range(args.runs)]
+            first = _job(client, convert)  # starts the pool's first LibreOffice
+            cpu_before, own_before = _cpu_seconds(_office(service)), time.process_time()
+            warm = [_job(client, convert) for _ in range(args.runs)]
+            cpu = (_cpu_seconds(_office(service)) - cpu_before) / args.runs
+            own = (time.process_time() - own_before) / args.runs  # the service and this client
             cold = _cold_soffice(max(5, args.runs // 3), tmp)
             with ThreadPoolExecutor(4) as threads:
-                list(threads.map(lambda _: _job(client, payload), range(4)))  # four processes warm
-                together = []
+                _burst(client, threads, convert, 4)  # every slot's LibreOffice starting
+                deadline = time.monotonic() + 300
+                while len(_office(service).pool.pids()) < 4 and time.monotonic() < deadline:
+                    time.sleep(0.2)  # started in the background: measure once all four are warm
                 for _ in range(5):
-                    started = time.perf_counter()
-                    list(threads.map(lambda _: _job(client, payload), range(4)))
-                    together.append(time.perf_counter() - started)
-            time.sleep(1)  # idle, every slot's LibreOffice still warm
-            office = _office_pids(service)
-            rss_service = _rss_mib({os.getpid()})
-            rss_office = _rss_mib(office)
-            for _ in range(args.tasks):  # a worker's day in small: does memory come back after it?
-                _job(client, payload)
-            time.sleep(IDLE_SECONDS + 6)  # idle long enough for the spare processes to be stopped
-            kept = _office_pids(service)
-            rss_kept = _rss_mib(kept) + _rss_mib({os.getpid()})
-        warm_p50, cold_p50, four = (
-            statistics.median(warm),
-            statistics.median(cold),
-            statistics.median(together),
-        )
+                    for label, tasks, n in (
+                        ("one", convert, 1),
+                        ("four", convert, 4),
+                        ("one import", only_import, 1),
+                        ("four imports", only_import, 4),
+                    ):
+                        times.setdefault(label, []).append(_burst(client, threads, tasks, n))  # fmt: skip
+                for _ in range(args.idle_bursts):
+                    deadline = time.monotonic() + IDLE_SECONDS * 3
+                    while _office(service).pool.size > 1 and time.monotonic() < deadline:
+                        time.sleep(0.5)  # the spare processes stop after IDLE_SECONDS
+                    times.setdefault("four, one warm", []).append(_burst(client, threads, convert, 4))
+                    times.setdefault("one, after", []).append(_burst(client, threads, convert, 1))
+    p50 = {label: statistics.median(values) for label, values in times.items()}
+    warm_p50, cold_p50 = statistics.median(warm), statistics.median(cold)
+    ms = "{:.0f} ms".format
+    rows = [
+        ("docx -> pdf job, first (pool starts)", ms(first * 1000)),
+        (f"docx -> pdf job p50 warm (n={len(warm)})", ms(warm_p50 * 1000)),
+        (f"soffice --convert-to pdf cold p50 (n={len(cold)})", ms(cold_p50 * 1000)),
+        ("warm / cold (target <= 0.30)", f"{warm_p50 / cold_p50:.2f}x"),
+        ("LibreOffice CPU per job (soffice + bridge)", f"{ms(cpu * 1000)} = {cpu / warm_p50:.0%} of a job"),
+        ("service + client CPU per job (this process)", f"{ms(own * 1000)} = {own / warm_p50:.0%} of a job"),
+        ("one job p50, in rounds with four (n=5)", ms(p50["one"] * 1000)),
+        ("4 jobs at once p50, all slots warm (n=5)", ms(p50["four"] * 1000)),
+        ("4 at once / one (target <= 1.5)", f"{p50['four'] / p50['one']:.2f}x"),
+        ("conversion removed: one import-only job p50", ms(p50["one import"] * 1000)),
+        ("conversion removed: 4 at once p50", ms(p50["four imports"] * 1000)),
+        ("conversion removed: 4 at once / one", f"{p50['four imports'] / p50['one import']:.2f}x"),
+    ]
+    if "four, one warm" in p50:
+        n = len(times["four, one warm"])
         rows += [
-            ("docx -> pdf job, first (pool starts)", f"{first * 1000:.0f} ms"),
-            (f"docx -> pdf job p50 warm (n={len(warm)})", f"{warm_p50 * 1000:.0f} ms"),
-            (f"soffice --convert-to pdf cold p50 (n={len(cold)})", f"{cold_p50 * 1000:.0f} ms"),
-            ("warm / cold (target <= 0.30)", f"{warm_p50 / cold_p50:.2f}x"),
-            ("4 jobs at once p50 (n=5)", f"{four * 1000:.0f} ms"),
-            ("4 at once / one (target <= 1.5)", f"{four / warm_p50:.2f}x"),
-            (f"RSS idle: service process + {len(office) // 2} warm LibreOffice", f"{rss_service:.0f} MiB + "
-             f"{rss_office:.0f} MiB = {rss_service + rss_office:.0f} MiB"),
-            (f"RSS after {args.tasks} more jobs and {IDLE_SECONDS:g} s idle: service + "
-             f"{len(kept) // 2} LibreOffice kept warm",
-             f"{rss_kept:.0f} MiB"),
-        ]  # fmt: skip
+            (f"4 at once after idle, one LibreOffice warm p50 (n={n})", ms(p50["four, one warm"] * 1000)),
+            ("  the same / one job in the same rounds", f"{p50['four, one warm'] / p50['one, after']:.2f}x"),
+        ]
     width = max(len(label) for label, _ in rows)
     print(f"{'measure':<{width}}  value")
     for label, value in rows:

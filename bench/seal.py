@@ -8,6 +8,12 @@ inside a task scope like the service's (work and output directories writable, th
 a data directory hidden). Programs: ``true`` (the seal's cost alone) and a small real conversion
 (ffmpeg: one second of test video to a 64x48 mp4 when ffmpeg is installed). Prints p50 and mean per
 seal and the p50 extra over no seal.
+
+A second table takes the bubblewrap seal apart, ``true`` started bare (subprocess.run, no
+run_program around it), each way interleaved: no seal; util-linux ``prlimit`` alone; bwrap with
+prlimit(2) from the service (sealed_start.py, what runs); bwrap with ``prlimit`` run inside it (as
+before); bwrap without its network, pid or IPC namespace, without its /proc, or only ``--bind / /``.
+The child CPU column is user+system time of the processes started, per run.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +31,7 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.process import run_checked
+from mcv_pipelines.service.engines.sealed_start import sealed_start
 
 METHODS = ("none", "unshare", "bwrap")
 
@@ -66,7 +74,6 @@ def main(argv: Sequence[str]) -> int:
                         times.setdefault((name, method), []).append(time.perf_counter() - started)
     finally:
         os.environ.pop(seal.FORCE_VARIABLE, None)
-        shutil.rmtree(root, ignore_errors=True)
     print(f"{'program':<18} {'seal':<8} {'runs':>5} {'p50 ms':>8} {'mean ms':>8} {'extra p50 ms':>13}")
     for (name, method), values in times.items():
         p50 = statistics.median(values) * 1000
@@ -76,7 +83,68 @@ def main(argv: Sequence[str]) -> int:
             f"{name:<18} {method:<8} {len(values):>5} {p50:>8.1f} {statistics.mean(values) * 1000:>8.1f}"
             f" {extra:>13}"
         )
+    if "bwrap" in methods:
+        with seal.task_scope(scope):
+            parts(work, runs * 2)
+    shutil.rmtree(root, ignore_errors=True)
     return 0
+
+
+def _without(options: Sequence[str], name: str, arity: int) -> list[str]:
+    kept, skip = [], 0
+    for option in options:
+        if skip:
+            skip -= 1
+        elif option == name:
+            skip = arity
+        else:
+            kept.append(option)
+    return kept
+
+
+def parts(work: Path, runs: int) -> None:
+    """Where the bubblewrap seal's time goes: ``true`` started bare in each variant."""
+    true = [shutil.which("true") or "/bin/true"]
+    scope = seal.current_scope()
+    wrapper = seal.bwrap_wrapper(work, scope, ())
+    limits = seal.limit_argv(seal.DEFAULT_LIMITS) or []
+    variants: dict[str, list[str] | None] = {
+        "no seal": true,
+        "prlimit program alone": [*limits, *true],
+        "bwrap, prlimit(2) (now)": None,
+        "bwrap + prlimit program (before)": [*wrapper, "--", *limits, *true],
+        "bwrap, no limits": [*wrapper, "--", *true],
+        "bwrap without --unshare-net": [*_without(wrapper, "--unshare-net", 0), "--", *true],
+        "bwrap without --unshare-pid": [*_without(wrapper, "--unshare-pid", 0), "--", *true],
+        "bwrap without --unshare-ipc": [*_without(wrapper, "--unshare-ipc", 0), "--", *true],
+        "bwrap without --proc": [*_without(wrapper, "--proc", 1), "--", *true],
+        "bwrap --bind / / only": [wrapper[0], "--bind", "/", "/", "--", *true],
+    }
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(runs):
+        for name, argv in variants.items():
+            before = os.times()
+            started = time.perf_counter()
+            if argv is None:
+                start = sealed_start(true, work, "bwrap", scope)
+                process = subprocess.Popen(start.argv, pass_fds=start.pass_fds, start_new_session=True)
+                start.started(process)
+                process.wait()
+            else:
+                subprocess.run(argv, check=True, start_new_session=True)
+            times[name].append(time.perf_counter() - started)
+            after = os.times()
+            cpu[name].append(
+                after.children_user + after.children_system - before.children_user - before.children_system
+            )
+    base = statistics.median(times["no seal"]) * 1000
+    print()
+    print(f"{'true, started bare':<34} {'runs':>5} {'p50 ms':>8} {'extra p50 ms':>13} {'child CPU ms':>13}")
+    for name, values in times.items():
+        p50 = statistics.median(values) * 1000
+        print(f"{name:<34} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f} "
+              f"{statistics.mean(cpu[name]) * 1000:>13.1f}")  # fmt: skip
 
 
 if __name__ == "__main__":

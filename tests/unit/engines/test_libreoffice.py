@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -297,5 +298,55 @@ def test_a_hung_process_is_replaced_before_the_next_conversion(
         assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
         assert not alive(pid)
         assert office.pool.started == 2
+    finally:
+        office.close()
+
+
+def test_a_process_past_its_memory_bound_is_replaced(require_engine: RequireEngine, tmp_path: Path) -> None:
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    office = LibreOfficeEngine(memory_bound=1)  # any soffice holds more than a byte
+    try:
+        source = write(tmp_path / "in" / "memo.txt", "memo\n")
+        office.run(make_request(tmp_path / "1", source, "txt"))
+        assert office.pool.pids() == []  # not kept warm: it gave its memory back at once
+        result = office.run(make_request(tmp_path / "2", source, "txt"))
+        assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
+        assert office.pool.started == 2
+    finally:
+        office.close()
+
+
+def test_a_burst_is_served_by_the_warm_process_while_more_start(
+    require_engine: RequireEngine, tmp_path: Path
+) -> None:
+    # A burst on a pool with one warm process: each conversion takes whichever process is free first,
+    # the warm one or one started for it. Here no other can start, and the warm one serves them all.
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    office = LibreOfficeEngine()
+    try:
+        source = write(tmp_path / "in" / "memo.txt", "memo\n")
+        office.run(make_request(tmp_path / "0", source, "txt"))
+        office.pool.soffice = str(tmp_path / "no-soffice")  # every further start fails
+        with ThreadPoolExecutor(3) as threads:
+            results = list(threads.map(lambda n: office.run(make_request(tmp_path / str(n), source, "txt")),
+                                       range(1, 4)))  # fmt: skip
+        for result in results:
+            assert "memo" in PdfReader(result.files[0]).pages[0].extract_text()
+        assert office.pool.started == 1
+    finally:
+        office.close()
+
+
+def test_a_start_that_fails_with_nothing_running_fails_the_conversion(
+    require_engine: RequireEngine, tmp_path: Path
+) -> None:
+    require_engine("libreoffice", "convert", "txt", "pdf")
+    office = LibreOfficeEngine()
+    try:
+        office.pool.soffice = str(tmp_path / "no-soffice")
+        source = write(tmp_path / "in" / "memo.txt", "memo\n")
+        with pytest.raises(EngineError) as caught:
+            office.run(make_request(tmp_path / "1", source, "txt"))
+        assert caught.value.code == "ENGINE_NOT_STARTED"
     finally:
         office.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,8 +17,11 @@ from pypdf import PdfReader
 
 from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest
 from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
+from mcv_pipelines.service.engines.web.request_guard import RequestPolicy
+from waiting import GENEROUS, wait_until
 
 RequireEngine = Callable[..., Engine]
+_METRICS = {"width": 800, "height": 600, "deviceScaleFactor": 1, "mobile": False}
 
 
 class Site:
@@ -127,3 +131,45 @@ def test_a_task_that_times_out_leaves_the_browser_serving(
     assert caught.value.code == "TIMEOUT"
     assert "stored:nothing" in capture(chromium, tmp_path, f"{site.url}/show")
     assert chromium.browser.starts == 1
+
+
+def test_a_load_event_that_came_before_the_wait_is_not_lost(chromium: ChromiumEngine, site: Site) -> None:
+    # A small page loads before the engine starts waiting for its load event; that event was once
+    # dropped, so each such capture waited the full 30 s fallback for a load that had happened.
+    policy = RequestPolicy(None)
+    cancelled = threading.Event()
+    with chromium.browser.page(policy, time.monotonic() + 60, cancelled, _METRICS) as page:
+        page.call("Page.navigate", {"url": f"{site.url}/show"})
+        wait_until(
+            lambda: (
+                page.call("Runtime.evaluate", {"expression": "document.readyState"})["result"]["value"]
+                == "complete"
+            ),
+            what="the page to finish loading",
+        )
+        assert page.wait_event("Page.loadEventFired", time.monotonic() + GENEROUS)
+
+
+def test_a_warm_browser_between_tasks_runs_no_page(
+    chromium: ChromiumEngine, site: Site, tmp_path: Path
+) -> None:
+    # The window Chromium opens by itself (a new-tab page) held two renderers for nothing.
+    capture(chromium, tmp_path, f"{site.url}/show")
+    running = chromium.browser._current
+    assert running is not None
+    found = running.pipe.call("Target.getTargets", {}, None, time.monotonic() + GENEROUS)["targetInfos"]
+    assert [target for target in found if target["type"] == "page"] == []
+
+
+def test_an_idle_browser_past_its_idle_bound_is_closed(
+    chromium: ChromiumEngine, site: Site, tmp_path: Path
+) -> None:
+    chromium.browser.idle_memory_bound = 1  # any browser with no task is past it
+    chromium.browser.idle_check_seconds = 0
+    capture(chromium, tmp_path, f"{site.url}/show")
+    running = chromium.browser._current
+    assert running is not None
+    wait_until(lambda: chromium.browser._current is None, what="the idle browser to be closed")
+    running.pipe.process.wait(GENEROUS)  # closed, its memory given back
+    assert "stored:nothing" in capture(chromium, tmp_path, f"{site.url}/show")
+    assert chromium.browser.starts == 2

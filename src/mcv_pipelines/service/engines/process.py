@@ -28,11 +28,10 @@ from mcv_pipelines.service.engines.failures import hide_paths
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
     Limits,
-    apply_limits,
     current_scope,
     seal_method,
-    sealed_argv,
 )
+from mcv_pipelines.service.engines.sealed_start import sealed_start
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -160,20 +159,29 @@ def run_program(
     if cwd is not None:
         cwd.mkdir(parents=True, exist_ok=True)
     _check_startable(argv[0], env)
+    start = sealed_start(argv, cwd, seal_method(), current_scope(), writable, limits)
     try:
         process = subprocess.Popen(
-            sealed_argv(argv, cwd, seal_method(), current_scope(), writable, limits),
+            start.argv,
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            pass_fds=tuple(pass_fds),
-            preexec_fn=apply_limits(limits),  # None: prlimit in the argv sets them (seal.py)
+            pass_fds=(*pass_fds, *start.pass_fds),
+            preexec_fn=start.preexec,  # None unless the limits need it (seal.py)
         )
     except OSError as exc:
+        start.close()
         raise EngineError("PROGRAM_NOT_STARTED", f"could not start {argv[0]}: {exc.strerror}") from exc
+    try:
+        start.started(process)  # the limits set, the program runs
+    except OSError as exc:
+        start.close()
+        if process.stdout is not None:
+            process.stdout.close()
+        raise EngineError("PROGRAM_NOT_STARTED", f"could not limit {argv[0]}: {exc}") from exc
     buffer = _TailBuffer(max_output)
     reader = threading.Thread(target=_drain, args=(process.stdout, buffer, on_line), daemon=True)
     reader.start()

@@ -12,9 +12,12 @@ program ``process.run_program`` starts runs inside a seal, chosen once per proce
   served one refuses to start unless told ``--allow-engine-network`` (cli/serve.py).
 
 Either way the child gets resource limits before it runs (memory, CPU seconds, file size, process
-count), set by util-linux's ``prlimit`` as it starts the program (2 ms). Python's ``preexec_fn``
-would set them without a program, but it makes subprocess fork the whole service instead of
-vfork-ing it: 28 ms per start with a 200 MB heap. It stays the fallback where prlimit is missing.
+count). Under bubblewrap the service sets them itself (sealed_start.py): bwrap tells the sandbox's
+pid on ``--info-fd`` and holds it on ``--block-fd`` until ``prlimit(2)`` has set them, so no program
+runs for it (util-linux's ``prlimit`` inside the seal cost 3 of its 10 ms: bench/seal.py). Otherwise
+``prlimit`` starts the program (2 ms). Python's ``preexec_fn`` would set them without a program, but
+it makes subprocess fork the whole service instead of vfork-ing it: 28 ms per start with a 200 MB
+heap. It stays the fallback where prlimit is missing.
 
 What a task may write is a ``TaskScope``: the work layer opens one around an engine's run
 (``task_scope``), so an engine that runs a program gets the seal without knowing about it.
@@ -44,9 +47,11 @@ __all__ = [
     "Method",
     "TaskScope",
     "apply_limits",
+    "bwrap_wrapper",
     "current_scope",
     "describe",
     "limit_argv",
+    "limit_pairs",
     "limits_setter",
     "networked_argv",
     "seal_method",
@@ -234,6 +239,11 @@ def sealed_argv(
     if method == "unshare":
         prefix = unshare_prefix() or (shutil.which("unshare") or "/usr/bin/unshare", "--net", "--")
         return [*prefix, *argv]
+    return [*bwrap_wrapper(cwd, scope, writable), "--", *argv]
+
+
+def bwrap_wrapper(cwd: Path | None, scope: TaskScope | None, writable: Sequence[Path]) -> list[str]:
+    """bwrap and its options for a program run in ``cwd`` with ``scope`` (see ``sealed_argv``)."""
     bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
     if scope is None:
         start = _BWRAP_BASE.index("--ro-bind")
@@ -251,7 +261,7 @@ def sealed_argv(
             wrapped += ["--bind", str(directory), str(directory)]
     if cwd is not None:
         wrapped += ["--chdir", str(cwd)]
-    return [*wrapped, "--", *argv]
+    return wrapped
 
 
 def networked_argv(argv: Sequence[str], writable: Sequence[Path], method: Method) -> list[str]:
@@ -315,16 +325,22 @@ def apply_limits(limits: Limits = DEFAULT_LIMITS) -> Callable[[], None] | None:
     return limits_setter(limits)
 
 
-def limits_setter(limits: Limits) -> Callable[[], None]:
-    """A ``preexec_fn`` setting ``limits``."""
+def limit_pairs(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
+    """``limits`` as setrlimit's (resource, (soft, hard)), none above this process's hard limits."""
     kinds = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
              "nproc": resource.RLIMIT_NPROC}  # fmt: skip
-    wanted = [(kinds[name], value) for name, value in _limit_values(limits)]
     pairs = []
-    for which, value in wanted:
+    for name, value in _limit_values(limits):
+        which = kinds[name]
         _, hard = resource.getrlimit(which)
         bounded = value if hard == resource.RLIM_INFINITY else min(value, hard)
         pairs.append((which, (bounded, bounded)))
+    return pairs
+
+
+def limits_setter(limits: Limits) -> Callable[[], None]:
+    """A ``preexec_fn`` setting ``limits``."""
+    pairs = limit_pairs(limits)
     setrlimit = resource.setrlimit
 
     def preexec() -> None:

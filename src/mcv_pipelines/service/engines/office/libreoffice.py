@@ -28,7 +28,7 @@ from mcv_pipelines.service.engines.base import (
 from mcv_pipelines.service.engines.failures import hide_paths
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.office.formats import MODULES, Module, Writer
-from mcv_pipelines.service.engines.office.pool import OfficePool
+from mcv_pipelines.service.engines.office.pool import DEFAULT_MEMORY_BOUND, OfficePool
 from mcv_pipelines.service.engines.options import FILENAME, bool_option, int_option, str_option
 from mcv_pipelines.service.engines.process import run_program
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
@@ -66,9 +66,16 @@ class LibreOfficeEngine(ProgramEngine):
     version_pattern = r"LibreOffice (\d[\w.]*)"
     version_timeout = 60  # the first start of a profile is slow
 
-    def __init__(self, max_conversions: int = 200, keep_warm: int = 1, idle_seconds: float = 60.0) -> None:
+    def __init__(
+        self,
+        max_conversions: int = 200,
+        keep_warm: int = 1,
+        idle_seconds: float = 60.0,
+        memory_bound: int = DEFAULT_MEMORY_BOUND,
+    ) -> None:
         super().__init__()
         self.max_conversions = max_conversions
+        self.memory_bound = memory_bound
         self.keep_warm = keep_warm
         self.idle_seconds = idle_seconds
         self._pool: OfficePool | None = None
@@ -97,6 +104,7 @@ class LibreOfficeEngine(ProgramEngine):
                     max_conversions=self.max_conversions,
                     keep_warm=self.keep_warm,
                     idle_seconds=self.idle_seconds,
+                    memory_bound=self.memory_bound,
                 )
             return self._pool
 

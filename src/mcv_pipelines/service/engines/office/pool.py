@@ -4,12 +4,14 @@ One ``OfficeProcess`` is an soffice listening on a private pipe with its own pro
 the helper (``uno_bridge.py`` under the system Python) that talks UNO to it; the service talks JSON
 lines to the helper. The ``OfficePool`` hands out one process per conversion, starting processes
 lazily as conversions come (the scheduler runs at most ``config.workers`` tasks at once, so the pool
-holds at most one process per task slot). A process is replaced when it dies, has done
-``max_conversions`` (LibreOffice grows over time), or does not answer the ping sent before each
-conversion (it hung while idle); a conversion past its timeout, or cancelled, kills its process only:
-the next conversion starts a fresh one. Processes beyond ``keep_warm`` that sit idle for
-``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice (some 160 MB
-each) resident for good.
+holds at most one process per task slot; a conversion that finds none idle takes the first free of
+a process given back and one started for it in the background, see ``OfficePool._take``). A
+process is replaced when it dies, has done ``max_conversions`` or holds more than ``memory_bound``
+of resident memory after a conversion (LibreOffice keeps caches and grows with what it opened), or
+does not answer the ping sent before each conversion (it hung while idle); a conversion past its
+timeout, or cancelled, kills its process only: the next conversion starts a fresh one. Processes
+beyond ``keep_warm`` that sit idle for ``idle_seconds`` are stopped, so a burst of work does not
+leave every slot's LibreOffice (some 160 MB each) resident for good.
 
 Example::
 
@@ -40,7 +42,7 @@ from typing import Any
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
 
-__all__ = ["BRIDGE_SCRIPT", "OfficePool", "OfficeProcess"]
+__all__ = ["BRIDGE_SCRIPT", "DEFAULT_MEMORY_BOUND", "OfficePool", "OfficeProcess"]
 
 BRIDGE_SCRIPT = Path(__file__).with_name("uno_bridge.py")
 _START_SECONDS = 90.0  # a first start makes the profile: slow on a busy machine
@@ -48,6 +50,9 @@ _STOP_SECONDS = 5.0
 _PING_SECONDS = 5.0  # a warm soffice answers in a millisecond or two
 _POLL_SECONDS = 0.1
 _LIVE: weakref.WeakSet[OfficePool] = weakref.WeakSet()
+# soffice.bin idles at some 140 MB resident after a small document; twice that after a conversion
+# means it kept what a large one loaded: a fresh process gives it back (issue 24: the idle worker).
+DEFAULT_MEMORY_BOUND = 320 * 1024**2
 
 
 def _environment(home: Path) -> dict[str, str]:
@@ -99,6 +104,7 @@ class OfficeProcess:
         self.root = Path(tempfile.mkdtemp(prefix="mcv-office-"))
         self.conversions = 0
         self.last_used = time.monotonic()
+        self.worker: int | None = None  # soffice.bin, found once started (a failed start kills none)
         pipe = f"mcv-office-{uuid.uuid4().hex}"
         profile = (self.root / "profile").as_uri()
         env = _environment(self.root)
@@ -132,6 +138,17 @@ class OfficeProcess:
     def pid(self) -> int | None:
         """The process that converts (soffice.bin), or the launcher where none was found."""
         return self.worker or (self.office.pid if self.office is not None else None)
+
+    def resident_memory(self) -> int:
+        """Bytes of RAM soffice.bin holds (its RSS: one process, so nothing is counted twice but
+        the libraries it shares with the bridge); 0 once it is gone."""
+        pid = self.pid
+        status_file = f"/proc/{pid}/status"
+        with contextlib.suppress(OSError, ValueError, IndexError), open(status_file, "rb") as status:
+            for line in status:
+                if line.startswith(b"VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
 
     @property
     def alive(self) -> bool:
@@ -229,6 +246,7 @@ class OfficePool:
         max_processes: int = 64,
         keep_warm: int = 1,
         idle_seconds: float = 60.0,
+        memory_bound: int = DEFAULT_MEMORY_BOUND,
     ) -> None:
         self.soffice = soffice
         self.python = python
@@ -236,9 +254,13 @@ class OfficePool:
         self.max_processes = max_processes
         self.keep_warm = keep_warm
         self.idle_seconds = idle_seconds
+        self.memory_bound = memory_bound
         self._reaper: threading.Thread | None = None
         self._idle: list[OfficeProcess] = []
         self._busy = 0
+        self._starting = 0  # processes being started in the background
+        self._waiting = 0  # conversions waiting for a process
+        self._failures: list[EngineError] = []  # starts that failed, for a waiting conversion to report
         self._lock = threading.Condition()
         self._closed = False
         self.started = 0  # processes started over the pool's life (replacements show here)
@@ -254,30 +276,69 @@ class OfficePool:
         with self._lock:
             return [pid for pid in (p.pid for p in self._idle) if pid is not None]
 
-    def _take(self, cancelled: threading.Event) -> OfficeProcess | None:
-        """An idle process, or None when the caller may start one; waits while the pool is full."""
+    def _take(self, cancelled: threading.Event) -> OfficeProcess:
+        """An idle process for one conversion. With none idle, a process is started in the background
+        for each conversion waiting beyond those already starting, and the conversion takes whichever
+        comes first: one given back, or one started. A burst on a pool that shrank to one warm
+        process is served by that process meanwhile, instead of each conversion waiting seconds for
+        a cold LibreOffice of its own; the started ones stay for the next burst."""
+        failure: EngineError | None = None
         with self._lock:
-            while True:
-                if self._closed:
-                    raise EngineError("ENGINE_NOT_STARTED", "the office pool is closed")
-                while self._idle:
-                    process = self._idle.pop()
-                    if process.alive:
-                        self._busy += 1
-                        return process
-                    process.kill()  # died while idle
-                if self._busy < self.max_processes:
-                    self._busy += 1
-                    return None
-                if cancelled.is_set():
-                    raise EngineError(
-                        "CANCELLED", "the conversion was cancelled while waiting for LibreOffice"
-                    )
-                self._lock.wait(_POLL_SECONDS)
+            self._waiting += 1
+            try:
+                while True:
+                    if self._closed:
+                        raise EngineError("ENGINE_NOT_STARTED", "the office pool is closed")
+                    while self._idle:
+                        process = self._idle.pop()
+                        if process.alive:
+                            self._busy += 1
+                            return process
+                        process.kill()  # died while idle
+                    if self._failures:  # a start failed: this conversion stops asking for more
+                        failure = self._failures.pop()
+                    if failure is not None and self._busy + self._starting == 0:
+                        raise failure  # nothing running could ever serve it
+                    total = self._busy + self._starting
+                    if failure is None and self._starting < self._waiting and total < self.max_processes:
+                        self._starting += 1
+                        threading.Thread(target=self._start_one, name="mcv-office-start", daemon=True).start()
+                    if cancelled.is_set():
+                        raise EngineError(
+                            "CANCELLED", "the conversion was cancelled while waiting for LibreOffice"
+                        )
+                    self._lock.wait(_POLL_SECONDS)
+            finally:
+                self._waiting -= 1
+
+    def _start_one(self) -> None:
+        try:
+            process: OfficeProcess | None = OfficeProcess(self.soffice, self.python)
+        except EngineError as exc:
+            process, failure = None, exc
+        except Exception as exc:  # whatever it was, the conversions waiting must hear of it
+            process, failure = None, EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {exc}")
+        with self._lock:
+            self._starting -= 1
+            if process is None:
+                self._failures.append(failure)
+            elif self._closed:
+                process.kill()
+            else:
+                self.started += 1
+                process.last_used = time.monotonic()
+                self._idle.append(process)
+                if self._reaper is None:
+                    self._reaper = threading.Thread(target=self._reap, name="mcv-office-idle", daemon=True)
+                    self._reaper.start()
+            self._lock.notify_all()
 
     def _give_back(self, process: OfficeProcess | None) -> None:
         retire = process is not None and (
-            not process.alive or process.conversions >= self.max_conversions or self._closed
+            not process.alive
+            or process.conversions >= self.max_conversions
+            or self._closed
+            or process.resident_memory() > self.memory_bound
         )
         if process is not None and retire:
             process.kill()
@@ -293,19 +354,11 @@ class OfficePool:
     ) -> dict[str, Any]:
         """Run one job on a warm process; the answer is the bridge's (``ok``, ``files`` or ``code``)."""
         process = self._take(cancelled)
+        while not process.responds():  # hung while idle: replace it
+            process.kill()
+            self._give_back(None)
+            process = self._take(cancelled)
         try:
-            if process is not None and not process.responds():  # hung while idle: replace it
-                process.kill()
-                process = None
-            if process is None:
-                process = OfficeProcess(self.soffice, self.python)
-                with self._lock:
-                    self.started += 1
-                    if self._reaper is None:
-                        self._reaper = threading.Thread(
-                            target=self._reap, name="mcv-office-idle", daemon=True
-                        )
-                        self._reaper.start()
             return process.request(job, timeout, cancelled)
         finally:
             self._give_back(process)

@@ -7,8 +7,12 @@ tasks; the context is disposed when the task ends, which closes its renderers.
 
 The browser is started on first use and replaced when it died, or when it grew past
 ``memory_bound`` of resident memory (all its processes): a browser past the bound takes no new task
-and is closed once its running tasks are done. A task that overruns its deadline loses its context;
-a browser that does not even answer the disposal is killed, never the service.
+and is closed once its running tasks are done. Between tasks it must stay small: the window a
+headless Chromium opens at start (a new-tab page and the omnibox's own pages, two renderers of some
+140 MB each) is closed, and a browser past ``idle_memory_bound`` with no task for ``idle_check_seconds`` is
+closed (the next task starts a fresh one), so what it kept from past pages is given back. A task that
+overruns its deadline loses its context; a browser that does not even answer the disposal is
+killed, never the service.
 
 Every request of a task's page, and of the frames and workers it starts (auto-attached, paused
 until they are guarded too), is decided by the task's ``RequestPolicy`` (request_guard.py).
@@ -33,9 +37,11 @@ from mcv_pipelines.service.engines.web.dead_end import proxy_flags
 from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsPipe, Message
 from mcv_pipelines.service.engines.web.request_guard import RequestPolicy
 
-__all__ = ["DEFAULT_MEMORY_BOUND", "Page", "WarmBrowser"]
+__all__ = ["DEFAULT_IDLE_MEMORY_BOUND", "DEFAULT_MEMORY_BOUND", "Page", "WarmBrowser"]
 
 DEFAULT_MEMORY_BOUND = 1024**3
+# A warm browser with no page holds some 180 MB (proportional set size, bench/memory.py).
+DEFAULT_IDLE_MEMORY_BOUND = 384 * 1024**2
 MEMORY_CHECK_SECONDS = 5.0
 _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
@@ -82,6 +88,8 @@ class _Running:
         self.policies: dict[str, RequestPolicy] = {}  # by DevTools session
         self.context_policies: dict[str, RequestPolicy] = {}  # by browser context (service workers)
         self.in_flight = 0
+        self.tasks = 0  # tasks given this browser so far
+        self.idle_timer: threading.Timer | None = None  # the idle memory check (WarmBrowser._release)
         self.retired = False
         self.checked = time.monotonic()
         handlers = {"Fetch.requestPaused": self._paused, "Target.attachedToTarget": self._attached}
@@ -94,11 +102,19 @@ class _Running:
             raise
         # Service and shared workers belong to no page: the browser's own auto-attach catches them.
         try:
-            self.pipe.call("Target.setAutoAttach", {**_AUTO_ATTACH, "filter": _WORKERS}, None,
-                           time.monotonic() + 60)  # fmt: skip
+            deadline = time.monotonic() + 60
+            self.pipe.call("Target.setAutoAttach", {**_AUTO_ATTACH, "filter": _WORKERS}, None, deadline)
+            self._close_start_window(deadline)
         except EngineError:
             self.close()
             raise
+
+    def _close_start_window(self, deadline: float) -> None:
+        """Close what the browser opened by itself: each task brings its own context and page."""
+        found = self.pipe.call("Target.getTargets", {}, None, deadline).get("targetInfos", [])
+        for target in found:
+            if target.get("type") == "page":  # its window goes with it, and the omnibox pages too
+                self.pipe.call("Target.closeTarget", {"targetId": target["targetId"]}, None, deadline)
 
     def _paused(self, event: Message) -> None:
         params = event.get("params", {})
@@ -147,6 +163,8 @@ class _Running:
         return total
 
     def close(self) -> None:
+        if self.idle_timer is not None:
+            self.idle_timer.cancel()
         self.pipe.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
@@ -162,10 +180,17 @@ def _proportional_size(pid: str) -> int:
 class WarmBrowser:
     """Hands out pages in fresh contexts of one long-running Chromium; see the module docstring."""
 
-    def __init__(self, argv: Sequence[str], memory_bound: int = DEFAULT_MEMORY_BOUND) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        memory_bound: int = DEFAULT_MEMORY_BOUND,
+        idle_memory_bound: int = DEFAULT_IDLE_MEMORY_BOUND,
+    ) -> None:
         self.argv = list(argv)
         self.memory_bound = memory_bound
+        self.idle_memory_bound = idle_memory_bound
         self.memory_check_seconds = MEMORY_CHECK_SECONDS  # a /proc walk: not before every task
+        self.idle_check_seconds = MEMORY_CHECK_SECONDS  # after its last task, how soon it is measured
         self.starts = 0  # browsers started so far (tests and the bench read it)
         self._lock = threading.Lock()
         self._current: _Running | None = None
@@ -185,6 +210,7 @@ class WarmBrowser:
                 running = self._current = _Running(self.argv)
                 self.starts += 1
             running.in_flight += 1
+            running.tasks += 1
             return running
 
     def _retire(self, running: _Running) -> None:
@@ -198,8 +224,26 @@ class WarmBrowser:
     def _release(self, running: _Running) -> None:
         with self._lock:
             running.in_flight -= 1
+            if running.in_flight == 0 and not running.retired:
+                # Measured once the browser has settled: the renderers of a context just disposed
+                # are still exiting now, and would count as if the browser kept them.
+                if running.idle_timer is not None:
+                    running.idle_timer.cancel()
+                token = running.tasks
+                running.idle_timer = threading.Timer(self.idle_check_seconds, self._check_idle,
+                                                     (running, token))  # fmt: skip
+                running.idle_timer.daemon = True
+                running.idle_timer.start()
             if running.retired and running.in_flight == 0:
                 running.close()
+
+    def _check_idle(self, running: _Running, token: int) -> None:
+        """Close ``running`` if it is still idle since its task ``token`` and past the idle bound."""
+        with self._lock:
+            if running is not self._current or running.in_flight or running.tasks != token:
+                return
+            if running.resident_memory() > self.idle_memory_bound:
+                self._retire(running)
 
     @contextlib.contextmanager
     def page(
@@ -221,6 +265,9 @@ class WarmBrowser:
             session = str(pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True}, None,
                                     deadline, cancelled)["sessionId"])  # fmt: skip
             running.policies[session] = policy
+            # Hear the page's events from now on: a local document can be loaded before the caller
+            # waits for its load event, and an event with no queue yet was dropped (a 30 s wait).
+            pipe.events(session)
             page = Page(pipe, session, deadline, cancelled)
             page.call("Fetch.enable", _ALL_REQUESTS)
             page.call("Target.setAutoAttach", _AUTO_ATTACH)
