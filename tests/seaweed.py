@@ -106,13 +106,16 @@ class SeaweedS3:
         argv = [
             self.weed, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
             f"-master.port={master}", f"-master.port.grpc={grpc[0]}",
-            f"-volume.port={volume}", f"-volume.port.grpc={grpc[1]}", "-volume.max=4",
+            f"-volume.port={volume}", f"-volume.port.grpc={grpc[1]}", "-volume.max=16",
             "-master.volumeSizeLimitMB=256",
             "-filer", f"-filer.port={filer}", f"-filer.port.grpc={grpc[2]}",
             f"-filer.localSocket={self.root / 'filer.sock'}",
             "-s3", f"-s3.port={s3}", f"-s3.port.grpc={grpc[3]}", f"-s3.config={config}",
             f"-s3.localSocket={self.root / 's3.sock'}", "-s3.port.iceberg=0", "-s3.port.lance=0",
         ]  # fmt: skip
+        # -volume.max: a collection grows 7 volumes at once (replication 000); with room for only 4,
+        # whichever collection grew first (the filer's own log, at times) took them all and every
+        # write to the bucket failed ("No writable volumes", seen under load). Volumes are sparse files.
         with (self.root / "weed.log").open("wb") as log:
             self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root)
         self._wait_for_bucket(timeout)

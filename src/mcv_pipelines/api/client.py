@@ -23,7 +23,7 @@ import httpx
 
 from mcv_pipelines.api import transfer
 from mcv_pipelines.api.cookies import use_set_cookie_jar
-from mcv_pipelines.api.errors import BadResponse
+from mcv_pipelines.api.errors import BadResponse, TransferError
 from mcv_pipelines.api.h1 import lean_client
 from mcv_pipelines.api.http import Kind, Requester
 from mcv_pipelines.api.models import File, Job, ModelError, Operation, Task, UploadForm, User, Webhook
@@ -355,23 +355,41 @@ class ApiClient(TaskShortcuts):
     async def upload_file(
         self, task_or_form: Task | UploadForm, path: str | Path, *, progress: transfer.Progress | None = None
     ) -> int:
-        """Send ``path`` to an import/upload task's form, streamed; returns the final 2xx status."""
+        """Send ``path`` to an import/upload task's form, streamed; returns the final 2xx status.
+
+        Given the task (not only its form), an upload whose connection was cut midway (the server
+        behind a load balancer died) is sent again while the task still waits for its file; once the
+        task has moved on, the file did arrive, and that is success (201, as the form answers)."""
         form = task_or_form
+        task = form if isinstance(form, Task) else None
         if isinstance(form, Task):
             if form.result is None or form.result.form is None:
                 name = form.name or form.id
                 raise UsageError(f"task {name} has no upload form (is it an import/upload task?)")
             form = form.result.form
-        with self._transfer("POST", form.url):
-            return await transfer.upload(
-                self.http,
-                form.url,
-                form.parameters,
-                Path(path),
-                http_timeout=self.timeouts.transfer(),
-                retry=self.retry,
-                progress=progress,
-            )
+        cuts = 0
+        while True:
+            try:
+                with self._transfer("POST", form.url):
+                    return await transfer.upload(
+                        self.http,
+                        form.url,
+                        form.parameters,
+                        Path(path),
+                        http_timeout=self.timeouts.transfer(),
+                        retry=self.retry,
+                        progress=progress,
+                    )
+            except TransferError as exc:
+                # A 409 after a cut: the first try's file may have landed after all.
+                unknown = exc.cut or (cuts > 0 and exc.status == 409)
+                if task is None or not unknown or cuts >= self.retry.attempts:
+                    raise
+                cuts += 1
+                if (await self.get_task(task.id)).status != "waiting":
+                    return 201
+                await self.retry.sleep(self.retry.backoff(cuts))
+                progress = None  # the bytes of the cut try were counted already
 
     async def download(
         self,

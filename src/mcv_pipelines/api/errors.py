@@ -197,10 +197,12 @@ class WaitTimeout(ServiceTrouble):
 
 
 class TransferError(ServiceTrouble):
-    """An upload to a form or a download of a result file failed."""
+    """An upload to a form or a download of a result file failed. ``cut``: the connection broke after
+    the request began to go out, so whether the server took it is unknown."""
 
-    def __init__(self, what: str, reason: str, *, status: int | None = None) -> None:
+    def __init__(self, what: str, reason: str, *, status: int | None = None, cut: bool = False) -> None:
         self.what = what
         self.reason = reason
         self.status = status
+        self.cut = cut
         super().__init__(redact(f"{what}: {reason}"))

@@ -152,6 +152,8 @@ async def upload(
 
     A 5xx answer means the form's server refused the file as a whole (a store or a database briefly
     away): the upload is sent again from the start, after a backoff, within the retry policy's bounds.
+    A connection cut mid-request is a TransferError with ``cut`` set: only the form's task can tell
+    whether the file arrived (ApiClient.upload_file asks it).
     """
     body = MultipartBody.build(fields, path)
     what = f"upload of {path.name} to {_host(url)}"
@@ -216,6 +218,8 @@ async def _send_once(
             if failures >= retry.attempts:
                 raise TransferError(what, f"cannot connect: {type(exc).__name__}") from exc
             await retry.sleep(retry.backoff(failures))
+        except httpx.TransportError as exc:  # cut after sending began: did the server take it?
+            raise TransferError(what, f"network error: {type(exc).__name__}: {exc}", cut=True) from exc
         except httpx.HTTPError as exc:
             raise TransferError(what, f"network error: {type(exc).__name__}: {exc}") from exc
 

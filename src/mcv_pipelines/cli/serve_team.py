@@ -71,7 +71,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="tasks this process runs at once, on --role all or worker (default: 4)",
+        help="tasks this process runs at once, on --role all or worker (default: 4); on PostgreSQL "
+        "its connection pool holds up to N + 4",
     )
     parser.add_argument(
         "--storage-retry-seconds",

@@ -87,7 +87,8 @@ async def upload_all(
         async with gate:
             events.emit("upload", task=name, done=0, total=item.size)
             progress = throttled(lambda done, total: events.emit("upload", task=name, done=done, total=total))
-            await client.upload_file(task.result.form, item.path, progress=progress)
+            # The task, not only its form: an upload cut midway is sent again while the task waits.
+            await client.upload_file(task, item.path, progress=progress)
         events.emit("uploaded", task=name, file=str(item.path), size=item.size)
         return item.size
 

@@ -166,7 +166,7 @@ class LocalService:
             config.storage, config.data_dir, config.s3_endpoint or None, retry_for=config.storage_retry
         )
         try:
-            db = open_database(self._database, config.db_path)
+            db = open_database(self._database, config.db_path, config.workers)
         except BaseException:
             sock.close()
             storage.close()

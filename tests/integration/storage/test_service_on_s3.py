@@ -201,10 +201,14 @@ def test_deleting_a_job_deletes_its_stored_files(served: Served, seaweed: Seawee
     assert seaweed.secret_key not in served.stop()
 
 
-def test_a_store_that_refuses_fails_the_task_and_names_no_secret(s3_env: SeaweedS3, tmp_path: Path) -> None:
-    # SeaweedFS answers a write to a missing bucket with a 500, which the service would try again for
-    # --storage-retry-seconds (60 by default): none here.
-    settings = {"storage": "s3://no-such-bucket/x", "storage_retry": 0.0}
+def test_a_store_that_refuses_fails_the_task_and_names_no_secret(
+    s3_env: SeaweedS3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A secret key the store does not know: it refuses every write (403, never tried again). Not a
+    # missing bucket: SeaweedFS makes one on the first write, once it has room for its volumes.
+    wrong = "wrong-" + secrets.token_urlsafe(24)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", wrong)
+    settings = {"storage": f"s3://{s3_env.bucket}/x", "storage_retry": 0.0}
     with LocalService(data_dir=tmp_path / "data", engines=[], settings=settings) as service:
         assert service.storage.ping() is False
         auth = {"Authorization": f"Bearer {service.api_key}"}
@@ -214,5 +218,6 @@ def test_a_store_that_refuses_fails_the_task_and_names_no_secret(s3_env: Seaweed
             done = http.get(f"/sync/v2/tasks/{created['id']}").json()["data"]
     assert done["status"] == "error"
     assert done["code"] == "STORAGE_FAILED"
-    assert "s3://no-such-bucket/x/tasks/" in done["message"]
+    assert f"s3://{s3_env.bucket}/x/tasks/" in done["message"]
+    assert wrong not in str(done)
     assert s3_env.secret_key not in str(done)

@@ -42,12 +42,12 @@ BATCH = [*MCV, "batch", "thumbs.yaml", "--manifest", "rows.csv", "--concurrency"
 BATCH += ["--report", "report.jsonl", "--events", "events.jsonl", "--progress", "none"]
 
 
-def make_work(root: Path) -> Path:
+def make_work(root: Path, rows: int = ROWS) -> Path:
     root.mkdir()
     (root / "thumbs.yaml").write_text(PIPELINE)
     (root / "img").mkdir()
     lines = ["image"]
-    for i in range(ROWS):
+    for i in range(rows):
         Image.new("RGB", (8, 8), (i * 8 % 256, 40, 90)).save(root / f"img/c{i:03d}.png")
         lines.append(f"img/c{i:03d}.png")
     (root / "rows.csv").write_text("\n".join(lines) + "\n")

@@ -20,13 +20,16 @@ MCV = [sys.executable, "-m", "mcv_pipelines"]
 
 
 class Serve:
-    """``mcv serve ARGS`` in a subprocess, started and ready (it printed "serving")."""
+    """``mcv serve ARGS`` in a subprocess, started and ready (it printed "serving"); ``wrap``: a
+    command that runs it (``unshare ...``), given the command line as its last arguments."""
 
-    def __init__(self, args: list[str], log: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, args: list[str], log: Path, env: dict[str, str] | None = None, wrap: list[str] | None = None
+    ) -> None:
         self.log = log
         with log.open("ab") as err:  # the child has its own copy of the descriptor
             self.process = subprocess.Popen(
-                [*MCV, "serve", "--port", "0", *args],
+                [*(wrap or []), *MCV, "serve", "--port", "0", *args],
                 stdout=subprocess.PIPE,
                 stderr=err,
                 text=True,

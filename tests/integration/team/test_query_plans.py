@@ -104,7 +104,13 @@ def _sqlite_plan(db: Database, sql: str, args: tuple[Any, ...]) -> list[str]:
 
 
 def _postgres_plan(db: Database, sql: str, args: tuple[Any, ...]) -> list[str]:
-    return [str(row[0]) for row in db.read("EXPLAIN " + sql, args)]
+    """The plan of ``sql`` with scans and sorts priced out (tables this small are cheaper to scan, so
+    a plan that still holds one has no index to use instead). Set in the EXPLAIN's own transaction:
+    each process has a pool, so a session setting would reach one of its connections only."""
+    with db.transaction() as tx:
+        for setting in ("enable_seqscan", "enable_sort", "enable_bitmapscan"):
+            tx.execute(f"SET LOCAL {setting} = off")
+        return [str(row[0]) for row in tx.execute("EXPLAIN " + sql, args)]
 
 
 def _store(url: str, tmp_path: Path) -> Store:
@@ -129,10 +135,6 @@ def test_sqlite_lists_and_sweep_read_indexes_and_never_sort(tmp_path: Path) -> N
 def test_postgres_lists_and_sweep_read_indexes_and_never_sort(pg_url: str, tmp_path: Path) -> None:
     store = _store(pg_url, tmp_path)
     store.db.read("ANALYZE")
-    # Tables this small are cheaper to scan, so scans and sorts are priced out: a plan that still
-    # holds one has no index to use instead.
-    for setting in ("enable_seqscan", "enable_sort", "enable_bitmapscan"):
-        store.db.read(f"SET {setting} = off")
     queries = _queries(store, 1)
     assert len(queries) >= 20
     for sql, args in queries:

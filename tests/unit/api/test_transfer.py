@@ -176,6 +176,59 @@ async def test_an_upload_refused_with_a_4xx_is_not_sent_again(make_client, tmp_p
     assert len(transport.requests) == 1
 
 
+def _waiting_upload_task() -> Task:
+    form = {"url": "http://127.0.0.1:9999/upload/t1", "parameters": {"signature": "abc123"}}
+    return Task.from_json(task_json(status="waiting", operation="import/upload", result={"form": form}))
+
+
+def _cut_then(task_status: str, after: httpx.Response) -> tuple[StreamingTransport, list[str]]:
+    """The first upload's connection is cut once its body was read (its server died); a GET of the
+    task answers ``task_status``; later uploads answer ``after``."""
+    seen: list[str] = []
+
+    def respond(request: httpx.Request, body: bytes) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        if request.method == "GET":
+            task = task_json(status=task_status, operation="import/upload")
+            return httpx.Response(200, json={"data": task})
+        if seen.count("POST /upload/t1") == 1:
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        return after
+
+    return StreamingTransport(respond), seen
+
+
+async def test_an_upload_cut_midway_is_sent_again_while_its_task_waits(make_client, tmp_path: Path) -> None:
+    # Issue 25: an API process SIGKILLed behind a load balancer cuts the uploads in flight to it.
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+    transport, seen = _cut_then("waiting", httpx.Response(201))
+    client = make_client(transport=transport)
+    assert await client.upload_file(_waiting_upload_task(), path) == 201
+    assert seen == ["POST /upload/t1", "GET /v2/tasks/t1", "POST /upload/t1"]
+
+
+async def test_an_upload_cut_after_its_file_arrived_is_not_sent_again(make_client, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+    transport, seen = _cut_then("finished", httpx.Response(409))
+    client = make_client(transport=transport)
+    assert await client.upload_file(_waiting_upload_task(), path) == 201
+    assert seen == ["POST /upload/t1", "GET /v2/tasks/t1"]
+
+
+async def test_an_upload_cut_midway_to_a_bare_form_is_an_error(make_client, tmp_path: Path) -> None:
+    # Without its task nothing can tell whether the file arrived: not sent blindly again.
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+    transport, seen = _cut_then("waiting", httpx.Response(201))
+    client = make_client(transport=transport)
+    with pytest.raises(TransferError, match="network error: RemoteProtocolError") as raised:
+        await client.upload_file(_form(), path)
+    assert raised.value.cut
+    assert seen == ["POST /upload/t1"]
+
+
 async def test_upload_of_a_missing_file_is_a_clear_error(make_client, tmp_path: Path) -> None:
     client = make_client(lambda r: httpx.Response(201))
     with pytest.raises(TransferError, match="cannot read the file"):

@@ -25,6 +25,7 @@ from mcv_pipelines.service.state.config import ServiceConfig
 from mcv_pipelines.service.state.database import DatabaseUnavailable
 from mcv_pipelines.service.state.store import PROCESS, Doc, Store
 from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.disk_full import CODE as DISK_FULL
 from mcv_pipelines.service.work.leases import claim_task, end_task, renew_leases
 from mcv_pipelines.service.work.operations import Outcome
 from mcv_pipelines.service.work.scheduler import Scheduler
@@ -37,6 +38,7 @@ __all__ = ["LeaseScheduler"]
 log = logging.getLogger(__name__)
 _POLL_MIN, _POLL_MAX = 0.05, 2.0
 _END_PATIENCE = 60.0  # how long a worker keeps trying to record a task's end before handing it back
+_DISK_FULL_PAUSE = 30.0  # a worker whose disk filled claims nothing this long: the others take the work
 
 
 class LeaseScheduler(Scheduler):
@@ -61,6 +63,7 @@ class LeaseScheduler(Scheduler):
         self._wake = threading.Condition()
         self._generation = 0
         self._threads: list[threading.Thread] = []
+        self._disk_full_until = 0.0  # monotonic time until which this worker claims nothing
         self.changes.listen(self._wake_claimers)
 
     def start(self) -> None:
@@ -117,6 +120,10 @@ class LeaseScheduler(Scheduler):
         while not self._stopping.is_set():
             with self._wake:
                 generation = self._generation
+            full_for = self._disk_full_until - time.monotonic()
+            if full_for > 0:
+                self._stopping.wait(min(full_for, _POLL_MAX))
+                continue
             try:
                 claim = claim_task(self.store, self.owner, self.lease_seconds)
             except Exception as exc:  # the database is down: keep trying, slowly
@@ -179,6 +186,9 @@ class LeaseScheduler(Scheduler):
         if owner is not None and isinstance(outcome, StorageError) and outcome.transient:
             self._hand_back(task_id, outcome.message)  # the store was away: not the task's fault
             return None
+        if isinstance(outcome, TaskFailed) and outcome.code == DISK_FULL:
+            log.warning("this worker claims no task for %.0f s: its disk is full", _DISK_FULL_PAUSE)
+            self._disk_full_until = time.monotonic() + _DISK_FULL_PAUSE
         deadline = time.monotonic() + _END_PATIENCE
         while True:
             try:

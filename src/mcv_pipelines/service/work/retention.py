@@ -72,8 +72,8 @@ class Retention:
 
     def sweep(self, cutoff: str, stop: threading.Event | None = None) -> Swept:
         """Delete every task that ended before ``cutoff`` (ISO time), batch by batch, until none is
-        left or ``stop`` is set. On PostgreSQL through a connection of its own: the requests of this
-        process keep theirs."""
+        left or ``stop`` is set. Through ``db.another()``: on PostgreSQL its pool hands the sweep
+        connections beside those of the requests, which never queue behind it."""
         db = self.store.db.another()
         store = self.store if db is self.store.db else Store(db)
         try:

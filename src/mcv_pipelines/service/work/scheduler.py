@@ -24,6 +24,7 @@ from mcv_pipelines.service.state.database import DatabaseUnavailable
 from mcv_pipelines.service.state.store import Doc, Store, now_iso
 from mcv_pipelines.service.state.tasks import ENDED, TaskFailed, input_names, new_id
 from mcv_pipelines.service.work.deadlines import Deadlines
+from mcv_pipelines.service.work.disk_full import disk_full
 from mcv_pipelines.service.work.instore import run_in_store
 from mcv_pipelines.service.work.leases import job_status
 from mcv_pipelines.service.work.operations import Outcome, execute, record_end
@@ -275,11 +276,14 @@ class Scheduler:
                 )
                 outcome: Outcome | TaskFailed = publish(self.storage, self.config, task_id, done)
             except TaskFailed as failure:
-                outcome = failure
+                outcome = disk_full(failure, self.config.data_dir) or failure
             except Exception as exc:  # an engine bug must not take the service down
-                if not cancelled.is_set():  # a stopped task's files vanish under it: no bug
+                full = disk_full(exc, self.config.data_dir)
+                if full is not None:
+                    log.warning("task %s failed: %s", task_id, full.message)  # no bug: no traceback
+                elif not cancelled.is_set():  # a stopped task's files vanish under it: no bug
                     log.exception("task %s failed unexpectedly", task_id)
-                outcome = TaskFailed(
+                outcome = full or TaskFailed(
                     "INTERNAL_ERROR", f"Internal error while running the task ({type(exc).__name__})."
                 )
             if not cancelled.is_set():

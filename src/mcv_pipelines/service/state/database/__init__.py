@@ -24,8 +24,10 @@ def check_url(url: str) -> str:
     return "expected sqlite:///PATH or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
 
 
-def open_database(url: str | None, default_path: Path) -> Database:
-    """Open (and migrate) the database at ``url``; None means the SQLite file ``default_path``."""
+def open_database(url: str | None, default_path: Path, workers: int = 4) -> Database:
+    """Open (and migrate) the database at ``url``; None means the SQLite file ``default_path``.
+    ``workers``: the tasks this process runs at once, which size a PostgreSQL connection pool
+    (postgres.pool_size: ``workers + 4``)."""
     db: Database
     if url is None or url.startswith("sqlite:///"):
         from mcv_pipelines.service.state.database.sqlite import SqliteDatabase
@@ -34,7 +36,7 @@ def open_database(url: str | None, default_path: Path) -> Database:
     else:
         from mcv_pipelines.service.state.database.postgres import PostgresDatabase
 
-        db = PostgresDatabase(url)
+        db = PostgresDatabase(url, workers)
     try:
         migrate(db)
     except BaseException:

@@ -1,12 +1,18 @@
 """PostgreSQL through psycopg 3: the database a team's API and worker processes share.
 
-One connection per process, guarded by a lock (every transaction is short: a row or a few). A
-connection the server dropped (a restart, ``pg_ctl restart -m fast``) is found at the next BEGIN and
-replaced, the transaction then begun again (nothing of it had run: safe), waiting up to 30 s for the
-server to come back; a connection lost mid-transaction or at COMMIT is DatabaseUnavailable (the
-outcome unknown: the caller decides).
+Each process keeps a pool of connections (psycopg_pool), ``pool_size(workers)`` at most: one per task
+slot (a running task writes its progress and its end), plus four: the lease heartbeat, the janitor's
+advisory lock (held on a connection of its own for the round), the janitor's statements, and the
+HTTP side (the requests of the event loop and of its thread pool). So ``--workers 4`` keeps up to 8
+connections; 1 API and 2 workers of 4 each, up to 24 and the three LISTEN connections.
+A transaction takes a connection for its length; blocks nested in the same thread join it.
+
+A connection the server dropped (a restart, ``pg_ctl restart -m fast``) is found at the next BEGIN,
+handed back to the pool (which discards it and connects anew) and the transaction begun again on
+another (nothing of it had run: safe), waiting up to 30 s for the server to come back; a connection
+lost mid-transaction or at COMMIT is DatabaseUnavailable (the outcome unknown: the caller decides).
 Changes are announced with NOTIFY on the channel ``mcv`` (sent by PostgreSQL at commit) and heard by
-``listen`` on a connection of its own.
+``listen`` on a connection of its own, outside the pool.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,13 +30,22 @@ from mcv_pipelines.service.state.database.base import Database, DatabaseUnavaila
 
 if TYPE_CHECKING:
     import psycopg
+    from psycopg_pool import ConnectionPool
 
-__all__ = ["CHANNEL", "PostgresDatabase", "masked_url"]
+__all__ = ["CHANNEL", "PostgresDatabase", "masked_url", "pool_size"]
 
 CHANNEL = "mcv"
 _CONNECT_TIMEOUT = 5
 _RECONNECT_FOR = 30.0  # a transaction waits this long for a database that went away (a restart)
+_SPARE = 4  # connections beside the task slots: heartbeat, janitor's lock, janitor, HTTP side
+_MIN_OPEN = 2  # connections the pool keeps open when idle
 log = logging.getLogger(__name__)
+
+
+def pool_size(workers: int) -> int:
+    """The most connections one process keeps: one per task slot (``--workers``) plus four (the
+    lease heartbeat, the janitor's held advisory lock and its statements, the HTTP side)."""
+    return max(1, workers) + _SPARE
 
 
 def masked_url(url: str) -> str:
@@ -64,22 +79,31 @@ class PostgresDatabase(Database):
     skip_locked = " FOR UPDATE SKIP LOCKED"
     now_sql = "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, workers: int = 4) -> None:
         import psycopg  # only a PostgreSQL deployment needs it
+        from psycopg_pool import ConnectionPool
 
         self._psycopg = psycopg
         self.url = url
         self.display = masked_url(url)
-        self._lock = threading.RLock()
-        self._conn: psycopg.Connection[Any] | None = None
-        self._tx: _PgTx | None = None
+        self.size = pool_size(workers)
+        self._local = threading.local()  # the open transaction of each thread, which nested blocks join
         self._closed = False
         self.reconnect_for = _RECONNECT_FOR
-        self._connection()  # fail at start, with a clear message, when it cannot be reached
+        self._connect().close()  # fail at start, with a clear message, when it cannot be reached
+        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            url,
+            min_size=min(_MIN_OPEN, self.size),
+            max_size=self.size,
+            kwargs={"autocommit": True, "connect_timeout": _CONNECT_TIMEOUT},
+            name="mcv",
+            timeout=self.reconnect_for,
+            open=True,
+        )
 
-    def _connect(self, autocommit: bool = True) -> psycopg.Connection[Any]:
+    def _connect(self) -> psycopg.Connection[Any]:
         try:
-            return self._psycopg.connect(self.url, autocommit=autocommit, connect_timeout=_CONNECT_TIMEOUT)
+            return self._psycopg.connect(self.url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT)
         except self._psycopg.Error as exc:
             raise self.unavailable(exc) from None
 
@@ -87,61 +111,51 @@ class PostgresDatabase(Database):
         reason = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
         return DatabaseUnavailable(f"cannot reach the database {self.display}: {reason}")
 
-    def _connection(self) -> psycopg.Connection[Any]:
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            if self._conn is not None:
-                self._conn.close()
-            self._conn = None
-            self._conn = self._connect()
-        return self._conn
-
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
-        with self._lock:
-            if self._tx is not None:
-                yield self._tx
-                return
-            conn = self._begin()  # may let go of the lock while it waits for the server
-            tx = _PgTx(conn)
-            self._tx = tx
+        outer: _PgTx | None = getattr(self._local, "tx", None)
+        if outer is not None:
+            yield outer
+            return
+        conn = self._begin()
+        tx = _PgTx(conn)
+        self._local.tx = tx
+        try:
             try:
-                try:
-                    yield tx
-                    for payload in tx.notices:
-                        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-                except BaseException:
-                    if not conn.broken:
-                        conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")  # lost here, the outcome is unknown: not tried again
-            except self._psycopg.OperationalError as exc:
-                raise self.unavailable(exc) from None
-            finally:
-                self._tx = None
+                yield tx
+                for payload in tx.notices:
+                    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+            except BaseException:
+                if not conn.broken:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")  # lost here, the outcome is unknown: not tried again
+        except self._psycopg.OperationalError as exc:
+            raise self.unavailable(exc) from None
+        finally:
+            self._local.tx = None
+            self._pool.putconn(conn)  # a broken one is discarded and replaced by the pool
 
     def _begin(self) -> psycopg.Connection[Any]:
-        """A connection with a transaction begun. A connection the server dropped (a restart) is
-        noticed here, before any statement of the transaction ran, so opening a new one and beginning
-        again is safe; while the server is away that is tried for up to ``reconnect_for`` seconds."""
+        """A connection of the pool with a transaction begun. A connection the server dropped (a
+        restart) is noticed here, before any statement of the transaction ran, so handing it back and
+        beginning again on another is safe; while the server is away that is tried for up to
+        ``reconnect_for`` seconds."""
         deadline = time.monotonic() + self.reconnect_for
         wait = 0.1
         while True:
+            conn = None
             try:
-                conn = self._connection()
+                conn = self._pool.getconn(timeout=max(0.1, deadline - time.monotonic()))
                 conn.execute("BEGIN")
                 return conn
-            except (self._psycopg.OperationalError, DatabaseUnavailable) as exc:
-                if self._conn is not None and (self._conn.broken or self._conn.closed):
-                    self._conn.close()
-                    self._conn = None
+            except self._psycopg.OperationalError as exc:  # PoolTimeout is one too
+                if conn is not None:
+                    self._pool.putconn(conn)
                 if self._closed or time.monotonic() + wait > deadline:
-                    raise exc if isinstance(exc, DatabaseUnavailable) else self.unavailable(exc) from None
+                    raise self.unavailable(exc) from None
                 log.warning("the database %s is away; trying again in %.1f s", self.display, wait)
-                self._lock.release()  # meanwhile /readyz (ping) answers, and says the database is away
-                try:
-                    time.sleep(wait)
-                finally:
-                    self._lock.acquire()
+                time.sleep(wait)
                 wait = min(wait * 2, 1.0)
 
     def next_seq(self, tx: Tx) -> int:
@@ -149,37 +163,46 @@ class PostgresDatabase(Database):
         return int(row[0]) if row else 0
 
     def another(self) -> PostgresDatabase:
-        return PostgresDatabase(self.url)
+        """This one: the pool gives long work (the retention sweep) connections of its own, one
+        statement at a time, so the requests never queue behind it."""
+        return self
 
     @contextmanager
     def exclusive(self, key: int) -> Iterator[bool]:
-        """A session advisory lock on this process's connection, tried once; released at the end of
-        the block, or by the server when the connection (or the process) dies."""
-        with self.transaction() as tx:
-            row = tx.one("SELECT pg_try_advisory_lock(?)", (key,))
-        held = bool(row and row[0])
+        """A session advisory lock, tried once, on a connection taken from the pool and held for the
+        whole block (the block's own transactions use others); released at the end of the block, or by
+        the server when the connection (or the process) dies."""
+        conn = self._begin()
         try:
-            yield held
+            try:
+                row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+                conn.execute("COMMIT")  # a session lock outlives the transaction that took it
+            except self._psycopg.OperationalError as exc:
+                raise self.unavailable(exc) from None
+            held = bool(row and row[0])
+            try:
+                yield held
+            finally:
+                if held and not conn.broken:
+                    with suppress(self._psycopg.OperationalError):  # gone: the lock went with it
+                        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
         finally:
-            if held:
-                try:
-                    with self.transaction() as tx:
-                        tx.execute("SELECT pg_advisory_unlock(?)", (key,))
-                except DatabaseUnavailable:
-                    pass  # the connection is gone, and the lock with it
+            self._pool.putconn(conn)
 
     def ping(self) -> None:
-        with self._lock:
-            try:
-                self._connection().execute("SELECT 1")
-            except self._psycopg.Error as exc:
-                raise self.unavailable(exc) from None
+        conn = None
+        try:
+            conn = self._pool.getconn(timeout=_CONNECT_TIMEOUT)
+            conn.execute("SELECT 1")
+        except self._psycopg.Error as exc:
+            raise self.unavailable(exc) from None
+        finally:
+            if conn is not None:
+                self._pool.putconn(conn)
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            if self._conn is not None:
-                self._conn.close()
+        self._closed = True
+        self._pool.close(timeout=5)
 
     def listen(self) -> Iterator[str]:
         """Payloads of NOTIFY on ``mcv`` from any process; reconnects when the connection breaks,
