@@ -198,8 +198,12 @@ def save_image(
     elif fmt.name == "gif":
         params["optimize"] = optimize
     elif fmt.name == "tiff" and features.check("libtiff") and "exif" not in params:
-        # libtiff cannot write an Exif sub-IFD from Pillow's dictionary; Pillow's own writer (raw) can
         params["compression"] = "tiff_lzw"
+    elif fmt.name == "tiff" and "exif" in params:
+        # libtiff cannot write an Exif sub-IFD from Pillow's dictionary; Pillow's own writer (raw) can.
+        # Said outright: else a compressed source's own "compression" sends Pillow to libtiff (an
+        # LZW TIFF's metadata/write failed with RuntimeError)
+        params["compression"] = "raw"
     elif fmt.name == "ico":
         first = frames[0]
         if max(first.size) > 256:
