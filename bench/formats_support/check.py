@@ -22,7 +22,7 @@ Check = Callable[[Path], None]
 _PILLOW = {
     "png": "PNG", "jpg": "JPEG", "gif": "GIF", "webp": "WEBP", "bmp": "BMP", "tiff": "TIFF", "ico": "ICO",
     "avif": "AVIF", "apng": "PNG", "tga": "TGA", "pcx": "PCX", "sgi": "SGI", "dds": "DDS", "icns": "ICNS",
-    "jp2": "JPEG2000", "j2k": "JPEG2000", "msp": "MSP", "xbm": "XBM", "qoi": "QOI", "blp": "BLP",
+    "jp2": "JPEG2000", "j2k": "JPEG2000", "msp": "MSP", "xbm": "XBM", "qoi": "QOI",
     "ppm": "PPM", "pgm": "PPM", "pbm": "PPM", "pnm": "PPM", "psd": "PSD", "ras": "SUN", "dcx": "DCX",
 }  # fmt: skip
 # Image formats Pillow cannot decode: ImageMagick's identify names the format it finds

@@ -3,6 +3,7 @@ tail): made with ImageMagick from the PNG seed where it writes the format, else 
 
 - cur: ImageMagick's CUR coder writes an icon (type 1); a cursor is the same file with type 2.
 - pcd: ImageMagick writes Photo CD (always 768x512), which only Pillow reads here.
+- blp: Pillow's writer (too slow to list for photos) from the PNG seed.
 - gbr (GIMP brush), mac (MacPaint), tim (PlayStation TIM): small enough to write by hand.
 """
 
@@ -12,6 +13,8 @@ import struct
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+
+from PIL import Image
 
 __all__ = ["image_seeds"]
 
@@ -32,6 +35,11 @@ def _cursor(png: Path, path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[2] = 2  # ICONDIR type: 1 icon, 2 cursor
     path.write_bytes(bytes(data))
+
+
+def _blizzard(png: Path, path: Path) -> None:
+    with Image.open(png) as image:
+        image.convert("RGB").convert("P", palette=Image.Palette.ADAPTIVE).save(path, "BLP")
 
 
 def _gimp_brush(path: Path) -> None:
@@ -63,6 +71,7 @@ def image_seeds(directory: Path, wanted: set[str], png: Path | None) -> dict[str
     if png is not None:
         makers["cur"] = lambda path: _cursor(png, path)
         makers["pcd"] = lambda path: _magick(png, "PCD", path)
+        makers["blp"] = lambda path: _blizzard(png, path)
     seeds: dict[str, Path] = {}
     for fmt, make in makers.items():
         if fmt in wanted:
