@@ -23,7 +23,17 @@ Check = Callable[[Path], None]
 
 _PILLOW = {
     "png": "PNG", "jpg": "JPEG", "gif": "GIF", "webp": "WEBP", "bmp": "BMP", "tiff": "TIFF", "ico": "ICO",
-    "avif": "AVIF", "apng": "PNG",
+    "avif": "AVIF", "apng": "PNG", "tga": "TGA", "pcx": "PCX", "sgi": "SGI", "dds": "DDS", "icns": "ICNS",
+    "jp2": "JPEG2000", "j2k": "JPEG2000", "msp": "MSP", "xbm": "XBM", "qoi": "QOI",
+    "ppm": "PPM", "pgm": "PPM", "pbm": "PPM", "pnm": "PPM", "psd": "PSD", "ras": "SUN", "dcx": "DCX",
+}  # fmt: skip
+# Image formats Pillow cannot decode: ImageMagick's identify names the format it finds
+_MAGICK = {
+    "pict": "PICT", "xwd": "XWD", "miff": "MIFF", "mtv": "MTV", "otb": "OTB", "pam": "PAM", "pfm": "PFM",
+    "viff": "VIFF", "wbmp": "WBMP", "hdr": "HDR", "fits": "FITS", "dpx": "DPX", "cin": "CIN", "jng": "JNG",
+    "mng": "MNG", "sixel": "SIXEL", "aai": "AAI", "avs": "AVS", "cals": "CALS", "ipl": "IPL",
+    "jbig": "JBIG", "pgx": "PGX", "ptif": "PTIF", "vicar": "VICAR", "vips": "VIPS",
+    "pdb": "PDB", "palm": "PALM", "xpm": "XPM",
 }  # fmt: skip
 _MAGIC: dict[str, tuple[int, bytes]] = {
     "heic": (4, b"ftyp"), "heif": (4, b"ftyp"), "ps": (0, b"%!PS"), "eps": (0, b"%!PS-Adobe"),
@@ -59,6 +69,16 @@ def _pillow(kind: str) -> Check:
             if image.format != kind and not (kind == "PNG" and image.format == "PNG"):
                 raise ValueError(f"Pillow reads it as {image.format}, not {kind}")
             image.load()
+
+    return check
+
+
+def _identify(kind: str) -> Check:
+    def check(path: Path) -> None:
+        argv = ["identify", "-format", "%m %w %h\n", f"{kind}:{path}"]
+        found = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
+        if found[:1] != [kind] or int(found[1]) < 1:
+            raise ValueError(f"identify reads it as {found[:3]}, not {kind}")
 
     return check
 
@@ -150,6 +170,8 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
     checks: list[Check] = []
     if fmt in _PILLOW:
         checks.append(_pillow(_PILLOW[fmt]))
+    if fmt in _MAGICK:
+        checks.append(_identify(_MAGICK[fmt]))
     if fmt in ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz"):
         checks.append(_archive(fmt))
     elif fmt in _MAGIC:

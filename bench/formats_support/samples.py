@@ -17,6 +17,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from formats_support.samples_3d import write_model_seeds
+from formats_support.samples_image import image_seeds
 
 WORD = "Quokka"
 ASSETS = Path(__file__).resolve().parents[2] / "pipelines" / "assets"
@@ -152,6 +153,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     if "csv" in seeds:
         for fmt in ("xlsx", "xls", "ods"):
             seed(fmt, lambda path, fmt=fmt: shutil.copyfile(_soffice(seeds["csv"], fmt, office), path))
+    seeds.update(image_seeds(directory, wanted, seeds.get("png")))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 

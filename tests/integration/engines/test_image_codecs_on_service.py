@@ -1,7 +1,10 @@
-"""libheif and libjxl through the service: HEIC and JPEG XL in and out, and the pixel guard."""
+"""libheif and libjxl through the service: HEIC and JPEG XL in and out, and the pixel guard: a
+decompression bomb in any image format (a tiny file declaring a huge picture) fails its task with a
+clear code, and the service goes on."""
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from pathlib import Path
 
@@ -92,3 +95,42 @@ def test_oversized_heic_fails_clearly_and_the_service_goes_on(
     assert "pixels" in failed["message"]
     monkeypatch.undo()
     assert task_named(run_job(client, tasks), "jpg")["status"] == "finished"
+
+
+# Tiny files whose headers declare billions of pixels, one per format that can: (engine, file bytes)
+_BOMBS = {
+    "psd": ("pillow", b"8BPS" + struct.pack(">H6xHIIHH", 1, 3, 30000, 30000, 8, 3) + bytes(14)),
+    "tga": ("pillow", struct.pack("<BBB5xHHHHBB", 0, 0, 2, 0, 0, 65535, 65535, 24, 0x20)),
+    "pcx": ("pillow", struct.pack("<BBBBHHHHHH48sBBHH", 10, 5, 1, 8, 0, 0, 65534, 65534, 72, 72,
+                                  bytes(48), 0, 3, 65535, 1) + bytes(58)),
+    "sgi": ("pillow", struct.pack(">hbbHHHHii4s80si", 474, 0, 1, 3, 65535, 65535, 3, 0, 255, bytes(4),
+                                  bytes(80), 0) + bytes(404)),
+    "ppm": ("pillow", b"P6\n60000 60000\n255\n"),
+    "qoi": ("pillow", b"qoif" + struct.pack(">IIBB", 60000, 60000, 3, 0)),
+    "hdr": ("imagemagick", b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 60000 +X 60000\n"),
+    # PAM is not compressed: ImageMagick finds the pixels missing before it would make room for them
+    "pam": ("imagemagick", b"P7\nWIDTH 60000\nHEIGHT 60000\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n"),
+    "miff": ("imagemagick", b"id=ImageMagick\nclass=DirectClass columns=60000 rows=60000\n\x0c\n:\x1a"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", sorted(_BOMBS))
+def test_a_bomb_in_a_long_tail_format_fails_clearly_and_the_service_goes_on(
+    fmt: str, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    engine, data = _BOMBS[fmt]
+    require_engine(engine, "convert", fmt, "png")
+    bomb = tmp_path / f"bomb.{fmt}"
+    bomb.write_bytes(data)
+    job = run_job(client, {"in": b64_import(bomb), "png": _convert("in", "png")})
+    failed = task_named(job, "png")
+    assert failed["status"] == "error"
+    assert failed["code"] == "INVALID_INPUT_FILE", failed
+    message = failed["message"]
+    assert f"bomb.{fmt}" in message
+    assert ("insufficient image data" if fmt == "pam" else "pixels") in message, message
+    assert "/tmp" not in message
+    assert client.get("/v2/users/me").status_code == 200
+    # and the same format still converts: photo.jpg written as one by the service
+    ok = run_job(client, {"in": b64_import(ASSETS / "photo.jpg"), "out": _convert("in", fmt)})
+    assert task_named(ok, "out")["status"] == "finished", task_named(ok, "out")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -15,13 +16,15 @@ from engine_job_helpers import ASSETS, b64_import, run_job
 from PIL import Image
 from pypdf import PdfReader
 
+from image_samples import READ_ONLY_SAMPLES
 from mcv_pipelines.service.engines import available_engines
 from mcv_pipelines.service.engines.archive.repack import write_archive
 from mcv_pipelines.service.engines.archive.unpack import READABLE
+from mcv_pipelines.service.engines.image.formats import ImageFormat, image_format
+from mcv_pipelines.service.engines.image.image_io import save_image
 from mcv_pipelines.service.server import LocalService
 
 CORE = ("pillow", "pypdf", "archive")
-PIL_NAMES = {"jpg": "JPEG", "tiff": "TIFF", "ico": "ICO", "avif": "AVIF"}
 # What an operation needs besides its input to do anything at all.
 REQUIRED = {
     "watermark": {"text": "mark", "font_size": 8},
@@ -46,10 +49,19 @@ def sample_file(fmt: str, folder: Path) -> Path:
         member.write_text("listed and run")
         write_archive(fmt, path, [(member, "docs/member.txt")])
         return path
+    if fmt in READ_ONLY_SAMPLES:  # Pillow reads it but has no writer
+        path.write_bytes(READ_ONLY_SAMPLES[fmt]())
+        return path
     image = Image.new("RGB", (48, 32), (200, 60, 30))
     image.paste((20, 90, 200), (0, 0, 24, 16))
-    image.save(path, PIL_NAMES.get(fmt, fmt.upper()))
+    save_image([image], path, _image_format(fmt))
     return path
+
+
+def _image_format(fmt: str) -> ImageFormat:
+    found = image_format(fmt)
+    assert found is not None, fmt
+    return found
 
 
 def check_output(operation: str, output_format: str, content: bytes, task: dict[str, Any]) -> None:
@@ -59,12 +71,13 @@ def check_output(operation: str, output_format: str, content: bytes, task: dict[
         assert PdfReader(io.BytesIO(content)).pages
     elif output_format in ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz"):
         assert len(content) > 100
+    elif output_format == "palm":  # written only: width, height, bytes a row, flags, bits a pixel
+        width, height, row_bytes = struct.unpack(">HHH", content[:6])
+        assert min(width, height) > 0
+        assert row_bytes * 8 >= width * content[8]
     else:
         with Image.open(io.BytesIO(content)) as image:
-            assert image.format == PIL_NAMES.get(output_format, output_format.upper()), (
-                operation,
-                image.format,
-            )
+            assert image.format == _image_format(output_format).pil, (operation, image.format)
 
 
 def test_every_core_conversion_type_listed_runs(client: httpx.Client, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 import tarfile
 import zipfile
 from collections.abc import Callable
@@ -15,12 +16,14 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
 
+from image_samples import READ_ONLY_SAMPLES
 from mcv_pipelines.service.engines import available_engines, find_conversion
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
 from mcv_pipelines.service.engines.archive.repack import write_archive
 from mcv_pipelines.service.engines.archive.unpack import READABLE
 from mcv_pipelines.service.engines.base import ConversionType, Engine, EngineRequest, InputFile
 from mcv_pipelines.service.engines.image.formats import image_format
+from mcv_pipelines.service.engines.image.image_io import save_image
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 
@@ -114,8 +117,10 @@ def _sample(directory: Path, fmt: str, name: str = "sample") -> Path:
         path.write_text("hello")
         return path
     path = directory / f"{name}.{fmt}"
-    image = Image.new("RGB", (48, 32), "teal")
-    image.save(path, image_fmt.pil)
+    if fmt in READ_ONLY_SAMPLES:  # Pillow reads it but has no writer
+        path.write_bytes(READ_ONLY_SAMPLES[fmt]())
+    else:
+        save_image([Image.new("RGB", (48, 32), "teal")], path, image_fmt)
     return path
 
 
@@ -148,6 +153,10 @@ def _check_output(path: Path, fmt: str, converted: bool = False) -> None:
         assert names
         if converted:
             assert names == ["notes/hello.txt"]
+    elif fmt == "palm":  # written only: width, height, bytes a row, flags, bits a pixel
+        width, height, row_bytes = struct.unpack(">HHH", data[:6])
+        assert min(width, height) > 0
+        assert row_bytes * 8 >= width * data[8]
     else:
         expected = image_format(fmt)
         assert expected is not None

@@ -107,6 +107,16 @@ def test_metadata_write_then_read_back(make_image: MakeImage, make_request: Make
     assert (metadata["ImageWidth"], metadata["ImageHeight"]) == (40, 30)
 
 
+def test_metadata_write_on_a_compressed_tiff(tmp_path: Path, make_request: MakeRequest) -> None:
+    # An LZW TIFF (what the service itself writes) sent Pillow to libtiff, which cannot write EXIF
+    source = tmp_path / "scan.tiff"
+    Image.new("RGB", (40, 30), "teal").save(source, "TIFF", compression="tiff_lzw")
+    tags = {"metadata": {"Artist": "Ada"}}
+    written = ENGINE.run(make_request("metadata/write", "tiff", "tiff", [source], tags))
+    back = ENGINE.run(make_request("metadata", "tiff", "json", written.files))
+    assert back.extra["metadata"]["Artist"] == "Ada"
+
+
 def test_metadata_write_unknown_key_is_an_option_error(
     make_image: MakeImage, make_request: MakeRequest
 ) -> None:

@@ -10,7 +10,8 @@ same guard.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import shutil
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from PIL import Image
@@ -88,9 +89,10 @@ class CodecEngine(ProgramEngine):
         request.work_dir.mkdir(parents=True, exist_ok=True)
         quality = int_option(request.options, "quality", None, minimum=1, maximum=100)
         if source in self.decodes:
-            self._check_size(request, path)
+            path = self.stage(request, path)
+            self.check_size(request, path)
             decoded = request.work_dir / "decoded.png"
-            self._run(request, self.decode_argv(path, decoded), f"decoding {path.name}")
+            self._run(request, self.decode_argv(path, decoded), f"decoding {request.inputs[0].path.name}")
             path = decoded
         target = output_path(request, target_format)
         if target_format in self.encodes:
@@ -98,8 +100,14 @@ class CodecEngine(ProgramEngine):
             image = load_image(path, all_frames=False, auto_orient=True)
             fmt = image_format("png")
             assert fmt is not None
-            save_image(image.frames, png, fmt)
-            self._run(request, self.encode_argv(png, target, quality), f"encoding {target.name}")
+            # 8-bit RGB(A): the encoders take no 1-bit or palette PNG (heif-enc asserts on one)
+            frame = image.frames[0]
+            alpha = frame.mode in ("RGBA", "LA", "PA") or "transparency" in frame.info
+            save_image([frame.convert("RGBA" if alpha else "RGB")], png, fmt)
+            # written under a name of ours, then moved: the output's name is the user's to choose
+            encoded = request.work_dir / f"encoded.{target_format}"
+            self._run(request, self.encode_argv(png, encoded, quality), f"encoding {target.name}")
+            shutil.move(encoded, target)
             return EngineResult(files=[target])
         image = load_image(path, all_frames=False, auto_orient=False)
         fmt = image_format(target_format)
@@ -109,14 +117,27 @@ class CodecEngine(ProgramEngine):
             save_image(image.frames, target, fmt, quality=quality, icc_profile=image.icc_profile)
         return EngineResult(files=[target])
 
-    def _check_size(self, request: EngineRequest, path: Path) -> None:
+    def stage(self, request: EngineRequest, path: Path) -> Path:
+        """The input as the decoder reads it; a subclass may copy it under a name of its own."""
+        return path
+
+    def environment(self, request: EngineRequest) -> Mapping[str, str] | None:
+        """Environment of the codec's programs (None: the service's own)."""
+        return None
+
+    def header_size(self, request: EngineRequest, path: Path) -> list[tuple[int, int]]:
+        """Width and height of each picture in ``path``, read from its header by ``info_program``."""
         info = find_program(self.info_program)
         if info is None:
-            return  # the decoded PNG is still opened under Pillow's guard
-        outcome = run_checked([info, str(path)], what=f"reading the header of {path.name}",
+            return []  # the decoded PNG is still opened under Pillow's guard
+        outcome = run_checked([info, str(path)], what=f"reading the header of {request.inputs[0].path.name}",
                               timeout=request.timeout, cancelled=request.cancelled)  # fmt: skip
-        for width, height in _SIZE.findall(outcome.output):
-            if too_many_pixels(int(width), int(height)):
+        return [(int(width), int(height)) for width, height in _SIZE.findall(outcome.output)]
+
+    def check_size(self, request: EngineRequest, path: Path) -> None:
+        """Refuse a picture larger than Pillow's guard allows before any pixel is decoded."""
+        for width, height in self.header_size(request, path):
+            if too_many_pixels(width, height):
                 raise EngineError(
                     INVALID_INPUT_FILE,
                     f"{request.inputs[0].path.name} is {width}x{height} pixels, more than the "
@@ -124,5 +145,5 @@ class CodecEngine(ProgramEngine):
                 )
 
     def _run(self, request: EngineRequest, argv: list[str], what: str) -> None:
-        run_checked(argv, what=what, cwd=request.work_dir, timeout=request.timeout,
-                    cancelled=request.cancelled)  # fmt: skip
+        run_checked(argv, what=what, cwd=request.work_dir, env=self.environment(request),
+                    timeout=request.timeout, cancelled=request.cancelled)  # fmt: skip

@@ -3,6 +3,10 @@
 Listing names are lowercase extensions (``jpg``, ``tiff``); Pillow names its formats differently
 (``JPEG``, ``TIFF``). A format is listed as input only when Pillow can open it and as output only when
 this build can write it (AVIF and WebP depend on optional libraries).
+
+Beyond the everyday formats, the long tail Pillow really reads (psd, ras, cur, dcx, pcd, gbr, blp) and writes
+(tga, pcx, sgi, dds, icns, jpeg 2000, netpbm, qoi ...; not IM, which Pillow deprecates): each lists the
+modes its writer takes, so a conversion brings the picture into one of them (prepare_mode in image_io).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ class ImageFormat:
     frames: bool  # can hold several frames (animation, pages)
     exif: bool  # Pillow can write EXIF into it
     feature: str | None = None  # Pillow feature the codec needs
+    modes: tuple[str, ...] = ()  # modes its writer takes, preferred first; () = handled by name
+    writes: bool = True  # False: read only, though Pillow has a writer
 
 
 IMAGE_FORMATS: tuple[ImageFormat, ...] = (
@@ -42,6 +48,32 @@ IMAGE_FORMATS: tuple[ImageFormat, ...] = (
     ImageFormat("tiff", "TIFF", alpha=True, frames=True, exif=True),
     ImageFormat("avif", "AVIF", alpha=True, frames=False, exif=True, feature="avif"),
     ImageFormat("ico", "ICO", alpha=True, frames=False, exif=False),
+    # the long tail: read (and written, where Pillow has a writer) by Pillow itself
+    ImageFormat("tga", "TGA", alpha=True, frames=False, exif=False, modes=("RGB", "RGBA", "L", "P")),
+    ImageFormat("pcx", "PCX", alpha=False, frames=False, exif=False, modes=("RGB", "L", "P", "1")),
+    ImageFormat("sgi", "SGI", alpha=True, frames=False, exif=False, modes=("RGB", "RGBA", "L")),
+    ImageFormat("dds", "DDS", alpha=True, frames=False, exif=False, modes=("RGB", "RGBA", "L", "LA")),
+    ImageFormat("icns", "ICNS", alpha=True, frames=False, exif=False, modes=("RGBA",)),
+    ImageFormat("jp2", "JPEG2000", alpha=True, frames=False, exif=False, feature="jpg_2000",
+                modes=("RGB", "RGBA", "L", "LA")),
+    ImageFormat("j2k", "JPEG2000", alpha=True, frames=False, exif=False, feature="jpg_2000",
+                modes=("RGB", "RGBA", "L", "LA")),
+    ImageFormat("msp", "MSP", alpha=False, frames=False, exif=False, modes=("1",)),
+    ImageFormat("xbm", "XBM", alpha=False, frames=False, exif=False, modes=("1",)),
+    ImageFormat("qoi", "QOI", alpha=True, frames=False, exif=False, modes=("RGB", "RGBA")),
+    # Pillow's BLP writer is pure Python: two seconds for 512x512, minutes for a photo
+    ImageFormat("blp", "BLP", alpha=False, frames=False, exif=False, writes=False),
+    ImageFormat("ppm", "PPM", alpha=False, frames=False, exif=False, modes=("RGB",)),
+    ImageFormat("pgm", "PPM", alpha=False, frames=False, exif=False, modes=("L",)),
+    ImageFormat("pbm", "PPM", alpha=False, frames=False, exif=False, modes=("1",)),
+    ImageFormat("pnm", "PPM", alpha=False, frames=False, exif=False, modes=("RGB", "L", "1")),
+    ImageFormat("palm", "PALM", alpha=False, frames=False, exif=False, modes=("P", "1")),  # written only
+    ImageFormat("psd", "PSD", alpha=True, frames=False, exif=False),  # read only
+    ImageFormat("ras", "SUN", alpha=False, frames=False, exif=False),  # read only
+    ImageFormat("cur", "CUR", alpha=True, frames=False, exif=False),  # read only
+    ImageFormat("dcx", "DCX", alpha=False, frames=False, exif=False),  # read only
+    ImageFormat("pcd", "PCD", alpha=False, frames=False, exif=False),  # read only
+    ImageFormat("gbr", "GBR", alpha=False, frames=False, exif=False),  # read only
 )
 
 _ALIASES = {"jpeg": "jpg", "jpe": "jpg", "jfif": "jpg", "tif": "tiff", "dib": "bmp"}
@@ -71,7 +103,8 @@ def decoders() -> tuple[str, ...]:
     Image.init()
     # MPO only when registered as an opener: naming an unknown format makes Image.open raise KeyError.
     extra = ("MPO",) if "MPO" in Image.OPEN else ()
-    return (*(fmt.pil for fmt in IMAGE_FORMATS if fmt.pil in Image.OPEN), *extra)
+    names = dict.fromkeys(fmt.pil for fmt in IMAGE_FORMATS if fmt.pil in Image.OPEN)
+    return (*names, *extra)
 
 
 @cache
@@ -83,4 +116,4 @@ def readable_formats() -> tuple[str, ...]:
 @cache
 def writable_formats() -> tuple[str, ...]:
     Image.init()
-    return tuple(fmt.name for fmt in IMAGE_FORMATS if _supported(fmt, dict(Image.SAVE)))
+    return tuple(fmt.name for fmt in IMAGE_FORMATS if fmt.writes and _supported(fmt, dict(Image.SAVE)))

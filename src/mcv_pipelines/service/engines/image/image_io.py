@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 from PIL import Image, ImageSequence, features
 
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, library_errors
-from mcv_pipelines.service.engines.image.formats import ImageFormat, decoders
+from mcv_pipelines.service.engines.image.formats import ImageFormat, decoders, image_format
 
 __all__ = [
     "DEFAULT_QUALITY",
@@ -75,9 +75,11 @@ def load_image(
             opened.draft(None, (at_least, at_least))
         frames: list[Image.Image] = []
         durations: list[int] = []
-        if not all_frames or getattr(opened, "n_frames", 1) == 1:
+        # a Photoshop file's "frames" are its layers: the picture is the composite Pillow opens first
+        if not all_frames or getattr(opened, "n_frames", 1) == 1 or opened.format == "PSD":
             opened.load()  # the decoded pixels outlive the file; no copy needed for one frame
-            frames.append(opened)
+            # (but a PSD's copy: a writer that saves all frames would otherwise walk its layers)
+            frames.append(opened.copy() if opened.format == "PSD" else opened)
             durations.append(int(opened.info.get("duration", 100) or 100))
         else:
             for frame in ImageSequence.Iterator(opened):
@@ -138,7 +140,25 @@ def prepare_mode(image: Image.Image, target: str, background: tuple[int, int, in
         return image if image.mode in ("1", "L", "P", "RGBA") else image.convert("RGB")
     if target == "tiff" and image.mode in ("P", "I;16B"):
         return image.convert("RGB")
+    fmt = image_format(target)
+    if fmt is not None and fmt.modes:
+        return _into_modes(image, fmt.modes, background)
     return image
+
+
+def _into_modes(image: Image.Image, modes: tuple[str, ...], background: tuple[int, int, int]) -> Image.Image:
+    """``image`` in one of ``modes`` (a writer's), keeping transparency only where one of them can."""
+    if image.mode in modes:
+        return image
+    if _has_alpha(image):
+        if "RGBA" in modes:
+            return image.convert("RGBA")
+        image = flatten(image, background)
+    if "RGB" in modes:
+        return image.convert("RGB")
+    if modes[0] == "P":
+        return image.convert("RGB").convert("P", palette=Image.Palette.ADAPTIVE)
+    return image.convert(modes[0])
 
 
 def save_image(
@@ -178,8 +198,12 @@ def save_image(
     elif fmt.name == "gif":
         params["optimize"] = optimize
     elif fmt.name == "tiff" and features.check("libtiff") and "exif" not in params:
-        # libtiff cannot write an Exif sub-IFD from Pillow's dictionary; Pillow's own writer (raw) can
         params["compression"] = "tiff_lzw"
+    elif fmt.name == "tiff" and "exif" in params:
+        # libtiff cannot write an Exif sub-IFD from Pillow's dictionary; Pillow's own writer (raw) can.
+        # Said outright: else a compressed source's own "compression" sends Pillow to libtiff (an
+        # LZW TIFF's metadata/write failed with RuntimeError)
+        params["compression"] = "raw"
     elif fmt.name == "ico":
         first = frames[0]
         if max(first.size) > 256:
