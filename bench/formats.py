@@ -1,6 +1,6 @@
 """The proven format matrix (issue 23): every convert pair the local service lists, run and checked.
 
-    .venv/bin/python bench/formats.py [--jobs N] [--engine NAME ...] [--out docs/formats.md]
+    .venv/bin/python bench/formats.py [--jobs N] [--engine NAME ...] [--update] [--out docs/formats.md]
 
 A local service runs in this process (loopback). Seeds are written by hand or with installed programs
 (formats_support/samples.py); every other input format is made by converting a seed through the
@@ -10,6 +10,10 @@ decoder or its magic bytes (formats_support/check.py), text outputs also for the
 Writes docs/formats.md: counts at the top, then one row per pair with engine, seconds (the job's wall
 time on this machine) and result. A failing pair is printed: fix it or drop it from its engine's
 listing. The whole run took 21 minutes here (--jobs 2, a shared 2-core machine).
+
+``--update`` proves only what changed since the table at ``--out`` was written: pairs it has no proven
+row for under the same default engine (new pairs, or a new default engine), and every pair of the
+``--engine`` engines; the other rows are kept as they were and rows of pairs no longer listed go.
 """
 
 from __future__ import annotations
@@ -151,6 +155,18 @@ def run_pair(client: httpx.Client, samples: dict[str, Path], worded: set[str], p
     return Outcome(source, target, engine, seconds, None)
 
 
+def proven_rows(table: Path) -> dict[tuple[str, str], Outcome]:
+    """The proven rows of an earlier table: (input, output) -> its outcome."""
+    rows: dict[tuple[str, str], Outcome] = {}
+    if not table.exists():
+        return rows
+    for line in table.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[4] == "ok":
+            rows[(cells[0], cells[1])] = Outcome(cells[0], cells[1], cells[2], float(cells[3]), None)
+    return rows
+
+
 def write_table(outcomes: list[Outcome], before: str, out: Path) -> None:
     proven = [o for o in outcomes if o.error is None]
     lines = [
@@ -182,6 +198,7 @@ def main() -> int:
     parser.add_argument("--engine", action="append", help="only the pairs of these default engines")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "formats.md")
     parser.add_argument("--before", default="41 input formats, 20 output formats, 270 convert pairs")
+    parser.add_argument("--update", action="store_true", help="prove only what changed since --out")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mcv-formats-") as tmp:
         work = Path(tmp)
@@ -191,9 +208,20 @@ def main() -> int:
             headers={"Authorization": f"Bearer {service.api_key}"},
         ) as client:  # fmt: skip
             pairs = listed_pairs(client)
-            chosen = {p: e for p, e in pairs.items() if not args.engine or e in args.engine}
+            kept: dict[tuple[str, str], Outcome] = {}
+            if args.update:
+                earlier = proven_rows(args.out)
+                kept = {
+                    p: earlier[p]
+                    for p, e in pairs.items()
+                    if p in earlier and earlier[p].engine == e and e not in (args.engine or ())
+                }
+                chosen = {p: e for p, e in pairs.items() if p not in kept}
+            else:
+                chosen = {p: e for p, e in pairs.items() if not args.engine or e in args.engine}
             print(f"{len(chosen)} pairs to prove ({len(pairs)} listed)", file=sys.stderr)
             samples, worded = make_inputs(client, pairs, work)
+
             def one(item: tuple[tuple[str, str], str]) -> Outcome:
                 return run_pair(client, samples, worded, item[0], item[1], work)
 
@@ -206,7 +234,10 @@ def main() -> int:
         print(f"{engine:<16}{count:>7}{sum(1 for o in failed if o.engine == engine):>8}")
     for o in failed:
         print(f"FAILED {o.source} -> {o.target} ({o.engine}): {o.error}")
-    if not args.engine:
+    if args.update:
+        write_table([*kept.values(), *outcomes], args.before, args.out)
+        print(f"wrote {args.out} ({len(kept)} rows kept from before)")
+    elif not args.engine:
         write_table(outcomes, args.before, args.out)
         print(f"wrote {args.out}")
     return 1 if failed else 0
