@@ -50,6 +50,22 @@ def _vector(out: Outputs) -> None:
     assert "<image" not in traced
 
 
+def _models(out: Outputs) -> None:
+    glb = out["cube.glb"].read_bytes()
+    assert glb[:4] == b"glTF"
+    assert int.from_bytes(glb[8:12], "little") == len(glb)
+    stl = out["cube.stl"].read_bytes()
+    # a cube's 6 quads are 12 triangles: binary STL (80-byte header, count, 50 bytes each) or ASCII
+    if stl[:5] == b"solid" and b"facet" in stl:
+        assert stl.count(b"facet normal") == 12
+    else:
+        assert int.from_bytes(stl[80:84], "little") == 12
+        assert len(stl) == 84 + 12 * 50
+    dae = out["cube.dae"].read_text()
+    assert "<COLLADA" in dae
+    assert "<mesh>" in dae
+
+
 def _fonts(out: Outputs) -> None:
     assert out["boxes.woff2"].read_bytes()[:4] == b"wOF2"
     assert out["boxes.woff"].read_bytes()[:4] == b"wOFF"
@@ -95,4 +111,5 @@ NEW_FAMILY_CHECKS: dict[str, Callable[[Outputs], None]] = {
     "video-to-gif": _gif,
     "archive-repack": _archives,
     "pdf-to-text": _pdf_text,
+    "model-formats": _models,
 }

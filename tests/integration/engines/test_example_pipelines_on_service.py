@@ -62,6 +62,7 @@ VALUES: dict[str, dict[str, Any]] = {
     "video-to-gif": {"video": "pipelines/assets/clip.mp4"},
     "archive-repack": {"files": ["pipelines/assets/photo.jpg", "pipelines/assets/pages.pdf"]},
     "pdf-to-text": {"document": "pipelines/assets/pages.pdf"},
+    "model-formats": {"model": "pipelines/assets/cube.obj"},
 }
 # What each example needs beyond the core engines: (engine, operation, input format, output format).
 ENGINES: dict[str, tuple[str, ...]] = {
@@ -76,6 +77,7 @@ ENGINES: dict[str, tuple[str, ...]] = {
     "photo-formats": ("libheif", "convert", "jpg", "heic"),
     "video-to-gif": ("ffmpeg", "convert", "mp4", "gif"),
     "pdf-to-text": ("poppler-text", "convert", "pdf", "html"),
+    "model-formats": ("assimp", "convert", "obj", "glb"),
 }
 # Examples that need a second engine beyond the one above.
 MORE_ENGINES: dict[str, tuple[tuple[str, ...], ...]] = {

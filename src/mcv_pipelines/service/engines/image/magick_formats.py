@@ -18,12 +18,13 @@ from types import MappingProxyType
 
 __all__ = ["ENCODE_OPTIONS", "MAGICK_CODERS", "magick_decodes", "magick_encodes", "supported_coders"]
 
-# listing name -> ImageMagick coder; read, written or both as this build's coder list says
+# listing name -> ImageMagick coder; read, written or both as this build's coder list says. Not PDB:
+# a .pdb is a Palm eBook (Calibre's) or a protein structure far more often than a Palm image database.
 _CODERS = {
     "pict": "PICT", "xwd": "XWD", "miff": "MIFF", "mtv": "MTV", "otb": "OTB", "pam": "PAM", "pfm": "PFM",
     "viff": "VIFF", "wbmp": "WBMP", "hdr": "HDR", "fits": "FITS", "dpx": "DPX", "cin": "CIN", "jng": "JNG",
     "mng": "MNG", "sixel": "SIXEL", "aai": "AAI", "avs": "AVS", "cals": "CALS", "ipl": "IPL",
-    "jbig": "JBIG", "pgx": "PGX", "ptif": "PTIF", "vicar": "VICAR", "vips": "VIPS", "pdb": "PDB",
+    "jbig": "JBIG", "pgx": "PGX", "ptif": "PTIF", "vicar": "VICAR", "vips": "VIPS",
     "palm": "PALM", "xpm": "XPM", "mac": "MAC", "tim": "TIM",
     # Pillow reads these but has no writer: ImageMagick writes them (not CUR: its CUR is an icon)
     "psd": "PSD", "ras": "SUN", "dcx": "DCX",
