@@ -223,6 +223,9 @@ class PinningProxy:
         """Copy bytes both ways until one side closes or both stay quiet for ``idle_timeout``."""
         peers = {client: upstream, upstream: client}
         for sock in peers:
+            # Each chunk goes on at once: with Nagle's algorithm a second small write (a response's
+            # body after its head) waits for the browser's delayed ACK, some 40 ms a request.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.setblocking(False)
         while True:
             ready, _, _ = select.select(list(peers), [], [], self.idle_timeout)
