@@ -5,16 +5,21 @@
 Side by side in one run, interleaved so a busy machine disturbs all alike:
 1. cold: `chromium --headless --print-to-pdf` (Debian's, with the engine's flags) per page;
 2. warm engine: ChromiumEngine.run, one browser kept, a fresh browser context per capture;
-3. warm through the service: a capture-website job on the local service (loopback), created and
+3. warm engine, guarded: the same with the URL guard of a served instance allowing 127.0.0.1/32, so
+   the page's requests go through the pinning proxy (pinning_proxy.py); its p50 against (2) is what
+   the proxy costs a capture;
+4. warm through the service: a capture-website job on the local service (loopback), created and
    waited for on the sync endpoint (the PDF stays in the task).
 The page is a small HTML page with a stylesheet and an image, served by a loopback HTTP server.
 Also prints the warm browser's resident memory (all its processes) after the runs.
-Prints p50 and mean in ms, and each warm p50 as a fraction of the cold one (target: at most 0.5).
+Prints p50 and mean in ms, and each warm p50 as a fraction of the cold one (target: at most 0.5),
+and the load average before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -32,6 +37,7 @@ import httpx
 from PIL import Image
 
 from mcv_pipelines.service.engines.base import EngineRequest
+from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.engines.web.chromium import _FLAGS, ChromiumEngine
 from mcv_pipelines.service.server import LocalService
 
@@ -66,9 +72,17 @@ def cold(program: str, url: str, work: Path) -> None:
     assert target.stat().st_size > 0
 
 
-def warm(engine: ChromiumEngine, url: str, work: Path) -> None:
+def warm(engine: ChromiumEngine, url: str, work: Path, guard: UrlGuard | None = None) -> None:
     request = EngineRequest(
-        "capture-website", "website", "pdf", {"url": url}, [], work / "out", work / "w", timeout=120
+        "capture-website",
+        "website",
+        "pdf",
+        {"url": url},
+        [],
+        work / "out",
+        work / "w",
+        timeout=120,
+        url_guard=guard,
     )
     assert engine.run(request).files
 
@@ -88,6 +102,8 @@ def main(argv: Sequence[str]) -> int:
     if engine.program is None or engine.version() is None:
         print("chromium is not installed", file=sys.stderr)
         return 1
+    guarded = UrlGuard(allowed_networks=parse_networks(["127.0.0.1/32"]))
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "site").mkdir()
@@ -98,6 +114,7 @@ def main(argv: Sequence[str]) -> int:
                 cases: dict[str, Callable[[], None]] = {
                     "cold chromium --print-to-pdf": partial(cold, engine.program, url, root),
                     "warm engine (context per task)": partial(warm, engine, url, root),
+                    "warm engine + pinning proxy": partial(warm, engine, url, root, guarded),
                     "warm, capture-website job": partial(through_service, client, url),
                 }
                 for case in cases.values():  # first starts (browser, service) are not what is measured
@@ -119,6 +136,12 @@ def main(argv: Sequence[str]) -> int:
         p50 = statistics.median(values)
         print(f"{name:<32} {len(values):>5} {p50 * 1000:>8.0f} {statistics.mean(values) * 1000:>8.0f} "
               f"{p50 / base:>7.2f}")  # fmt: skip
+    proxy = statistics.median(times["warm engine + pinning proxy"])
+    direct = statistics.median(times["warm engine (context per task)"])
+    cost = f"{(proxy - direct) * 1000:+.0f} ms p50 ({proxy / direct - 1:+.0%} of a warm capture)"
+    print(f"pinning proxy: {cost}")
+    print("load average before: " + " ".join(f"{v:.2f}" for v in load_before)
+          + ", after: " + " ".join(f"{v:.2f}" for v in os.getloadavg()))  # fmt: skip
     print(f"warm engine's browser: {memory / 1024**2:.0f} MB proportional set size (all its processes)")
     return 0
 

@@ -211,3 +211,42 @@ def _command(process: Path) -> str:
         return (process / "cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return ""
+
+
+class _Rebinding:
+    """Answers a public address for a name the first time it is asked, 127.0.0.1 after (DNS rebinding
+    with a zero TTL); Chromium resolves ``*.localhost`` to loopback by itself, as the attacker's name
+    would answer the browser."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        del port
+        self.queries.append(host)
+        return ["93.184.215.14"] if self.queries.count(host) == 1 else ["127.0.0.1"]
+
+
+def test_a_name_rebound_to_loopback_after_the_guard_approved_it_is_not_reached(
+    tmp_path: Path, chromium: Engine, tripwire: Tripwire
+) -> None:
+    del chromium
+    resolver = _Rebinding()
+    guard = UrlGuard(resolver=resolver, allowed_networks=parse_networks(["127.0.0.2/32"]))
+    trap = f"http://rebind.localhost:{tripwire.port}"
+    with (
+        Origin("127.0.0.2") as origin,
+        LocalService(data_dir=tmp_path / "data", settings={"url_guard": guard}) as service,
+        httpx.Client(base_url=service.base_url, timeout=120.0,
+                     headers={"Authorization": f"Bearer {service.api_key}"}) as client,
+    ):  # fmt: skip
+        origin.files["/page.html"] = f'<h1>Allowed page text</h1><img src="{trap}/pixel.png">'.encode()
+        job = run(client, {
+            "capture": {"operation": "capture-website", "url": f"http://127.0.0.2:{origin.port}/page.html",
+                        "output_format": "pdf"},
+            "export": {"operation": "export/url", "input": "capture"},
+        })  # fmt: skip
+        assert task(job, "capture")["status"] == "finished", task(job, "capture").get("message")
+        assert "Allowed page text" in pdf_text(job, tmp_path)
+    assert tripwire.hits == [], tripwire.hits
+    assert resolver.queries.count("rebind.localhost") == 2  # the request guard's, then the proxy's

@@ -15,7 +15,7 @@ import functools
 import socket
 import threading
 
-__all__ = ["proxy_flags"]
+__all__ = ["proxy_flags", "websocket_rule"]
 
 
 class _DeadEnd:
@@ -41,10 +41,14 @@ def _dead_end() -> _DeadEnd:
     return _DeadEnd()
 
 
+def websocket_rule() -> str:
+    """The proxy rule sending WebSockets to the dead end (a browser context's rules end with it)."""
+    return f"socks=socks5://127.0.0.1:{_dead_end().port}"
+
+
 def proxy_flags() -> tuple[str, ...]:
     """Chromium flags sending WebSockets to the dead end, loopback ones included."""
-    port = _dead_end().port
     return (
-        f"--proxy-server=http=direct://;https=direct://;socks=socks5://127.0.0.1:{port}",
+        f"--proxy-server=http=direct://;https=direct://;{websocket_rule()}",
         "--proxy-bypass-list=<-loopback>",  # Chromium never proxies loopback unless told
     )

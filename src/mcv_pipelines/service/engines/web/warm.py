@@ -15,7 +15,10 @@ overruns its deadline loses its context; a browser that does not even answer the
 killed, never the service.
 
 Every request of a task's page, and of the frames and workers it starts (auto-attached, paused
-until they are guarded too), is decided by the task's ``RequestPolicy`` (request_guard.py).
+until they are guarded too), is decided by the task's ``RequestPolicy`` (request_guard.py). A
+guarded task's context then reaches the network only through a pinning proxy holding the same
+guard (pinning_proxy.py, one per guard, started with the browser and closed with it): the address
+the proxy checked is the address dialled, so a name that resolves again differently gets nowhere.
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.seal import networked_argv, seal_method
-from mcv_pipelines.service.engines.web.dead_end import proxy_flags
+from mcv_pipelines.service.engines.url_guard import UrlGuard
+from mcv_pipelines.service.engines.web.dead_end import proxy_flags, websocket_rule
 from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsPipe, Message
+from mcv_pipelines.service.engines.web.pinning_proxy import PinningProxy
 from mcv_pipelines.service.engines.web.request_guard import RequestPolicy
 
 __all__ = ["DEFAULT_IDLE_MEMORY_BOUND", "DEFAULT_MEMORY_BOUND", "Page", "WarmBrowser"]
@@ -92,6 +97,8 @@ class _Running:
         self.idle_timer: threading.Timer | None = None  # the idle memory check (WarmBrowser._release)
         self.retired = False
         self.checked = time.monotonic()
+        self.proxies: dict[UrlGuard, PinningProxy] = {}
+        self._proxies_lock = threading.Lock()
         handlers = {"Fetch.requestPaused": self._paused, "Target.attachedToTarget": self._attached}
         try:
             # WebSockets escape the Fetch domain: they go to a proxy that drops them (dead_end.py).
@@ -148,6 +155,20 @@ class _Running:
             self.pipe.call("Target.setAutoAttach", _AUTO_ATTACH, child, deadline)
         self.pipe.call("Runtime.runIfWaitingForDebugger", {}, child, deadline)
 
+    def context_parameters(self, guard: UrlGuard | None) -> Message:
+        """``Target.createBrowserContext`` parameters: through the pinning proxy of ``guard``."""
+        if guard is None:  # an unguarded service: the browser's own rules (direct, no WebSocket)
+            return {"disposeOnDetach": True}
+        with self._proxies_lock:
+            proxy = self.proxies.get(guard)
+            if proxy is None:
+                proxy = self.proxies[guard] = PinningProxy(guard)
+        return {
+            "disposeOnDetach": True,
+            "proxyServer": f"http={proxy.address};https={proxy.address};{websocket_rule()}",
+            "proxyBypassList": "<-loopback>",  # loopback goes through the proxy too
+        }
+
     def resident_memory(self) -> int:
         """Bytes of RAM the browser's processes (its process group) hold: their proportional set
         size, so the libraries and memory they share count once, not once per process."""
@@ -166,6 +187,9 @@ class _Running:
         if self.idle_timer is not None:
             self.idle_timer.cancel()
         self.pipe.close()
+        with self._proxies_lock:
+            for proxy in self.proxies.values():
+                proxy.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
@@ -257,7 +281,8 @@ class WarmBrowser:
         running = self._acquire()
         pipe, context, session = running.pipe, None, None
         try:
-            context = str(pipe.call("Target.createBrowserContext", {"disposeOnDetach": True}, None, deadline,
+            parameters = running.context_parameters(policy.guard)
+            context = str(pipe.call("Target.createBrowserContext", parameters, None, deadline,
                                     cancelled)["browserContextId"])  # fmt: skip
             running.context_policies[context] = policy
             target = pipe.call("Target.createTarget", {"url": "about:blank", "browserContextId": context},
