@@ -16,6 +16,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from .samples_breadth import breadth_seeds
+
 WORD = "Quokka"
 ASSETS = Path(__file__).resolve().parents[2] / "pipelines" / "assets"
 
@@ -149,6 +151,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     if "csv" in seeds:
         for fmt in ("xlsx", "xls", "ods"):
             seed(fmt, lambda path, fmt=fmt: shutil.copyfile(_soffice(seeds["csv"], fmt, office), path))
+    seeds.update(breadth_seeds(directory, wanted))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 
