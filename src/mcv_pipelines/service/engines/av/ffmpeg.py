@@ -61,6 +61,10 @@ _BASE = ("-hide_banner", "-nostdin", "-y", "-loglevel", "error")
 # have nowhere to keep tags: ffmpeg would drop them silently
 _NO_TAGS = frozenset(
     {"aac", "mpeg", "ts", "3gp", "3g2", "vob", "m2ts", "ac3", "w64", "mp2", "gif", "apng", "webp"}
+    # issue 23, breadth: every added container but qt, ismv, wtv, rm, ra, m4r, weba and aif (tried)
+    | {"mpg", "mxf", "dv", "gxf", "swf", "smjpeg", "mjpeg", "y4m", "ivf", "m1v", "m2v", "h264", "hevc"}
+    | {"eac3", "dts", "thd", "mlp", "voc", "ircam", "sox", "rso", "ast", "mmf", "adx", "aud", "aptx"}
+    | {"sbc", "g722", "gsm", "c2"}
 )
 
 
