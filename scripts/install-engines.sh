@@ -31,6 +31,7 @@ PACKAGES=(
     # ebook-convert: the largest (98 packages, ~350 MB installed, ~116 MB to download; 48 s to install
     # here); its engine is optional, so a machine without it only lists no ebook pairs.
     calibre
+    unar  # rar archives, read only (lsar lists, unar unpacks)
     fonts-dejavu-core
     fontconfig
     postgresql
