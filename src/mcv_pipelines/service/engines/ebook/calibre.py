@@ -27,13 +27,17 @@ from mcv_pipelines.service.engines.seal import Limits
 
 __all__ = ["CALIBRE_INPUTS", "CALIBRE_OUTPUTS", "CalibreEngine"]
 
-# What bench/formats.py proves here; Calibre reads and writes more (cbz, snb, tcr, pml, rb), left out
-# until the matrix has a sample of them.
+# What bench/formats.py proves here. Comic archives (cbz: a zip of pictures, cb7: a 7z of them) and
+# the zipped FictionBook (fbz) are read only, as Calibre does; azw and prc are MOBI files under the
+# names Kindle and Mobipocket gave them. Not here: cbr (RAR; Calibre's own unrar is not built in
+# Debian's package), cbt (Calibre has no reader for it), chm (nothing here writes one).
 CALIBRE_INPUTS = (
     "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "odt", "htmlz", "txtz",
+    "pml", "pmlz", "rb", "snb", "tcr", "cbz", "cb7", "fbz", "azw", "prc",
 )  # fmt: skip
 CALIBRE_OUTPUTS = (
     "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "pdf", "htmlz", "txtz",
+    "pmlz", "rb", "snb", "tcr",
 )  # fmt: skip
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL")
 
