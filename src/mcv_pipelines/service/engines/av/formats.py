@@ -163,7 +163,9 @@ FORMATS: dict[str, MediaFormat] = {
             ("pcm",),
             "dvvideo",
             ("dv",),
-            ("-s", "720x576", "-r", "25", "-ar", "48000", "-ac", "2"),
+            # DV holds PAL frames with their sound interleaved: sound that starts late (WMA's priming) is
+            # padded with silence, else the muxer stops at the first frame
+            ("-s", "720x576", "-r", "25", "-ar", "48000", "-ac", "2", "-af", "aresample=async=1:first_pts=0"),
         ),
         MediaFormat(
             "gxf",
@@ -173,7 +175,7 @@ FORMATS: dict[str, MediaFormat] = {
             ("pcm",),
             "mpeg2video",
             ("mpeg2",),
-            ("-s", "720x576", "-ar", "48000"),
+            ("-s", "720x576", "-ar", "48000", "-ac", "1"),
         ),
         MediaFormat("wtv", "wtv", True, "mp2", ("mp2",), "mpeg2video", ("mpeg2",)),
         MediaFormat("rm", "rm", True, "real_144", ("ra144",), "rv20", ("rv20",), ("-ar", "8000", "-ac", "1")),
@@ -201,7 +203,8 @@ FORMATS: dict[str, MediaFormat] = {
         MediaFormat("sox", "sox", False, "pcm_s32le", ("pcm_s32",)),
         MediaFormat("rso", "rso", False, "pcm_u8", ("pcm_u8",), arguments=("-ac", "1")),
         MediaFormat("ast", "ast", False, "pcm_s16be_planar", ("pcm_be_planar",)),
-        MediaFormat("mmf", "mmf", False, "adpcm_yamaha", ("yamaha",), arguments=("-ar", "44100")),
+        # SMAF in stereo is experimental in ffmpeg: mono
+        MediaFormat("mmf", "mmf", False, "adpcm_yamaha", ("yamaha",), arguments=("-ar", "44100", "-ac", "1")),
         MediaFormat("adx", "adx", False, "adpcm_adx", ("adx",)),
         MediaFormat("aud", "wsaud", False, "adpcm_ima_ws", ("ima_ws",)),
         MediaFormat("aptx", "aptx", False, "aptx", ("aptx",), arguments=("-ar", "48000", "-ac", "2")),
@@ -309,8 +312,9 @@ INPUT_FORMATS: dict[str, tuple[str, bool]] = {
 # Inputs without sound: no audio-only output is made of them.
 SILENT_INPUTS = frozenset({"gif", "apng", "mjpeg", "y4m", "ivf", "m1v", "m2v", "h264", "hevc"})
 # Inputs whose decoder gives no channel layout, which this ffmpeg's aac encoder refuses ("Unsupported
-# channel layout"): bench/formats.py found spx and tta -> aac, m4a, m4b failing, so they are not listed.
-NO_AAC_INPUTS = frozenset({"spx", "tta"})
+# channel layout"): bench/formats.py found spx, tta and aptx -> aac, m4a, m4b (m4r) failing, so they are
+# not listed.
+NO_AAC_INPUTS = frozenset({"spx", "tta", "aptx"})
 
 # Thumbnail output format -> image encoder.
 THUMBNAIL_FORMATS: dict[str, str] = {"png": "png", "jpg": "mjpeg", "webp": "libwebp"}
