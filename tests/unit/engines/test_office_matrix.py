@@ -17,11 +17,7 @@ from office_samples import DERIVED, MACRO_VARIANTS, check_output, macro_variant,
 
 RequireEngine = Callable[..., Engine]
 PAIRS = sorted({
-    (source, target)
-    for module in MODULES
-    for source in module.readers
-    for target in module.only.get(source, tuple(module.writers))
-    if source != target
+    (source, target) for module in MODULES for source in module.readers for target in module.targets(source)
 })  # fmt: skip
 CORE = {
     "doc", "docx", "odt", "fodt", "rtf", "txt", "html", "pdf", "epub", "xls", "xlsx", "ods", "fods", "csv",
@@ -32,7 +28,7 @@ _NATIVE = {"writer": "odt", "calc": "ods", "impress": "odp", "draw": "odg"}
 RUN = sorted(
     {(s, t) for s, t in PAIRS if s in CORE and t in CORE}
     | {(s, _NATIVE[m.name]) for m in MODULES for s in m.readers if s not in CORE}
-    | {(_NATIVE[m.name], t) for m in MODULES for t in m.writers if t not in CORE}
+    | {(_NATIVE[m.name], t) for m in MODULES for t in m.targets(_NATIVE[m.name]) if t not in CORE}
 )
 
 

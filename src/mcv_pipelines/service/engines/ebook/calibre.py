@@ -42,6 +42,8 @@ CALIBRE_OUTPUTS = (
     "pmlz", "rb", "snb", "tcr",
 )  # fmt: skip
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL")
+# A comic is pictures: as plain text it is an empty file (txtz keeps the pictures beside it).
+_COMICS = frozenset({"cbz", "cb7"})
 
 
 class CalibreEngine(ProgramEngine):
@@ -62,7 +64,7 @@ class CalibreEngine(ProgramEngine):
             ConversionType("convert", s, t, self.name, options=(FILENAME,), engine_versions=versions)
             for s in CALIBRE_INPUTS
             for t in CALIBRE_OUTPUTS
-            if s != t
+            if s != t and not (s in _COMICS and t == "txt")
         ]
 
     def run(self, request: EngineRequest) -> EngineResult:
@@ -71,6 +73,7 @@ class CalibreEngine(ProgramEngine):
             request.operation != "convert"
             or source_format not in CALIBRE_INPUTS
             or target_format not in CALIBRE_OUTPUTS
+            or (source_format in _COMICS and target_format == "txt")
             or self.program is None
         ):
             raise EngineError(
