@@ -312,9 +312,9 @@ INPUT_FORMATS: dict[str, tuple[str, bool]] = {
 # Inputs without sound: no audio-only output is made of them.
 SILENT_INPUTS = frozenset({"gif", "apng", "mjpeg", "y4m", "ivf", "m1v", "m2v", "h264", "hevc"})
 # Inputs whose decoder gives no channel layout, which this ffmpeg's aac encoder refuses ("Unsupported
-# channel layout"): bench/formats.py found spx, tta and aptx -> aac, m4a, m4b (m4r) failing, so they are
-# not listed.
-NO_AAC_INPUTS = frozenset({"spx", "tta", "aptx"})
+# channel layout"): bench/formats.py found spx, tta, aptx and sbc -> aac, m4a, m4b (m4r) failing, so they
+# are not listed.
+NO_AAC_INPUTS = frozenset({"spx", "tta", "aptx", "sbc"})
 
 # Thumbnail output format -> image encoder.
 THUMBNAIL_FORMATS: dict[str, str] = {"png": "png", "jpg": "mjpeg", "webp": "libwebp"}
