@@ -18,6 +18,7 @@ from mcv_pipelines.service.engines.av.formats import (
     NO_AAC_INPUTS,
     SILENT_INPUTS,
     THUMBNAIL_FORMATS,
+    UNPROVEN,
     FfmpegCapabilities,
     probe_capabilities,
 )
@@ -125,7 +126,7 @@ class FfmpegEngine:
                 # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
                 if (media.video and not source_is_video) or (not media.video and source in SILENT_INPUTS):
                     continue
-                if source in NO_AAC_INPUTS and media.audio_encoder == "aac":
+                if (source in NO_AAC_INPUTS and media.audio_encoder == "aac") or (source, target) in UNPROVEN:
                     continue
                 types.append(
                     ConversionType(

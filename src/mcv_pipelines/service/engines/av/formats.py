@@ -20,6 +20,7 @@ __all__ = [
     "NO_AAC_INPUTS",
     "SILENT_INPUTS",
     "THUMBNAIL_FORMATS",
+    "UNPROVEN",
     "VIDEO_CODECS",
     "FfmpegCapabilities",
     "MediaFormat",
@@ -315,6 +316,9 @@ SILENT_INPUTS = frozenset({"gif", "apng", "mjpeg", "y4m", "ivf", "m1v", "m2v", "
 # channel layout"): bench/formats.py found spx, tta, aptx and sbc -> aac, m4a, m4b (m4r) failing, so they
 # are not listed.
 NO_AAC_INPUTS = frozenset({"spx", "tta", "aptx", "sbc"})
+# Pairs bench/formats.py found failing otherwise: ffmpeg 5.1 never ends writing ALAC in CAF from an ADX
+# made of an AAC track.
+UNPROVEN = frozenset({("adx", "caf")})
 
 # Thumbnail output format -> image encoder.
 THUMBNAIL_FORMATS: dict[str, str] = {"png": "png", "jpg": "mjpeg", "webp": "libwebp"}
