@@ -66,7 +66,7 @@ _MEDIA = {
     "mpg", "qt", "ismv", "mxf", "dv", "gxf", "wtv", "rm", "swf", "smjpeg", "mjpeg", "y4m", "ivf", "m1v",
     "m2v",
     "h264", "hevc", "m4r", "weba", "aif", "eac3", "dts", "thd", "mlp", "ra", "voc", "ircam", "sox", "rso",
-    "ast", "al", "ul", "mmf", "adx", "aud", "aptx", "sbc", "g722", "gsm", "c2",
+    "ast", "mmf", "adx", "aud", "aptx", "sbc", "g722", "gsm", "c2",
 }  # fmt: skip
 
 
