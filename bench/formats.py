@@ -1,6 +1,7 @@
 """The proven format matrix (issue 23): every convert pair the local service lists, run and checked.
 
-    .venv/bin/python bench/formats.py [--jobs N] [--engine NAME ...] [--update] [--out docs/formats.md]
+    .venv/bin/python bench/formats.py [--jobs N] [--engine NAME ...] [--format EXT ...] [--update]
+                                      [--out docs/formats.md]
 
 A local service runs in this process (loopback). Seeds are written by hand or with installed programs
 (formats_support/samples.py); every other input format is made by converting a seed through the
@@ -36,6 +37,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from formats_support.check import check_output
 from formats_support.samples import WORD, office_from, write_seeds
+from formats_support.samples_breadth import BREADTH_WORDED, MACRO_VARIANTS, macro_variant
 
 from mcv_pipelines.service.server import LocalService
 
@@ -47,7 +49,7 @@ WORDED_SEEDS = {
     "csv", "ipynb", "xlsx", "xls", "ods", "creole", "vimwiki", "twiki", "tikiwiki",
 }  # fmt: skip
 # Formats only read, never written by the listing: a copy of a file of the same container.
-SAME_CONTAINER = {"mts": "m2ts"}
+SAME_CONTAINER = {"mts": "m2ts", "azw": "mobi", "prc": "mobi"}
 # Formats only LibreOffice writes, and only from its own family: made by soffice itself from a sample
 # of a format it reads (a drawing from the SVG seed, the flat XML formats from their zipped kin).
 OFFICE_DERIVED = {
@@ -105,19 +107,31 @@ def convert(client: httpx.Client, path: Path, source: str, target: str, dest: Pa
 
 
 def make_inputs(
-    client: httpx.Client, pairs: dict[tuple[str, str], str], work: Path
+    client: httpx.Client, pairs: dict[tuple[str, str], str], work: Path, needed: set[str] | None = None
 ) -> tuple[dict[str, Path], set[str]]:
-    """A sample of every input format; and the formats whose sample carries the word."""
-    wanted = {source for source, _ in pairs}
-    samples = write_seeds(work / "seeds", wanted)
-    worded = set(samples) & WORDED_SEEDS
+    """A sample of every input format (of ``needed`` first, when given: the others only if one of
+    those cannot be made without them); and the formats whose sample carries the word."""
+    every = {source for source, _ in pairs}
+    samples = write_seeds(work / "seeds", every)
+    worded = set(samples) & (WORDED_SEEDS | BREADTH_WORDED)
+    tried: set[tuple[str, str]] = set()  # a derivation that failed is not tried again
+    for wanted in [needed, every] if needed else [every]:
+        if not wanted - set(samples):
+            break
+        _derive(client, pairs, work, wanted, samples, worded, tried)
+    return samples, worded
+
+
+def _derive(client: httpx.Client, pairs: dict[tuple[str, str], str], work: Path, wanted: set[str],
+            samples: dict[str, Path], worded: set[str], tried: set[tuple[str, str]]) -> None:  # fmt: skip
     changed = True
     while changed:
         changed = False
         for fmt in sorted(wanted - set(samples)):
-            sources = [s for s, t in pairs if t == fmt and s in samples]
+            sources = [s for s, t in pairs if t == fmt and s in samples and (fmt, s) not in tried]
             sources.sort(key=lambda s: PREFERRED_SOURCES.index(s) if s in PREFERRED_SOURCES else 99)
             for source in sources:
+                tried.add((fmt, source))
                 try:
                     made, _ = convert(client, samples[source], source, fmt, work / "derived")
                     check_output(made, fmt, None)
@@ -139,7 +153,11 @@ def make_inputs(
                 samples[fmt] = office_from(samples[base], fmt, work)
                 worded |= {fmt} if base in worded else set()
                 changed = True
-    return samples, worded
+        for fmt, (base, _) in MACRO_VARIANTS.items():
+            if fmt in wanted and fmt not in samples and base in samples:
+                samples[fmt] = macro_variant(samples[base], fmt, work)
+                worded |= {fmt} if base in worded else set()
+                changed = True
 
 
 def run_pair(client: httpx.Client, samples: dict[str, Path], worded: set[str], pair: tuple[str, str],
@@ -196,6 +214,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="conversions at a time")
     parser.add_argument("--engine", action="append", help="only the pairs of these default engines")
+    parser.add_argument(
+        "--format", action="append", help="only the pairs with one of these formats as input or output"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "formats.md")
     parser.add_argument("--before", default="41 input formats, 20 output formats, 270 convert pairs")
     parser.add_argument("--update", action="store_true", help="prove only what changed since --out")
@@ -218,9 +239,14 @@ def main() -> int:
                 }
                 chosen = {p: e for p, e in pairs.items() if p not in kept}
             else:
-                chosen = {p: e for p, e in pairs.items() if not args.engine or e in args.engine}
+                chosen = {
+                    p: e
+                    for p, e in pairs.items()
+                    if (not args.engine or e in args.engine)
+                    and (not args.format or set(p) & set(args.format))
+                }
             print(f"{len(chosen)} pairs to prove ({len(pairs)} listed)", file=sys.stderr)
-            samples, worded = make_inputs(client, pairs, work)
+            samples, worded = make_inputs(client, pairs, work, {source for source, _ in chosen})
 
             def one(item: tuple[tuple[str, str], str]) -> Outcome:
                 return run_pair(client, samples, worded, item[0], item[1], work)
@@ -237,7 +263,7 @@ def main() -> int:
     if args.update:
         write_table([*kept.values(), *outcomes], args.before, args.out)
         print(f"wrote {args.out} ({len(kept)} rows kept from before)")
-    elif not args.engine:
+    elif not args.engine and not args.format:
         write_table(outcomes, args.before, args.out)
         print(f"wrote {args.out}")
     return 1 if failed else 0

@@ -33,6 +33,7 @@ PACKAGES=(
     calibre
     # assimp: 3D models (obj, stl, ply, gltf/glb, fbx, dae, 3ds ...) to each other (3 packages, ~13 MB)
     assimp-utils
+    unar  # rar archives, read only (lsar lists, unar unpacks)
     fonts-dejavu-core
     fontconfig
     postgresql

@@ -5,10 +5,19 @@ bench/engines.py; no download, no program needed to write them.
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
-__all__ = ["SAMPLE_TEXT", "check_output", "linked_picture_docx", "write_sample"]
+__all__ = [
+    "DERIVED",
+    "MACRO_VARIANTS",
+    "SAMPLE_TEXT",
+    "check_output",
+    "linked_picture_docx",
+    "macro_variant",
+    "write_sample",
+]
 
 SAMPLE_TEXT = "Quarterly notes"
 _NS = (
@@ -77,11 +86,42 @@ DERIVED: dict[str, str] = {
     "xlsx": "fods", "xls": "fods", "ods": "fods",
     "pptx": "fodp", "ppt": "fodp", "odp": "fodp",
     "odg": "fodg", "emf": "fodg", "wmf": "fodg",
+    # issue 23, breadth: templates, macro-enabled files, OpenOffice.org 1, UOF, DIF and SYLK
+    **dict.fromkeys(("dot", "dotx", "docm", "ott", "uot"), "fodt"),
+    **dict.fromkeys(("xlt", "xltx", "xlsm", "ots", "dif", "slk", "uos"), "fods"),
+    **dict.fromkeys(("pps", "ppsx", "pot", "potx", "pptm", "otp", "uop"), "fodp"),
+    "otg": "fodg",
 }  # fmt: skip
+# Macro-enabled formats LibreOffice reads but does not write: its plain kin, the content type changed.
+MACRO_VARIANTS: dict[str, tuple[str, str]] = {
+    "dotm": ("dotx", "application/vnd.ms-word.template.macroEnabledTemplate.main+xml"),
+    "xltm": ("xltx", "application/vnd.ms-excel.template.macroEnabled.main+xml"),
+    "potm": ("potx", "application/vnd.ms-powerpoint.template.macroEnabled.main+xml"),
+    "ppsm": ("ppsx", "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml"),
+}
+
+
+def macro_variant(source: Path, fmt: str) -> Path:
+    """``source`` (dotx, xltx, potx or ppsx) as the macro-enabled ``fmt``: only the main part's content
+    type differs (a file without macros is a valid one)."""
+    content_type = MACRO_VARIANTS[fmt][1]
+    target = source.with_name(f"macro.{fmt}")
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            data = old.read(info)
+            if info.filename == "[Content_Types].xml":
+                data = re.sub(rb'ContentType="application/vnd\.openxmlformats-officedocument\.'
+                              rb'(wordprocessingml|spreadsheetml|presentationml)\.(template|slideshow)\.main\+xml"',
+                              f'ContentType="{content_type}"'.encode(), data)  # fmt: skip
+            new.writestr(info, data)
+    return target
 
 
 def write_sample(directory: Path, fmt: str) -> Path | None:
     """Write the hand-written sample of ``fmt`` into ``directory``; None when it must be derived."""
+    if fmt in _OOO1_APPS:
+        directory.mkdir(parents=True, exist_ok=True)
+        return openoffice1(directory / f"sample.{fmt}", SAMPLE_TEXT)
     if fmt not in _HAND_WRITTEN:
         return None
     directory.mkdir(parents=True, exist_ok=True)
@@ -134,6 +174,12 @@ _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ZIP_MEMBER = {
     "docx": "word/document.xml", "xlsx": "xl/workbook.xml", "pptx": "ppt/presentation.xml",
     "epub": "META-INF/container.xml",
+    "dotx": "word/document.xml", "docm": "word/document.xml", "xltx": "xl/workbook.xml",
+    "xlsm": "xl/workbook.xml", "ppsx": "ppt/presentation.xml", "potx": "ppt/presentation.xml",
+    "pptm": "ppt/presentation.xml",
+    **dict.fromkeys(
+        ("ott", "ots", "otp", "otg", "sxw", "stw", "sxc", "stc", "sxi", "sti", "sxd", "std"), "content.xml"
+    ),
 }  # fmt: skip
 _MIMETYPE = {
     "odt": b"application/vnd.oasis.opendocument.text",
@@ -142,7 +188,10 @@ _MIMETYPE = {
     "odg": b"application/vnd.oasis.opendocument.graphics",
 }
 _MAGIC = {"pdf": b"%PDF-", "doc": _OLE, "xls": _OLE, "ppt": _OLE, "rtf": b"{\\rtf",
-          "png": b"\x89PNG\r\n\x1a\n", "jpg": b"\xff\xd8\xff"}  # fmt: skip
+          "png": b"\x89PNG\r\n\x1a\n", "jpg": b"\xff\xd8\xff",
+          "dot": _OLE, "xlt": _OLE, "pps": _OLE, "pot": _OLE, "gif": b"GIF8", "bmp": b"BM", "webp": b"RIFF",
+          "uot": b"<?xml", "uos": b"<?xml", "uop": b"<?xml", "fodt": b"<?xml",
+          "fods": b"<?xml", "fodp": b"<?xml", "fodg": b"<?xml", "dif": b"TABLE", "slk": b"ID;"}  # fmt: skip
 
 
 def check_output(path: Path, fmt: str) -> str | None:
@@ -150,6 +199,8 @@ def check_output(path: Path, fmt: str) -> str | None:
     data = path.read_bytes()
     if not data:
         return "empty"
+    if fmt == "tiff":  # either byte order
+        return None if data[:4] in (b"II*\x00", b"MM\x00*") else f"starts {data[:4]!r}"
     if fmt in _MAGIC:
         return None if data.startswith(_MAGIC[fmt]) else f"starts {data[:8]!r}"
     if fmt in _ZIP_MEMBER or fmt in _MIMETYPE:
@@ -165,5 +216,55 @@ def check_output(path: Path, fmt: str) -> str | None:
     if fmt == "wmf":
         return None if data[:4] in (b"\xd7\xcd\xc6\x9a", b"\x01\x00\x09\x00") else f"starts {data[:4]!r}"
     text = data.decode("utf-8")  # txt, csv, tsv, html, svg: text that must decode
-    wanted = {"svg": "<svg", "html": "<html", "csv": ",", "tsv": "\t", "txt": ""}[fmt]
+    wanted = {"svg": "<svg", "html": "<html", "xhtml": "<html", "csv": ",", "tsv": "\t", "txt": ""}[fmt]
     return None if wanted in text.lower() else f"no {wanted!r} in it"
+
+
+# OpenOffice.org 1 (sxw, stw, sxc, stc, sxi, sxd): a zip of mimetype, content.xml in the 2000
+# namespaces and a manifest; LibreOffice reads them but no longer writes them.
+_OOO1_NS = (
+    'xmlns:office="http://openoffice.org/2000/office" xmlns:text="http://openoffice.org/2000/text" '
+    'xmlns:table="http://openoffice.org/2000/table" xmlns:draw="http://openoffice.org/2000/drawing" '
+    'xmlns:svg="http://www.w3.org/2000/svg"'
+)
+_OOO1_BOX = (
+    '<draw:text-box svg:x="2cm" svg:y="2cm" svg:width="14cm" svg:height="3cm">'
+    "<text:p>{word} notes</text:p></draw:text-box>"
+)
+_OOO1_APPS = {  # format -> (application, template?, office:class)
+    "sxw": ("writer", False, "text"), "stw": ("writer", True, "text"),
+    "sxc": ("calc", False, "spreadsheet"), "stc": ("calc", True, "spreadsheet"),
+    "sxi": ("impress", False, "presentation"), "sxd": ("draw", False, "drawing"),
+}  # fmt: skip
+
+
+def _ooo1_body(kind: str, word: str) -> str:
+    if kind == "text":
+        return f"<text:p>{word} notes</text:p><text:p>About the {word}.</text:p>"
+    if kind == "spreadsheet":
+        cells = "".join(f"<table:table-cell><text:p>{v}</text:p></table:table-cell>" for v in (word, "3"))
+        return f'<table:table table:name="Sheet1"><table:table-row>{cells}</table:table-row></table:table>'
+    return f'<draw:page draw:name="one">{_OOO1_BOX.format(word=word)}</draw:page>'
+
+
+def openoffice1(path: Path, word: str) -> Path:
+    """An OpenOffice.org 1 file of ``path``'s extension saying ``word``."""
+    app, template, kind = _OOO1_APPS[path.suffix[1:]]
+    mime = f"application/vnd.sun.xml.{app}" + (".template" if template else "")
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<office:document-content {_OOO1_NS} office:class="{kind}" '
+        f'office:version="1.0"><office:body>{_ooo1_body(kind, word)}</office:body>'
+        "</office:document-content>\n"
+    )
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<manifest:manifest xmlns:manifest="http://openoffice.org/2001/manifest">'
+        f'<manifest:file-entry manifest:media-type="{mime}" manifest:full-path="/"/>'
+        '<manifest:file-entry manifest:media-type="text/xml" manifest:full-path="content.xml"/>'
+        "</manifest:manifest>\n"
+    )
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("mimetype", mime)  # first and stored, as the format wants
+        archive.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
+        archive.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
+    return path

@@ -46,20 +46,39 @@ _MAGIC: dict[str, tuple[int, bytes]] = {
     "doc": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "xls": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"),
     "ppt": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "emf": (40, b" EMF"), "fodt": (0, b"<?xml"),
     "fods": (0, b"<?xml"), "fodp": (0, b"<?xml"), "fodg": (0, b"<?xml"),
+    # issue 23, breadth: the binary templates and slide shows, UOF's single XML file, DIF, SYLK, dBase
+    "dot": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "xlt": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"),
+    "pps": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "pot": (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"),
+    "uot": (0, b"<?xml"), "uos": (0, b"<?xml"), "uop": (0, b"<?xml"), "dif": (0, b"TABLE"),
+    "slk": (0, b"ID;"), "dbf": (0, b"\x03"), "rb": (0, b"\xb0\x0c\xb0\x0c\x02\x00NUVO"),
+    "snb": (0, b"SNBP000B"), "tcr": (0, b"!!8-Bit!!"), "rar": (0, b"Rar!\x1a\x07"),
 }  # fmt: skip
 _ZIPPED = {
     "docx": "word/document.xml", "odt": "content.xml", "epub": "mimetype", "pptx": "ppt/presentation.xml",
-    "htmlz": "index.html", "txtz": "index.txt", "xlsx": "xl/workbook.xml", "ods": "content.xml",
+    "htmlz": "index.html", "txtz": "index.txt", "pmlz": "index.pml",
+    "xlsx": "xl/workbook.xml", "ods": "content.xml",
     "odp": "content.xml", "odg": "content.xml",
+    "dotx": "word/document.xml", "docm": "word/document.xml", "dotm": "word/document.xml",
+    "xltx": "xl/workbook.xml", "xlsm": "xl/workbook.xml", "xltm": "xl/workbook.xml",
+    "ppsx": "ppt/presentation.xml", "potx": "ppt/presentation.xml", "pptm": "ppt/presentation.xml",
+    "potm": "ppt/presentation.xml", "ppsm": "ppt/presentation.xml",
+    **dict.fromkeys(
+        ("ott", "ots", "otp", "otg", "sxw", "stw", "sxc", "stc", "sxi", "sti", "sxd", "std"), "content.xml"
+    ),
 }  # fmt: skip
 _WORDY = {
     "md", "rst", "org", "html", "tex", "textile", "mediawiki", "dokuwiki", "adoc", "txt", "fb2", "opml",
     "ipynb", "muse", "jira", "dbk", "texi", "icml", "xwiki", "zimwiki", "ms", "csv", "tsv",
+    "xhtml", "dif", "slk", "man", "jats", "haddock", "native", "tei", "pml",
 }  # fmt: skip
 _MEDIA = {
     "3gp", "aac", "aiff", "avi", "flac", "flv", "m4a", "m4b", "mkv", "mov", "mp3", "mp4", "mpeg", "ogg",
     "ogv", "opus", "ts", "wav", "webm", "wma", "wmv", "3g2", "f4v", "asf", "nut", "vob", "m2ts", "mts",
     "mka", "oga", "spx", "ac3", "au", "caf", "w64", "mp2", "wv", "tta",
+    "mpg", "qt", "ismv", "mxf", "dv", "gxf", "wtv", "rm", "swf", "smjpeg", "mjpeg", "y4m", "ivf", "m1v",
+    "m2v",
+    "h264", "hevc", "m4r", "weba", "aif", "eac3", "dts", "thd", "mlp", "ra", "voc", "ircam", "sox", "rso",
+    "ast", "mmf", "adx", "aud", "aptx", "sbc", "g722", "gsm", "c2",
 }  # fmt: skip
 
 
@@ -193,7 +212,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         check(path)
     if word and fmt in _WORDY and word not in path.read_text(encoding="utf-8", errors="replace"):
         raise ValueError(f"the text lost the word {word!r}")
-    if word and fmt in ("docx", "odt", "epub", "pptx", "htmlz", "txtz"):
+    if word and fmt in ("docx", "odt", "epub", "pptx", "htmlz", "txtz", "dotx", "docm", "ott", "sxw"):
         with zipfile.ZipFile(path) as archive:
             if not any(word.encode() in archive.read(name) for name in archive.namelist()):
                 raise ValueError(f"the document lost the word {word!r}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,3 +66,30 @@ def test_hostile_epub_embeds_no_local_file_and_fetches_nothing(
         for image in page.images:
             colors = image.image.convert("RGB").getcolors(1 << 20) or []
             assert RED not in {color for _, color in colors}
+
+
+def test_comic_archive_to_epub_keeps_its_pages(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """Issue 23, breadth: a cbz (a zip of page pictures) becomes an EPUB with a picture per page."""
+    require_engine("calibre", "convert", "cbz", "epub")
+    comic = tmp_path / "strip.cbz"
+    with zipfile.ZipFile(comic, "w") as archive:
+        for number, colour in enumerate((RED, (0, 0, 255)), start=1):
+            page = io.BytesIO()
+            Image.new("RGB", (200, 300), colour).save(page, "PNG")
+            archive.writestr(f"page{number:02d}.png", page.getvalue())
+    job = run_job(
+        client,
+        {
+            "cbz": b64_import(comic),
+            "epub": {"operation": "convert", "input": "cbz", "output_format": "epub"},
+            "export": {"operation": "export/url", "input": ["epub"]},
+        },
+    )
+    assert task_named(job, "epub")["engine"] == "calibre"
+    files = download_all(job, tmp_path / "out")
+    with zipfile.ZipFile(files["strip.epub"]) as book:
+        pictures = [n for n in book.namelist() if n.lower().endswith((".png", ".jpg", ".jpeg"))]
+        assert book.read("mimetype") == b"application/epub+zip"
+    assert len(pictures) >= 2, pictures

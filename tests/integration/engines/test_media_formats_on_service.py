@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 from engine_job_helpers import b64_import, download_all, run_job, task_named
@@ -61,3 +62,36 @@ def test_older_containers(
     assert codecs(probe(files["clip.avi"])) == {"video": "mpeg4", "audio": "mp3"}
     assert codecs(probe(files["clip.ogv"])) == {"video": "theora", "audio": "vorbis"}
     assert codecs(probe(files["clip.wma"])) == {"audio": "wmav2"}
+
+
+def test_broadcast_and_telephone_formats(
+    require_engine: RequireEngine, client: httpx.Client, clip: Path, tmp_path: Path
+) -> None:
+    """Issue 23, breadth: MXF as broadcasters exchange it (MPEG-2 video, 48 kHz PCM), GSM at the 8 kHz
+    mono a telephone line carries, and an MXF read back into MP4."""
+    for source, target in (("mp4", "mxf"), ("mp4", "gsm"), ("mxf", "mp4")):
+        require_engine("ffmpeg", "convert", source, target)
+    job = run_job(
+        client,
+        {
+            "clip": b64_import(clip),
+            "mxf": _convert("clip", "mxf"),
+            "gsm": _convert("clip", "gsm"),
+            "back": _convert("mxf", "mp4"),
+            "export": {"operation": "export/url", "input": ["mxf", "gsm", "back"]},
+        },
+    )
+    files = download_all(job, tmp_path)
+    # MXF carries a timecode track (a data stream without a codec), and the MP4 made of it keeps it
+    assert _media(probe(files["clip.mxf"])) == {"video": "mpeg2video", "audio": "pcm_s16le"}
+    assert {s["sample_rate"] for s in probe(files["clip.mxf"])["streams"] if s["codec_type"] == "audio"} == {
+        "48000"
+    }
+    gsm = probe(files["clip.gsm"])
+    assert codecs(gsm) == {"audio": "gsm"}
+    assert (gsm["streams"][0]["sample_rate"], gsm["streams"][0]["channels"]) == ("8000", 1)
+    assert _media(probe(files["clip.mp4"])) == {"video": "h264", "audio": "aac"}
+
+
+def _media(info: dict[str, Any]) -> dict[str, str]:
+    return {s["codec_type"]: s["codec_name"] for s in info["streams"] if s["codec_type"] != "data"}

@@ -265,3 +265,32 @@ def _running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (ProcessLookupError, FileNotFoundError):
         return False
+
+
+def test_openoffice_1_document_and_sylk_spreadsheet(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """Issue 23, breadth: an OpenOffice.org 1 document (read only) becomes a docx; a spreadsheet
+    becomes SYLK and is read back into xlsx."""
+    for source, target in (("sxw", "docx"), ("fods", "slk"), ("slk", "xlsx")):
+        require_engine("libreoffice", "convert", source, target)
+    job = run_job(
+        client,
+        {
+            "sxw": b64_import(sample(tmp_path, "sxw")),
+            "fods": b64_import(sample(tmp_path, "fods")),
+            "docx": convert("sxw", "docx"),
+            "slk": convert("fods", "slk"),
+            "xlsx": convert("slk", "xlsx"),
+            "export": export("docx", "slk", "xlsx"),
+        },
+    )
+    assert task_named(job, "docx")["engine"] == "libreoffice"
+    files = download_all(job, tmp_path / "out")
+    with zipfile.ZipFile(files["sample.docx"]) as document:
+        assert SAMPLE_TEXT in document.read("word/document.xml").decode()
+    sylk = files["sample.slk"].read_text(encoding="latin-1")
+    assert sylk.startswith("ID;")
+    assert "Lyon" in sylk
+    with zipfile.ZipFile(files["sample.xlsx"]) as workbook:
+        assert b"Lyon" in workbook.read("xl/sharedStrings.xml")

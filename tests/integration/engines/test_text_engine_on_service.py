@@ -108,3 +108,27 @@ def test_hostile_markdown_fetches_and_embeds_nothing(
     assert b"LOOPBACK-SECRET" not in files["evil.html"].read_bytes()
     assert "data:" not in files["evil.html"].read_text()  # nothing embedded, links stay links
     assert hostname  # the file exists, so an embedded copy would have been found above
+
+
+def test_markdown_to_a_man_page_and_back_to_html(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """Issue 23, breadth: Pandoc writes a whole man page (``.TH`` header) and reads one."""
+    require_engine("pandoc", "convert", "md", "man")
+    require_engine("pandoc", "convert", "man", "html")
+    source = tmp_path / "quokka.md"
+    source.write_text("---\ntitle: QUOKKA\n---\n\n# NAME\n\nquokka - a small wallaby\n")
+    job = run_job(
+        client,
+        {
+            "md": b64_import(source),
+            "man": {"operation": "convert", "input": "md", "output_format": "man"},
+            "html": {"operation": "convert", "input": "man", "output_format": "html"},
+            "export": {"operation": "export/url", "input": ["man", "html"]},
+        },
+    )
+    assert task_named(job, "man")["engine"] == "pandoc"
+    files = download_all(job, tmp_path / "out")
+    page = files["quokka.man"].read_text()
+    assert '.TH "QUOKKA"' in page
+    assert "a small wallaby" in files["quokka.html"].read_text()

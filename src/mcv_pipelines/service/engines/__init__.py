@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.archive.rar import UnarEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
@@ -57,6 +58,7 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     FontEngine,
     # external programs
     FfmpegEngine,
+    UnarEngine,
     # vector before ImageMagick: where both list a pair (svg -> png, eps -> pdf, png -> svg) the
     # dedicated program renders it better (ImageMagick wraps a bitmap in an SVG instead of tracing it)
     RsvgEngine,

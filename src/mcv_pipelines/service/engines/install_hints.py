@@ -149,6 +149,14 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="pandoc",
         homebrew="pandoc",
     ),
+    "unar": InstallHint(
+        "rar archives (read) converted to zip, 7z and tar",
+        programs=("unar", "lsar"),
+        needs_all=True,
+        debian="unar",
+        fedora="unar",
+        homebrew="unar",
+    ),
     "calibre": InstallHint(
         "e-books (epub, mobi, azw3, fb2, lit, lrf, pdb ...) to each other and to pdf",
         programs=("ebook-convert",),

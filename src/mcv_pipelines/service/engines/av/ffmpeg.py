@@ -18,6 +18,7 @@ from mcv_pipelines.service.engines.av.formats import (
     NO_AAC_INPUTS,
     SILENT_INPUTS,
     THUMBNAIL_FORMATS,
+    UNPROVEN,
     FfmpegCapabilities,
     probe_capabilities,
 )
@@ -61,6 +62,10 @@ _BASE = ("-hide_banner", "-nostdin", "-y", "-loglevel", "error")
 # have nowhere to keep tags: ffmpeg would drop them silently
 _NO_TAGS = frozenset(
     {"aac", "mpeg", "ts", "3gp", "3g2", "vob", "m2ts", "ac3", "w64", "mp2", "gif", "apng", "webp"}
+    # issue 23, breadth: every added container but qt, ismv, wtv, rm, ra, m4r, weba and aif (tried)
+    | {"mpg", "mxf", "dv", "gxf", "swf", "smjpeg", "mjpeg", "y4m", "ivf", "m1v", "m2v", "h264", "hevc"}
+    | {"eac3", "dts", "thd", "mlp", "voc", "ircam", "sox", "rso", "ast", "mmf", "adx", "aud", "aptx"}
+    | {"sbc", "g722", "gsm", "c2"}
 )
 
 
@@ -121,7 +126,7 @@ class FfmpegEngine:
                 # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
                 if (media.video and not source_is_video) or (not media.video and source in SILENT_INPUTS):
                     continue
-                if source in NO_AAC_INPUTS and media.audio_encoder == "aac":
+                if (source in NO_AAC_INPUTS and media.audio_encoder == "aac") or (source, target) in UNPROVEN:
                     continue
                 types.append(
                     ConversionType(

@@ -20,6 +20,7 @@ __all__ = [
     "NO_AAC_INPUTS",
     "SILENT_INPUTS",
     "THUMBNAIL_FORMATS",
+    "UNPROVEN",
     "VIDEO_CODECS",
     "FfmpegCapabilities",
     "MediaFormat",
@@ -38,6 +39,9 @@ class MediaFormat:
     audio_codecs: tuple[str, ...]
     video_encoder: str | None = None
     video_codecs: tuple[str, ...] = ()
+    # What the container or its codec insists on (a sample rate, DV's frame size and rate, an
+    # encoder ffmpeg calls experimental); the options these fix are not offered (options.py).
+    arguments: tuple[str, ...] = ()
 
 
 # Friendly codec name (as options take it) -> ffmpeg encoder.
@@ -56,6 +60,10 @@ VIDEO_CODECS: dict[str, str] = {
     "gif": "gif",
     "apng": "apng",
     "webp": "libwebp_anim",
+    "dv": "dvvideo",
+    "rv20": "rv20",
+    "mjpeg": "mjpeg",
+    "raw": "wrapped_avframe",
 }
 AUDIO_CODECS: dict[str, str] = {
     "aac": "aac",
@@ -72,6 +80,22 @@ AUDIO_CODECS: dict[str, str] = {
     "wavpack": "wavpack",
     "tta": "tta",
     "speex": "libspeex",
+    "eac3": "eac3",
+    "dts": "dca",
+    "truehd": "truehd",
+    "mlp": "mlp",
+    "pcm_u8": "pcm_u8",
+    "pcm_s32": "pcm_s32le",
+    "pcm_be_planar": "pcm_s16be_planar",
+    "ra144": "real_144",
+    "yamaha": "adpcm_yamaha",
+    "adx": "adpcm_adx",
+    "ima_ws": "adpcm_ima_ws",
+    "aptx": "aptx",
+    "sbc": "sbc",
+    "g722": "g722",
+    "gsm": "libgsm",
+    "codec2": "libcodec2",
 }
 
 _MP4_AUDIO = ("aac", "mp3", "opus", "flac")
@@ -124,6 +148,78 @@ FORMATS: dict[str, MediaFormat] = {
         MediaFormat("mp2", "mp2", False, "mp2", ("mp2",)),
         MediaFormat("wv", "wv", False, "wavpack", ("wavpack",)),
         MediaFormat("tta", "tta", False, "tta", ("tta",)),
+        # issue 23, breadth: broadcast and legacy containers, raw elementary streams and the audio
+        # formats of telephony, Bluetooth, games and old workstations, as this ffmpeg writes them.
+        # Not raw A-law/mu-law (.al, .ul): without a header ffmpeg reads them back at 44.1 kHz, so an
+        # 8 kHz telephone recording would play five times too fast.
+        MediaFormat("mpg", "mpeg", True, "mp2", ("mp2", "mp3"), "mpeg1video", ("mpeg1", "mpeg2")),
+        MediaFormat("qt", "mov", True, "aac", ("aac", "mp3", "pcm"), "libx264", ("x264", "x265")),
+        MediaFormat("ismv", "ismv", True, "aac", ("aac",), "libx264", ("x264",)),
+        MediaFormat("mxf", "mxf", True, "pcm_s16le", ("pcm",), "mpeg2video", ("mpeg2",), ("-ar", "48000")),
+        MediaFormat(
+            "dv",
+            "dv",
+            True,
+            "pcm_s16le",
+            ("pcm",),
+            "dvvideo",
+            ("dv",),
+            # DV holds PAL frames with their sound interleaved: sound that starts late (WMA's priming) is
+            # padded with silence, else the muxer stops at the first frame
+            ("-s", "720x576", "-r", "25", "-ar", "48000", "-ac", "2", "-af", "aresample=async=1:first_pts=0"),
+        ),
+        MediaFormat(
+            "gxf",
+            "gxf",
+            True,
+            "pcm_s16le",
+            ("pcm",),
+            "mpeg2video",
+            ("mpeg2",),
+            ("-s", "720x576", "-ar", "48000", "-ac", "1"),
+        ),
+        MediaFormat("wtv", "wtv", True, "mp2", ("mp2",), "mpeg2video", ("mpeg2",)),
+        MediaFormat("rm", "rm", True, "real_144", ("ra144",), "rv20", ("rv20",), ("-ar", "8000", "-ac", "1")),
+        MediaFormat("swf", "swf", True, "libmp3lame", ("mp3",), "flv", ("flv1",), ("-ar", "44100")),
+        MediaFormat("smjpeg", "smjpeg", True, "pcm_s16le", ("pcm",), "mjpeg", ("mjpeg",)),
+        MediaFormat("mjpeg", "mjpeg", True, None, (), "mjpeg", ("mjpeg",)),
+        MediaFormat("y4m", "yuv4mpegpipe", True, None, (), "wrapped_avframe", ("raw",)),
+        MediaFormat("ivf", "ivf", True, None, (), "libvpx-vp9", ("vp9", "vp8", "av1")),
+        MediaFormat("m1v", "mpeg1video", True, None, (), "mpeg1video", ("mpeg1",)),
+        MediaFormat("m2v", "mpeg2video", True, None, (), "mpeg2video", ("mpeg2",)),
+        MediaFormat("h264", "h264", True, None, (), "libx264", ("x264",)),
+        MediaFormat("hevc", "hevc", True, None, (), "libx265", ("x265",)),
+        MediaFormat("m4r", "ipod", False, "aac", ("aac",)),
+        MediaFormat("weba", "webm", False, "libopus", ("opus", "vorbis")),
+        MediaFormat("aif", "aiff", False, "pcm_s16be", ("pcm_be",)),
+        MediaFormat("eac3", "eac3", False, "eac3", ("eac3",)),
+        MediaFormat("dts", "dts", False, "dca", ("dts",), arguments=("-strict", "-2", "-ar", "48000")),
+        MediaFormat(
+            "thd", "truehd", False, "truehd", ("truehd",), arguments=("-strict", "-2", "-ar", "48000")
+        ),
+        MediaFormat("mlp", "mlp", False, "mlp", ("mlp",), arguments=("-strict", "-2", "-ar", "48000")),
+        MediaFormat("ra", "rm", False, "real_144", ("ra144",), arguments=("-ar", "8000", "-ac", "1")),
+        MediaFormat("voc", "voc", False, "pcm_u8", ("pcm_u8",)),
+        MediaFormat("ircam", "ircam", False, "pcm_s16le", ("pcm",)),
+        MediaFormat("sox", "sox", False, "pcm_s32le", ("pcm_s32",)),
+        MediaFormat("rso", "rso", False, "pcm_u8", ("pcm_u8",), arguments=("-ac", "1")),
+        MediaFormat("ast", "ast", False, "pcm_s16be_planar", ("pcm_be_planar",)),
+        # SMAF in stereo is experimental in ffmpeg: mono
+        MediaFormat("mmf", "mmf", False, "adpcm_yamaha", ("yamaha",), arguments=("-ar", "44100", "-ac", "1")),
+        MediaFormat("adx", "adx", False, "adpcm_adx", ("adx",)),
+        MediaFormat("aud", "wsaud", False, "adpcm_ima_ws", ("ima_ws",)),
+        MediaFormat("aptx", "aptx", False, "aptx", ("aptx",), arguments=("-ar", "48000", "-ac", "2")),
+        MediaFormat("sbc", "sbc", False, "sbc", ("sbc",), arguments=("-ar", "48000")),
+        MediaFormat("g722", "g722", False, "g722", ("g722",), arguments=("-ar", "16000", "-ac", "1")),
+        MediaFormat("gsm", "gsm", False, "libgsm", ("gsm",), arguments=("-ar", "8000", "-ac", "1")),
+        MediaFormat(
+            "c2",
+            "codec2",
+            False,
+            "libcodec2",
+            ("codec2",),
+            arguments=("-ar", "8000", "-ac", "1", "-mode", "3200"),
+        ),
         # animations: video without sound
         MediaFormat("gif", "gif", True, None, (), "gif", ("gif",)),
         MediaFormat("apng", "apng", True, None, (), "apng", ("apng",)),
@@ -174,13 +270,55 @@ INPUT_FORMATS: dict[str, tuple[str, bool]] = {
     "mp2": ("mp3", False),
     "wv": ("wv", False),
     "tta": ("tta", False),
+    "mpg": ("mpeg", True),
+    "qt": ("mov", True),
+    "ismv": ("mov", True),
+    "mxf": ("mxf", True),
+    "dv": ("dv", True),
+    "gxf": ("gxf", True),
+    "wtv": ("wtv", True),
+    "rm": ("rm", True),
+    "swf": ("swf", True),
+    "smjpeg": ("smjpeg", True),
+    "mjpeg": ("mjpeg", True),
+    "y4m": ("yuv4mpegpipe", True),
+    "ivf": ("ivf", True),
+    "m1v": ("mpegvideo", True),
+    "m2v": ("mpegvideo", True),
+    "h264": ("h264", True),
+    "hevc": ("hevc", True),
+    "m4r": ("mov", False),
+    "weba": ("matroska", False),
+    "aif": ("aiff", False),
+    "eac3": ("eac3", False),
+    "dts": ("dts", False),
+    "thd": ("truehd", False),
+    "mlp": ("mlp", False),
+    "ra": ("rm", False),
+    "voc": ("voc", False),
+    "ircam": ("ircam", False),
+    "sox": ("sox", False),
+    "rso": ("rso", False),
+    "ast": ("ast", False),
+    "mmf": ("mmf", False),
+    "adx": ("adx", False),
+    "aud": ("wsaud", False),
+    "aptx": ("aptx", False),
+    "sbc": ("sbc", False),
+    "g722": ("g722", False),
+    "gsm": ("gsm", False),
+    "c2": ("codec2", False),
 }
 
 # Inputs without sound: no audio-only output is made of them.
-SILENT_INPUTS = frozenset({"gif", "apng"})
+SILENT_INPUTS = frozenset({"gif", "apng", "mjpeg", "y4m", "ivf", "m1v", "m2v", "h264", "hevc"})
 # Inputs whose decoder gives no channel layout, which this ffmpeg's aac encoder refuses ("Unsupported
-# channel layout"): bench/formats.py found spx and tta -> aac, m4a, m4b failing, so they are not listed.
-NO_AAC_INPUTS = frozenset({"spx", "tta"})
+# channel layout"): bench/formats.py found spx, tta, aptx and sbc -> aac, m4a, m4b (m4r) failing, so they
+# are not listed.
+NO_AAC_INPUTS = frozenset({"spx", "tta", "aptx", "sbc"})
+# Pairs bench/formats.py found failing otherwise: ffmpeg 5.1 never ends writing ALAC in CAF from an ADX
+# made of an AAC track.
+UNPROVEN = frozenset({("adx", "caf")})
 
 # Thumbnail output format -> image encoder.
 THUMBNAIL_FORMATS: dict[str, str] = {"png": "png", "jpg": "mjpeg", "webp": "libwebp"}

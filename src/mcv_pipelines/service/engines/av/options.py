@@ -9,7 +9,7 @@ stream as it is and ``none`` (audio only) drops the audio. Times (``trim_start``
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mcv_pipelines.service.engines.av.animation import ANIMATION_ENCODERS, animation_arguments
@@ -57,7 +57,11 @@ def parse_time(options: Mapping[str, Any], name: str) -> float | None:
     return seconds
 
 
-_QSCALE_ENCODERS = frozenset({"mpeg4", "wmv2", "flv", "mpeg1video", "mpeg2video", "libtheora"})
+_QSCALE_ENCODERS = frozenset(
+    {"mpeg4", "wmv2", "flv", "mpeg1video", "mpeg2video", "libtheora", "rv20", "mjpeg"}
+)
+# An option a container's own arguments fix (MediaFormat.arguments) is not offered for it.
+_FIXED_BY = {"sample_rate": "-ar", "channels": "-ac", "width": "-s", "height": "-s", "fps": "-r"}
 _TRIM_OPTIONS = (
     OptionSpec("trim_start", "string", None, None, "Start at this time (seconds or HH:MM:SS)"),
     OptionSpec("trim_end", "string", None, None, "End at this time (seconds or HH:MM:SS)"),
@@ -84,7 +88,7 @@ def convert_options(media: MediaFormat, caps: FfmpegCapabilities) -> tuple[Optio
             OptionSpec("fps", "float", None, None, "Frames per second"),
         ]
     if media.audio_encoder is None:
-        return (*specs, *_TRIM_OPTIONS)
+        return _unfixed(media, (*specs, *_TRIM_OPTIONS))
     audio_choices = (*caps.audio_codecs(media), "copy") + (("none",) if media.video else ())
     specs += [
         OptionSpec("audio_codec", "enum", _default_name(media.audio_encoder, AUDIO_CODECS), audio_choices),
@@ -93,7 +97,11 @@ def convert_options(media: MediaFormat, caps: FfmpegCapabilities) -> tuple[Optio
         OptionSpec("sample_rate", "integer", None, None, "Audio sample rate in Hz"),
         *_TRIM_OPTIONS,
     ]
-    return tuple(specs)
+    return _unfixed(media, specs)
+
+
+def _unfixed(media: MediaFormat, specs: Sequence[OptionSpec]) -> tuple[OptionSpec, ...]:
+    return tuple(s for s in specs if _FIXED_BY.get(s.name) not in media.arguments)
 
 
 def _default_name(encoder: str | None, table: Mapping[str, str]) -> str | None:
@@ -202,4 +210,4 @@ def _audio_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapp
 def convert_arguments(media: MediaFormat, caps: FfmpegCapabilities, options: Mapping[str, Any]) -> list[str]:
     """Output arguments (codecs, quality, size) for a conversion to ``media``."""
     video = _video_arguments(media, caps, options) if media.video else ["-vn"]
-    return [*video, *_audio_arguments(media, caps, options), "-f", media.muxer]
+    return [*video, *_audio_arguments(media, caps, options), *media.arguments, "-f", media.muxer]

@@ -27,15 +27,23 @@ from mcv_pipelines.service.engines.seal import Limits
 
 __all__ = ["CALIBRE_INPUTS", "CALIBRE_OUTPUTS", "CalibreEngine"]
 
-# What bench/formats.py proves here; Calibre reads and writes more (cbz, snb, tcr, pml, rb), left out
-# until the matrix has a sample of them.
+# What bench/formats.py proves here. Comic archives (cbz: a zip of pictures, cb7: a 7z of them) and
+# the zipped FictionBook (fbz) are read only, as Calibre does; azw and prc are MOBI files under the
+# names Kindle and Mobipocket gave them. SNB is written, not read: Calibre 6 fails on the SNB it
+# writes itself (bench/formats.py: snb -> epub, docx, pdf ... all failed). Not here: cbr (RAR;
+# Calibre's own unrar is not built in Debian's package), cbt (Calibre has no reader for it), chm
+# (nothing here writes one).
 CALIBRE_INPUTS = (
     "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "odt", "htmlz", "txtz",
+    "pml", "pmlz", "rb", "tcr", "cbz", "cb7", "fbz", "azw", "prc",
 )  # fmt: skip
 CALIBRE_OUTPUTS = (
     "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "pdf", "htmlz", "txtz",
+    "pmlz", "rb", "snb", "tcr",
 )  # fmt: skip
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL")
+# A comic is pictures: as plain text it is an empty file (txtz keeps the pictures beside it).
+_COMICS = frozenset({"cbz", "cb7"})
 
 
 class CalibreEngine(ProgramEngine):
@@ -56,7 +64,7 @@ class CalibreEngine(ProgramEngine):
             ConversionType("convert", s, t, self.name, options=(FILENAME,), engine_versions=versions)
             for s in CALIBRE_INPUTS
             for t in CALIBRE_OUTPUTS
-            if s != t
+            if s != t and not (s in _COMICS and t == "txt")
         ]
 
     def run(self, request: EngineRequest) -> EngineResult:
@@ -65,6 +73,7 @@ class CalibreEngine(ProgramEngine):
             request.operation != "convert"
             or source_format not in CALIBRE_INPUTS
             or target_format not in CALIBRE_OUTPUTS
+            or (source_format in _COMICS and target_format == "txt")
             or self.program is None
         ):
             raise EngineError(

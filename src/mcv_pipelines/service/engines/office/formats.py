@@ -1,8 +1,13 @@
 """LibreOffice's filter matrix as this engine lists it: which formats each module reads and writes.
 
-Every pair here was converted for real and its output checked (tests/unit/engines/test_office_matrix.py
-runs them all); formats LibreOffice reads but we could not prove here are left out on purpose: wpd,
-pages, vsd and cdr (no program on this machine writes a sample of them, and no download is allowed).
+Every pair here was converted for real and its output checked (bench/formats.py runs them all;
+tests/unit/engines/test_office_matrix.py every core pair and each added format once). Formats
+LibreOffice reads but we could not prove here are left out on purpose: wpd, pages, vsd and cdr (no
+program on this machine writes a sample of them, and no download is allowed), dbf (its dBase export
+fails in a LibreOffice without Base, so no sample can be made here), and the OpenOffice.org 1
+templates sti and std (LibreOffice opens them as empty documents). The other OpenOffice.org 1 formats
+(sxw, stw, sxc, stc, sxi, sxd) are read only: LibreOffice no longer writes them, and their samples are
+written by hand.
 
 A module is present when a library only its package installs is there (``libswlo.so`` for Writer...):
 a Writer-only LibreOffice lists no spreadsheet pairs.
@@ -43,6 +48,13 @@ class Module:
     writers: dict[str, Writer]
     # Input formats that only convert to some outputs (PDF import gives a usable docx, not more).
     only: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Pairs bench/formats.py found failing, left out of the listing.
+    unproven: frozenset[tuple[str, str]] = frozenset()
+
+    def targets(self, source: str) -> tuple[str, ...]:
+        """What ``source`` is listed to convert to in this module."""
+        listed = self.only.get(source, tuple(self.writers))
+        return tuple(t for t in listed if t != source and (source, t) not in self.unproven)
 
 
 # separator, text quote, UTF-8, from line 1; writing: quote only where needed (token 7), values as shown
@@ -51,6 +63,12 @@ _CSV, _TSV = f"{_CSV_IN},,0,false,true,true", f"{_TSV_IN},,0,false,true,true"
 _CALC_TEXT = "Text - txt - csv (StarCalc)"
 _PNG = Writer(media_type="image/png")
 _JPG = Writer(media_type="image/jpeg")
+# a picture per slide or page beyond png and jpg (issue 23, breadth)
+_PICTURES = {
+    "gif": Writer(media_type="image/gif"), "bmp": Writer(media_type="image/bmp"),
+    "tiff": Writer(media_type="image/tiff"), "webp": Writer(media_type="image/webp"),
+    "svg": Writer(media_type="image/svg+xml"),
+}  # fmt: skip
 
 WRITER = Module(
     "writer",
@@ -59,6 +77,9 @@ WRITER = Module(
         "doc": Reader(), "docx": Reader(), "odt": Reader(), "fodt": Reader(), "rtf": Reader(),
         "txt": Reader("Text (encoded)", "UTF8"), "html": Reader("HTML (StarWriter)"),
         "pdf": Reader("writer_pdf_import"),
+        # issue 23, breadth: templates, macro-enabled documents, OpenOffice.org 1 and UOF
+        "dot": Reader(), "dotx": Reader(), "docm": Reader(), "dotm": Reader(), "ott": Reader(),
+        "sxw": Reader(), "stw": Reader(), "uot": Reader("UOF text"),
     },
     writers={
         "pdf": Writer("writer_pdf_Export", pdf=True), "docx": Writer("MS Word 2007 XML"),
@@ -66,8 +87,13 @@ WRITER = Module(
         # Text: UTF-8, LF line ends, no byte order mark (the fifth field)
         "txt": Writer("Text (encoded)", "UTF8,LF,,,false"),
         "html": Writer("HTML (StarWriter)", "EmbedImages"), "epub": Writer("EPUB"),
+        "dot": Writer("MS Word 97 Vorlage"), "dotx": Writer("MS Word 2007 XML Template"),
+        "docm": Writer("MS Word 2007 XML VBA"), "ott": Writer("writer8_template"),
+        "uot": Writer("UOF text"), "fodt": Writer("OpenDocument Text Flat XML"),
+        "xhtml": Writer("XHTML Writer File"),
     },
     only={"pdf": ("docx", "odt")},
+    unproven=frozenset({("uot", "pdf")}),  # LibreOffice 7.4 fails to write it
 )  # fmt: skip
 CALC = Module(
     "calc",
@@ -75,29 +101,53 @@ CALC = Module(
     readers={
         "xls": Reader(), "xlsx": Reader(), "ods": Reader(), "fods": Reader(),
         "csv": Reader(_CALC_TEXT, _CSV_IN), "tsv": Reader(_CALC_TEXT, _TSV_IN),
+        "xlt": Reader(), "xltx": Reader(), "xlsm": Reader(), "xltm": Reader(), "ots": Reader(),
+        "sxc": Reader(), "stc": Reader(), "dif": Reader("DIF"), "slk": Reader("SYLK"),
+        "uos": Reader("UOF spreadsheet"),
     },
     writers={
         "pdf": Writer("calc_pdf_Export", pdf=True), "xlsx": Writer("Calc MS Excel 2007 XML"),
         "xls": Writer("MS Excel 97"), "ods": Writer("calc8"), "html": Writer("HTML (StarCalc)"),
         "csv": Writer(_CALC_TEXT, _CSV), "tsv": Writer(_CALC_TEXT, _TSV),
+        "xlt": Writer("MS Excel 97 Vorlage/Template"), "xltx": Writer("Calc MS Excel 2007 XML Template"),
+        "xlsm": Writer("Calc MS Excel 2007 VBA XML"), "ots": Writer("calc8_template"),
+        "dif": Writer("DIF"), "slk": Writer("SYLK"), "uos": Writer("UOF spreadsheet"),
+        "fods": Writer("OpenDocument Spreadsheet Flat XML"), "xhtml": Writer("XHTML Calc File"),
     },
 )  # fmt: skip
 IMPRESS = Module(
     "impress",
     "libslideshowlo.so",  # Debian's Impress package ships it; libsdlo.so comes with Draw alone too
-    readers={"ppt": Reader(), "pptx": Reader(), "odp": Reader(), "fodp": Reader()},
+    readers={
+        "ppt": Reader(), "pptx": Reader(), "odp": Reader(), "fodp": Reader(),
+        "pps": Reader(), "ppsx": Reader(), "pot": Reader(), "potx": Reader(), "pptm": Reader(),
+        "potm": Reader(), "ppsm": Reader(), "otp": Reader(), "sxi": Reader(),
+        "uop": Reader("UOF presentation"),
+    },
     writers={
         "pdf": Writer("impress_pdf_Export", pdf=True), "pptx": Writer("Impress MS PowerPoint 2007 XML"),
         "ppt": Writer("MS PowerPoint 97"), "odp": Writer("impress8"), "png": _PNG, "jpg": _JPG,
+        "pps": Writer("MS PowerPoint 97 AutoPlay"), "pot": Writer("MS PowerPoint 97 Vorlage"),
+        "ppsx": Writer("Impress MS PowerPoint 2007 XML AutoPlay"),
+        "potx": Writer("Impress MS PowerPoint 2007 XML Template"),
+        "pptm": Writer("Impress MS PowerPoint 2007 XML VBA"), "otp": Writer("impress8_template"),
+        "uop": Writer("UOF presentation"), "fodp": Writer("OpenDocument Presentation Flat XML"),
+        **_PICTURES,
     },
+    unproven=frozenset({("uop", "pptx")}),  # the slide's text is lost
 )  # fmt: skip
 DRAW = Module(
     "draw",
     "libsddlo.so",
-    readers={"odg": Reader(), "fodg": Reader(), "emf": Reader(), "wmf": Reader()},
+    readers={
+        "odg": Reader(), "fodg": Reader(), "emf": Reader(), "wmf": Reader(),
+        "otg": Reader(), "sxd": Reader(),
+    },
     writers={
         "pdf": Writer("draw_pdf_Export", pdf=True), "odg": Writer("draw8"), "svg": Writer("draw_svg_Export"),
         "emf": Writer("draw_emf_Export"), "wmf": Writer("draw_wmf_Export"), "png": _PNG, "jpg": _JPG,
+        "otg": Writer("draw8_template"), "fodg": Writer("OpenDocument Drawing Flat XML"),
+        **{k: v for k, v in _PICTURES.items() if k != "svg"},
     },
 )  # fmt: skip
 MODULES: tuple[Module, ...] = (WRITER, CALC, IMPRESS, DRAW)

@@ -118,9 +118,8 @@ class LibreOfficeEngine(ProgramEngine):
         pairs: dict[tuple[str, str], Module] = {}
         for module in self._modules:
             for source in module.readers:
-                for target in module.only.get(source, tuple(module.writers)):
-                    if source != target:
-                        pairs.setdefault((source, target), module)
+                for target in module.targets(source):
+                    pairs.setdefault((source, target), module)
         return pairs
 
     def conversion_types(self) -> Iterable[ConversionType]:

@@ -37,6 +37,11 @@ PANDOC_READERS: dict[str, str] = {
     "jira": "jira",
     "csv": "csv",
     "dbk": "docbook",
+    # issue 23, breadth: man pages, JATS articles, Haddock markup and Pandoc's own native AST
+    "man": "man",
+    "jats": "jats",
+    "haddock": "haddock",
+    "native": "native",
 }
 
 # Markdown is written as GitHub-flavoured Markdown: what most readers of a .md file render.
@@ -67,6 +72,11 @@ PANDOC_WRITERS: dict[str, str] = {
     "xwiki": "xwiki",
     "zimwiki": "zimwiki",
     "ms": "ms",
+    "man": "man",
+    "jats": "jats",
+    "haddock": "haddock",
+    "native": "native",
+    "tei": "tei",
 }
 
 # Pairs bench/formats.py found this Pandoc gets wrong, left out of the listing: fb2 -> epub fails
@@ -75,7 +85,9 @@ PANDOC_WRITERS: dict[str, str] = {
 UNPROVEN = frozenset({("fb2", "epub"), ("rtf", "opml"), ("csv", "opml")})
 
 # Writers whose output is a whole document only with --standalone (else a fragment).
-STANDALONE = frozenset({"html", "tex", "rtf", "fb2", "ipynb", "opml", "dbk", "texi", "ms"})
+STANDALONE = frozenset(
+    {"html", "tex", "rtf", "fb2", "ipynb", "opml", "dbk", "texi", "ms", "man", "jats", "tei"}
+)
 
 # Writers that read Pandoc's data files, which Debian's Pandoc 2.x cannot do with --sandbox: they
 # write a cleaned document outside it (see ast_guard).

@@ -1,0 +1,198 @@
+"""The ``unar`` engine: ``convert`` of a RAR archive into zip, 7z or tar, read with Debian's unar/lsar.
+
+No maintained free program writes RAR, so it is read only. ``lsar -j`` lists the members; each regular
+file is then extracted on its own (``unar -i N`` into an empty directory of its own, so whatever name
+unar gives it on disk, we know which member it is) and written again under the same guards as the
+archive operation's convert (unpack.py): names made relative and safe, duplicates suffixed, links,
+directories and encrypted members never followed, at most ``MAX_MEMBERS`` files and
+``MAX_TOTAL_BYTES`` bytes, refused from the declared sizes before anything is unpacked and counted
+again from what unar wrote. Both programs run sealed like every other (process.py), each file they
+write capped at ``MAX_TOTAL_BYTES``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcv_pipelines.service.engines.archive.repack import WRITABLE, write_archive
+from mcv_pipelines.service.engines.archive.unpack import MAX_MEMBERS, MAX_TOTAL_BYTES, safe_member_name
+from mcv_pipelines.service.engines.base import (
+    ConversionType,
+    EngineError,
+    EngineRequest,
+    EngineResult,
+    EngineVersion,
+)
+from mcv_pipelines.service.engines.failures import (
+    CANCELLED,
+    INVALID_INPUT_FILE,
+    UNSUPPORTED_CONVERSION,
+    library_errors,
+)
+from mcv_pipelines.service.engines.files import OutputNames, split_extension
+from mcv_pipelines.service.engines.naming import single_input
+from mcv_pipelines.service.engines.options import FILENAME, str_option
+from mcv_pipelines.service.engines.process import find_program, program_version, run_checked
+from mcv_pipelines.service.engines.seal import Limits
+
+__all__ = ["RarMember", "UnarEngine", "rar_members"]
+
+_LIMITS = Limits(file_size=MAX_TOTAL_BYTES)
+
+
+@dataclass(frozen=True, slots=True)
+class RarMember:
+    """One regular file of a RAR archive, as lsar lists it."""
+
+    index: int
+    name: str
+    size: int
+
+
+def rar_members(listing: dict[str, Any], archive_name: str) -> list[RarMember]:
+    """The regular files of ``lsar -j`` output; refuses encrypted members and too many or too big."""
+    entries = listing.get("lsarContents")
+    if not isinstance(entries, list):
+        raise EngineError(INVALID_INPUT_FILE, f"{archive_name} is not a RAR archive unar can read")
+    members: list[RarMember] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("XADIsEncrypted"):
+            raise EngineError(INVALID_INPUT_FILE, f"{archive_name} is encrypted; no password is taken")
+        kinds = ("XADIsDirectory", "XADIsLink", "XADIsHardLink", "XADIsResourceFork", "XADIsCharacterDevice",
+                 "XADIsBlockDevice", "XADIsFIFO")  # fmt: skip
+        if any(entry.get(kind) for kind in kinds):
+            continue
+        index, name, size = entry.get("XADIndex"), entry.get("XADFileName"), entry.get("XADFileSize", 0)
+        if isinstance(index, int) and isinstance(name, str) and isinstance(size, int):
+            members.append(RarMember(index, name, size))
+    if len(members) > MAX_MEMBERS:
+        raise EngineError(INVALID_INPUT_FILE, f"{archive_name} holds more than {MAX_MEMBERS:,} files")
+    if sum(m.size for m in members) > MAX_TOTAL_BYTES:
+        raise EngineError(
+            INVALID_INPUT_FILE, f"{archive_name} unpacks to more than {MAX_TOTAL_BYTES // 1024**2:,} MB"
+        )
+    return members
+
+
+class UnarEngine:
+    """RAR (read) to the archive formats this service writes, with ``lsar`` and ``unar``."""
+
+    name = "unar"
+
+    def __init__(self) -> None:
+        self.unar = find_program("unar")
+        self.lsar = find_program("lsar")
+
+    def version(self) -> str | None:
+        return self._version
+
+    @functools.cached_property
+    def _version(self) -> str | None:
+        if self.unar is None or self.lsar is None:
+            return None
+        return program_version([self.lsar, "--version"], r"v?(\d+\.\d+(?:\.\d+)?)", limits=_LIMITS)
+
+    def conversion_types(self) -> Iterable[ConversionType]:
+        version = self.version()
+        if version is None:
+            return []
+        versions = (EngineVersion(version),)
+        return [
+            ConversionType("convert", "rar", target, self.name, 1, (FILENAME,), versions)
+            for target in WRITABLE
+        ]
+
+    def run(self, request: EngineRequest) -> EngineResult:
+        target = request.output_format
+        if request.operation != "convert" or request.input_format != "rar" or target not in WRITABLE:
+            raise EngineError(
+                UNSUPPORTED_CONVERSION,
+                f"unar does not {request.operation} {request.input_format} to {target}",
+            )
+        if self.unar is None or self.lsar is None:
+            raise EngineError("ENGINE_UNAVAILABLE", "unar and lsar are not installed on this machine")
+        path = single_input(request)
+        request.work_dir.mkdir(parents=True, exist_ok=True)
+        unreadable = EngineError(INVALID_INPUT_FILE, f"{path.name} is not a RAR archive unar can read")
+        try:
+            listing = run_checked(
+                [self.lsar, "-j", str(path)],
+                what=f"listing {path.name}",
+                timeout=request.timeout,
+                cancelled=request.cancelled,
+                limits=_LIMITS,
+            )
+            parsed = json.loads(listing.output)
+        except json.JSONDecodeError:
+            raise unreadable from None
+        except EngineError as exc:
+            if exc.code != "CONVERSION_FAILED":
+                raise
+            raise unreadable from None  # lsar exits 1 on what it cannot open
+        if not isinstance(parsed, dict) or not str(parsed.get("lsarFormatName", "")).startswith("RAR"):
+            found = parsed.get("lsarFormatName") if isinstance(parsed, dict) else None
+            raise EngineError(
+                INVALID_INPUT_FILE, f"{path.name} was declared rar but is {found or 'not an archive'}"
+            )
+        members = rar_members(parsed, path.name)
+        with tempfile.TemporaryDirectory(dir=request.work_dir) as scratch:
+            written = self._extract(request, path, members, Path(scratch))
+            stem = split_extension(path.name)[0]
+            names = OutputNames(request.output_dir, str_option(request.options, "filename", None), 1)
+            out = names.next(stem, target)
+            request.output_dir.mkdir(parents=True, exist_ok=True)
+            with library_errors(f"write the {target} archive {out.name!r}"):
+                write_archive(target, out, written)
+        return EngineResult(files=[out])
+
+    def _extract(
+        self, request: EngineRequest, path: Path, members: list[RarMember], scratch: Path
+    ) -> list[tuple[Path, str]]:
+        assert self.unar is not None
+        used: set[str] = set()
+        written: list[tuple[Path, str]] = []
+        total = 0
+        for number, member in enumerate(members):
+            if request.cancelled.is_set():
+                raise EngineError(CANCELLED, "the task was cancelled")
+            name = safe_member_name(member.name)
+            if name is None:
+                continue
+            into = scratch / f"{number:05d}"
+            into.mkdir()
+            run_checked(
+                [self.unar, "-q", "-D", "-f", "-o", str(into), str(path), "-i", str(member.index)],
+                what=f"unpacking {path.name}",
+                timeout=request.timeout,
+                cancelled=request.cancelled,
+                writable=(into,),
+                limits=_LIMITS,
+            )
+            found = [p for p in into.rglob("*") if p.is_file() and not p.is_symlink()]
+            if len(found) != 1:
+                continue  # unar skipped it (a name it would not write): left out like a link
+            total += found[0].stat().st_size
+            if total > MAX_TOTAL_BYTES:
+                raise EngineError(
+                    INVALID_INPUT_FILE, f"{path.name} unpacks to more than {MAX_TOTAL_BYTES // 1024**2:,} MB"
+                )
+            written.append((found[0], _unique(name, used)))
+        return written
+
+
+def _unique(name: str, used: set[str]) -> str:
+    stem, suffix = split_extension(name)
+    candidate, n = name, 0
+    while candidate.lower() in used:
+        n += 1
+        candidate = f"{stem}-{n}{suffix}"
+    used.add(candidate.lower())
+    return candidate
