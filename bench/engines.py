@@ -1,7 +1,12 @@
 """Warm LibreOffice against cold soffice, and one job against four at once, side by side (issue 24).
 
-Run: nice .venv/bin/python bench/engines.py [--runs 15]  (two minutes or so; needs soffice and
-python3-uno). Memory is bench/memory.py's.
+Run: nice .venv/bin/python bench/engines.py [--runs 15] [--unoserver DIR]  (two minutes or so; needs
+soffice and python3-uno). Memory is bench/memory.py's.
+
+With ``--unoserver DIR`` (a venv whose bin/ has unoserver's ``unoserver`` and ``unoconvert``, e.g.
+``/usr/bin/python3 -m venv --system-site-packages DIR && DIR/bin/pip install unoserver``), the same
+file is also converted by a running unoserver, ``unoconvert`` started for each file (its client's start
+counted, as a user of unoserver pays it), in the same run.
 
 Rows: a 1-page docx -> pdf job through the local service (import/base64 + convert, waited on through
 the sync endpoint: what a client sees) against `soffice --convert-to pdf` started cold for each file
@@ -19,6 +24,7 @@ import base64
 import contextlib
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import tempfile
@@ -86,10 +92,47 @@ def _burst(client: httpx.Client, threads: ThreadPoolExecutor, tasks: dict[str, A
     return time.perf_counter() - started
 
 
+def _unoserver(directory: Path, runs: int, tmp: Path) -> list[float]:
+    """unoconvert's wall time per file against a unoserver started here (and stopped)."""
+    bin_dir = directory / "bin"
+    port, uno_port = "20803", "20802"
+    server = subprocess.Popen(
+        [str(bin_dir / "unoserver"), "--port", port, "--uno-port", uno_port,
+         "--user-installation", str(tmp / "unoserver-profile")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    convert = [str(bin_dir / "unoconvert"), "--port", port]
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # its first conversion also waits for soffice to come up
+            done = subprocess.run([*convert, str(DOCX), str(tmp / "uno-warmup.pdf")], capture_output=True)
+            if done.returncode == 0:
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"unoserver did not convert: {done.stderr.decode()[-300:]}")
+            time.sleep(1)
+        times = []
+        for run in range(runs):
+            started = time.perf_counter()
+            subprocess.run(
+                [*convert, str(DOCX), str(tmp / f"uno-{run}.pdf")], check=True, capture_output=True
+            )
+            times.append(time.perf_counter() - started)
+        return times
+    finally:
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 30)):  # it may outlive a SIGTERM
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=wait)
+                break
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--idle-bursts", type=int, default=3, help="bursts of four after the pool shrank")
+    parser.add_argument("--unoserver", type=Path, help="a venv with unoserver installed: measured too")
     args = parser.parse_args()
     payload = base64.b64encode(DOCX.read_bytes()).decode()
     convert: dict[str, Any] = {
@@ -112,6 +155,7 @@ def main() -> None:
             cpu = (_cpu_seconds(_office(service)) - cpu_before) / args.runs
             own = (time.process_time() - own_before) / args.runs  # the service and this client
             cold = _cold_soffice(max(5, args.runs // 3), tmp)
+            uno = _unoserver(args.unoserver, args.runs, tmp) if args.unoserver else []
             with ThreadPoolExecutor(4) as threads:
                 _burst(client, threads, convert, 4)  # every slot's LibreOffice starting
                 deadline = time.monotonic() + 300
@@ -139,6 +183,14 @@ def main() -> None:
         (f"docx -> pdf job p50 warm (n={len(warm)})", ms(warm_p50 * 1000)),
         (f"soffice --convert-to pdf cold p50 (n={len(cold)})", ms(cold_p50 * 1000)),
         ("warm / cold (target <= 0.30)", f"{warm_p50 / cold_p50:.2f}x"),
+        *(
+            [
+                (f"unoserver + unoconvert p50 (n={len(uno)})", ms(statistics.median(uno) * 1000)),
+                ("warm job / unoserver (target <= 1.0)", f"{warm_p50 / statistics.median(uno):.2f}x"),
+            ]
+            if uno
+            else []
+        ),
         ("LibreOffice CPU per job (soffice + bridge)", f"{ms(cpu * 1000)} = {cpu / warm_p50:.0%} of a job"),
         ("service + client CPU per job (this process)", f"{ms(own * 1000)} = {own / warm_p50:.0%} of a job"),
         ("one job p50, in rounds with four (n=5)", ms(p50["one"] * 1000)),
