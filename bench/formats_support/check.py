@@ -33,7 +33,7 @@ _MAGICK = {
     "viff": "VIFF", "wbmp": "WBMP", "hdr": "HDR", "fits": "FITS", "dpx": "DPX", "cin": "CIN", "jng": "JNG",
     "mng": "MNG", "sixel": "SIXEL", "aai": "AAI", "avs": "AVS", "cals": "CALS", "ipl": "IPL",
     "jbig": "JBIG", "pgx": "PGX", "ptif": "PTIF", "vicar": "VICAR", "vips": "VIPS",
-    "pdb": "PDB", "palm": "PALM", "xpm": "XPM",
+    "palm": "PALM", "xpm": "XPM",  # not pdb: a Palm eBook here (Calibre's), checked by _pdb
 }  # fmt: skip
 _MAGIC: dict[str, tuple[int, bytes]] = {
     "heic": (4, b"ftyp"), "heif": (4, b"ftyp"), "ps": (0, b"%!PS"), "eps": (0, b"%!PS-Adobe"),
