@@ -96,4 +96,6 @@ def test_a_zip_named_rar_is_refused_naming_both(
     )
     task = task_named(job, "tar")
     assert task["code"] == "INVALID_INPUT_FILE"
-    assert "declared rar but is Zip" in task["message"]
+    # the service's signature check answers before the engine: the extension's format and the bytes' one
+    assert "its extension says rar" in task["message"]
+    assert "its bytes are a zip archive" in task["message"]
