@@ -28,7 +28,7 @@ def test_validate_checks_against_the_committed_catalog_by_default(capsys: Captur
     assert main(["validate", MP5]) == 2
     out = capsys.readouterr().out
     assert "error[op-format-unsupported]: task 'web': convert cannot turn png into mp5" in out
-    assert "hint: supported outputs from png: bmp, avif" in out
+    assert "hint: supported outputs from png: msp, bmp, aai" in out
 
 
 def test_no_catalog_skips_the_catalog_checks(capsys: Capture) -> None:
