@@ -80,6 +80,7 @@ def test_hostile_markdown_to_pdf_fetches_and_embeds_nothing(
             "![private](http://10.0.0.7/x.png)\n\n"
             # raw HTML the AST cleaning keeps: the printed page itself must refuse what it asks for
             f'<link rel="preload" as="image" imagesrcset="{origin.url}/preload.png 1x">\n\n'
+            # dropped by the AST cleaning (a refresh navigated the printed page away: "Printing failed")
             f'<meta http-equiv="refresh" content="0; url={origin.url}/refresh">\n\n'
             "---\ncss: /etc/passwd\n---\n"
         )

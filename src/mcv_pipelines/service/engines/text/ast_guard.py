@@ -4,7 +4,8 @@ Pandoc's docx, odt, epub and pptx writers read their own data files, which Debia
 inside its sandbox; so the document is read in the sandbox, cleaned here, and written outside it.
 Cleaning leaves nothing those writers would fetch: an image whose address is not a plain relative
 path (``file:``, ``http:``, an absolute path, ``..``) becomes a link, which no writer fetches; raw
-HTML that names a source (``<img src=...>``, which the EPUB writer fetches) is dropped; metadata keeps
+HTML that names a source (``<img src=...>``, which the EPUB writer fetches) or is a ``<meta http-equiv>``
+(a refresh navigates a printed page away) is dropped; metadata keeps
 only descriptive fields (not ``cover-image``, ``css``, ``stylesheet``, which writers read).
 """
 
@@ -20,7 +21,10 @@ _SAFE_META = frozenset(
      "rights", "publisher", "creator", "contributor", "identifier", "toc-title", "pagetitle"}
 )  # fmt: skip
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_FETCHING_HTML = re.compile(r"\b(?:src|srcset|poster|data|href|background)\s*=|url\s*\(|@import", re.I)
+# http-equiv: a meta refresh navigates the printed page away (refused, it failed the print at random)
+_FETCHING_HTML = re.compile(
+    r"\b(?:src|srcset|poster|data|href|background|http-equiv)\s*=|url\s*\(|@import", re.I
+)
 
 
 def is_local_relative(url: str) -> bool:
