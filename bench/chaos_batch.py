@@ -18,7 +18,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -26,11 +25,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration" / "team"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from chaos_helpers import BATCH, KEY, batch_env, finished_rows, make_work, wait_rows
+from chaos_helpers import BATCH, KEY, batch_env, finished_rows, make_work, s3_away, service_jobs, wait_rows
 from pg_server import PgServer, find_bin_dir
 from team_helpers import Serve
 
@@ -70,20 +67,11 @@ def _run(pg: PgServer, s3: SeaweedS3, root: Path, rows: int) -> list[str]:
             pg.restart()
             faults.append(f"pg restart at row {finished_rows(work)}")
         if wait_rows(work, batch, max(2, rows // 3)):
-            assert s3.process is not None
-            s3.process.send_signal(signal.SIGKILL)
-            s3.process.wait(10)
             faults.append(f"s3 away at row {finished_rows(work)}")
-            time.sleep(3)
-            s3.start()
+            s3_away(s3, 3)
         _, stderr = batch.communicate(timeout=900)
         took = time.monotonic() - began
-        jobs = httpx.get(
-            f"{processes[0].base}/v2/jobs",
-            params={"per_page": 1000},
-            headers={"Authorization": f"Bearer {KEY}"},
-            timeout=30,
-        ).json()["data"]
+        jobs = service_jobs(processes[0].base)
     finally:
         if batch.poll() is None:
             batch.kill()

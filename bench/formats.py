@@ -35,11 +35,13 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' hand-written samples
 from formats_support.check import check_output
 from formats_support.samples import WORD, office_from, write_seeds
-from formats_support.samples_breadth import BREADTH_WORDED, MACRO_VARIANTS, macro_variant
+from formats_support.samples_breadth import BREADTH_WORDED
 
 from mcv_pipelines.service.server import LocalService
+from office_samples import MACRO_VARIANTS, macro_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 # Where a derived input is made from, best first: the seeds that carry the sample's word.
@@ -155,7 +157,7 @@ def _derive(client: httpx.Client, pairs: dict[tuple[str, str], str], work: Path,
                 changed = True
         for fmt, (base, _) in MACRO_VARIANTS.items():
             if fmt in wanted and fmt not in samples and base in samples:
-                samples[fmt] = macro_variant(samples[base], fmt, work)
+                samples[fmt] = macro_variant(samples[base], fmt)
                 worded |= {fmt} if base in worded else set()
                 changed = True
 

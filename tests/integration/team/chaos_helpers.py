@@ -4,14 +4,21 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
 
+import httpx
 from PIL import Image
 from team_helpers import MCV
 
-__all__ = ["BATCH", "KEY", "PIPELINE", "ROWS", "batch_env", "finished_rows", "make_work", "wait_rows"]
+from seaweed import SeaweedS3
+
+__all__ = [
+    "BATCH", "KEY", "PIPELINE", "ROWS", "batch_env", "finished_rows", "make_work", "s3_away", "service_jobs",
+    "wait_rows",
+]  # fmt: skip
 
 ROWS = 30
 KEY = "sk-chaos-batch-0123456789abcdef"
@@ -76,3 +83,22 @@ def batch_env(base: str, home: Path) -> dict[str, str]:
     env |= {"MCV_BASE_URL": base, "MCV_API_KEY": KEY, "MCV_CONFIG": str(home / "none.toml")}
     env["MCV_DATA_DIR"] = str(home / "client")
     return env
+
+
+def s3_away(s3: SeaweedS3, seconds: float = 3.0) -> None:
+    """Kill the S3 server outright (SIGKILL: no goodbye to its clients) and start it ``seconds`` later."""
+    assert s3.process is not None
+    s3.process.send_signal(signal.SIGKILL)
+    s3.process.wait(10)
+    time.sleep(seconds)  # the store is away this long
+    s3.start()
+
+
+def service_jobs(base: str) -> list[dict[str, object]]:
+    """Every job of the batch's key (one page of up to 1,000: the batches here are smaller)."""
+    answer = httpx.get(
+        f"{base}/v2/jobs", params={"per_page": 1000}, headers={"Authorization": f"Bearer {KEY}"}, timeout=30
+    )
+    answer.raise_for_status()
+    jobs: list[dict[str, object]] = answer.json()["data"]
+    return jobs

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import json
 import secrets
-import signal
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
-from chaos_helpers import BATCH, KEY, batch_env, make_work, wait_rows
+from chaos_helpers import BATCH, KEY, batch_env, make_work, s3_away, service_jobs, wait_rows
 from pg_server import PgServer
 from team_helpers import Serve
 
@@ -52,21 +49,12 @@ def test_a_batch_rides_through_a_postgres_restart_and_an_s3_outage(
             postgres.restart()  # pg_ctl restart -m fast: every connection is cut
             faults += 1
         if wait_rows(work, batch, 30):
-            assert seaweed.process is not None
-            seaweed.process.send_signal(signal.SIGKILL)
-            seaweed.process.wait(10)
-            time.sleep(3)  # the store is away this long
-            seaweed.start()
+            s3_away(seaweed, 3)
             faults += 1
         assert faults == 2, "the batch ended before both faults: too few rows to test them"
         _, stderr = batch.communicate(timeout=300)
         assert batch.returncode == 0, stderr
-        jobs = httpx.get(
-            f"{api.base}/v2/jobs",
-            params={"per_page": 1000},
-            headers={"Authorization": f"Bearer {KEY}"},
-            timeout=30,
-        ).json()["data"]
+        jobs = service_jobs(api.base)
     finally:
         if batch.poll() is None:
             batch.kill()

@@ -1,6 +1,6 @@
 """A RAR 4 archive written by hand (no free program writes RAR): marker, archive header, one stored
 file header per member, end block; each header's CRC is the low 16 bits of the CRC-32 of the header
-after the CRC field (the same layout as bench/formats_support/samples_breadth.py writes)."""
+after the CRC field. Used by the rar tests and by bench/formats.py's samples."""
 
 from __future__ import annotations
 
