@@ -10,9 +10,9 @@ from pathlib import Path
 
 import httpx
 from engine_job_helpers import b64_import, download_all, run_job, task_named
-from rar_sample import rar4
 
 from mcv_pipelines.service.engines.base import Engine
+from rar_sample import rar4
 
 RequireEngine = Callable[..., Engine]
 
