@@ -177,6 +177,53 @@ def test_an_uploaded_html_file_reaches_neither_loopback_nor_local_files(
     assert "relative.png: not a document of this task" in refused
 
 
+@pytest.mark.parametrize(
+    "leave",
+    ['<meta http-equiv="refresh" content="0; url={trap}/refresh">',
+     '<script>setTimeout(() => {{ location.href = "{trap}/script"; }}, 0);</script>',
+     '<script>setTimeout(() => {{ location.href = "https://example.com/"; }}, 0);</script>'],
+    ids=["meta-refresh-to-loopback", "script-to-loopback", "script-to-a-public-site"],
+)  # fmt: skip
+def test_an_uploaded_html_file_stays_itself_when_it_tries_to_leave(
+    served: httpx.Client, tripwire: Tripwire, tmp_path: Path, leave: str
+) -> None:
+    # The page is printed as written, not as Chromium's error page for a refused navigation (nor
+    # another site): a navigation away from an uploaded document is answered "stay" (204).
+    html = f"<html><head>{leave.format(trap=tripwire.url)}</head><body><p>Stays put text</p></body></html>"
+    job = run(served, {
+        "doc": {"operation": "import/base64", "file": base64.b64encode(html.encode()).decode(),
+                "filename": "leaving.html"},
+        "pdf": {"operation": "convert", "input": "doc", "output_format": "pdf", "wait_time": 500},
+        "export": {"operation": "export/url", "input": "pdf"},
+    })  # fmt: skip
+    converted = task(job, "pdf")
+    assert converted["status"] == "finished", converted.get("message")
+    assert "Stays put text" in pdf_text(job, tmp_path)
+    assert tripwire.hits == [], tripwire.hits
+    assert "may not leave itself (the page stays)" in "\n".join(converted["result"]["refused_requests"])
+
+
+def test_a_captured_page_that_navigates_to_loopback_is_captured_as_it_was(
+    served: httpx.Client, allowed: Origin, tripwire: Tripwire, tmp_path: Path
+) -> None:
+    allowed.files["/leaving.html"] = (
+        f'<html><head><meta http-equiv="refresh" content="0; url={tripwire.url}/refresh"></head>'
+        "<body><p>Before leaving text</p></body></html>"
+    ).encode()
+    url = f"http://127.0.0.2:{allowed.port}/leaving.html"
+    job = run(served, {
+        "capture": {"operation": "capture-website", "url": url, "output_format": "pdf", "wait_time": 500},
+        "export": {"operation": "export/url", "input": "capture"},
+    })  # fmt: skip
+    capture = task(job, "capture")
+    assert capture["status"] == "finished", capture.get("message")
+    assert "Before leaving text" in pdf_text(job, tmp_path)
+    assert tripwire.hits == [], tripwire.hits
+    refused = "\n".join(capture["result"]["refused_requests"])
+    assert "/refresh" in refused
+    assert "(the page stays)" in refused
+
+
 def test_the_browser_does_not_see_the_services_data(
     service: LocalService, served: httpx.Client, allowed: Origin, require_program: Callable[..., str]
 ) -> None:

@@ -60,3 +60,35 @@ def test_a_page_that_fetches_nothing_gets_no_address_public_or_private() -> None
     assert asked == []
     assert "this document fetches nothing" in policy.refused[0]
     assert policy.decide("2", "data:image/png;base64,AAAA").method == "Fetch.continueRequest"
+
+
+def test_a_loaded_page_refused_a_navigation_stays_where_it_is() -> None:
+    # A meta refresh or `location = ...` toward a refused address, after the page loaded: answered
+    # 204 (the browser keeps the page) rather than failed (Chromium's error page would replace it).
+    policy = RequestPolicy(guard=resolve_to("127.0.0.1"))
+    assert policy.decide("1", "https://site.example/", "Document", "F1").method == "Fetch.failRequest"
+    policy.refused.clear()  # the first navigation is failed as before: the capture reports it
+    policy.loaded("F1")
+    answer = policy.decide("2", "https://elsewhere.example/", "Document", "F1")
+    assert (answer.method, answer.params["responseCode"]) == ("Fetch.fulfillRequest", 204)
+    assert "(the page stays)" in policy.refused[0]
+    # A frame inside the page, and what is not a navigation, are failed as any request is.
+    assert policy.decide("3", "https://elsewhere.example/", "Document", "F2").method == "Fetch.failRequest"
+    assert policy.decide("4", "https://elsewhere.example/a.png", "Image", "F1").method == "Fetch.failRequest"
+
+
+def test_a_loaded_page_may_go_where_the_guard_allows() -> None:
+    policy = RequestPolicy(guard=resolve_to("93.184.215.14"))
+    policy.loaded("F1")
+    assert policy.decide("1", "https://site.example/en/", "Document", "F1").method == "Fetch.continueRequest"
+
+
+def test_an_uploaded_document_never_leaves_itself() -> None:
+    policy = RequestPolicy(guard=None)  # even where any address is allowed
+    url = document_url("report.html")
+    policy.documents[url] = (b"<p>hi</p>", "text/html")
+    policy.loaded("F1")
+    answer = policy.decide("1", "https://example.com/", "Document", "F1")
+    assert (answer.method, answer.params["responseCode"]) == ("Fetch.fulfillRequest", 204)
+    assert "may not leave itself" in policy.refused[0]
+    assert policy.decide("2", url + "#part", "Document", "F1").params["responseCode"] == 200  # a reload

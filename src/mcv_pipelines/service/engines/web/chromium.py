@@ -220,7 +220,7 @@ class ChromiumEngine(ProgramEngine):
         # Stages are the progress: a page ready, the page loaded (and waited for), captured.
         with self.browser.page(policy, deadline, request.cancelled, metrics) as page:
             request.progress(20)
-            _navigate(page, url, wait)
+            _navigate(page, policy, url, wait)
             request.progress(60)
             if parameters.pop("full_page", False):
                 layout = page.call("Page.getLayoutMetrics")
@@ -257,8 +257,10 @@ def _check_address(policy: RequestPolicy, url: str) -> None:
         raise EngineError("URL_UNREACHABLE", f"{url} does not answer ({exc})") from None
 
 
-def _navigate(page: Page, url: str, wait: float) -> None:
+def _navigate(page: Page, policy: RequestPolicy, url: str, wait: float) -> None:
     answer = page.call("Page.navigate", {"url": url})
+    if answer.get("frameId"):
+        policy.loaded(str(answer["frameId"]))  # from now on the page may not be replaced
     if answer.get("errorText"):
         if answer["errorText"] == "net::ERR_BLOCKED_BY_CLIENT":
             raise EngineError(

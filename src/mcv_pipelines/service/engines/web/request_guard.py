@@ -8,7 +8,11 @@ domain) and decided here, as import/url decides its URLs (issue 24).
 - An uploaded HTML file is served to the page under a reserved name (``*.invalid``, RFC 6761),
   never as a ``file:`` URL, so it gets the same rules as a web page and cannot read local files.
 
-A refused request fails (net::ERR_BLOCKED_BY_CLIENT) and the page goes on without it.
+A refused request fails (net::ERR_BLOCKED_BY_CLIENT) and the page goes on without it. Once the page
+has loaded, a navigation of its top frame that is refused (and any at all away from an uploaded
+document: a meta refresh, ``location = ...``, a form) is answered ``204 No Content``, which a browser
+takes as "stay where you are": the page keeps its content, instead of being replaced by Chromium's
+error page while it is being printed ("Printing failed").
 """
 
 from __future__ import annotations
@@ -48,10 +52,26 @@ class RequestPolicy:
     guard: UrlGuard | None
     documents: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # url -> (body, type)
     refused: list[str] = field(default_factory=list)  # what was failed, for the task's log
+    top_frame: str | None = None  # the page's own frame, once its first navigation is answered
 
-    def decide(self, request_id: str, url: str) -> Decision:
-        """How to answer the paused request ``request_id`` for ``url``."""
-        document = self.documents.get(url.split("#", 1)[0])
+    def loaded(self, frame_id: str) -> None:
+        """The first navigation of ``frame_id`` (the page) is done: later ones only stay or pass."""
+        self.top_frame = frame_id
+
+    def decide(self, request_id: str, url: str, resource_type: str = "", frame_id: str = "") -> Decision:
+        """How to answer the paused request ``request_id`` for ``url``, asked by ``frame_id`` for a
+        ``resource_type`` (the DevTools names: Document, Stylesheet, Image, Fetch...)."""
+        key = url.split("#", 1)[0]
+        leaving = resource_type == "Document" and bool(frame_id) and frame_id == self.top_frame
+        if leaving and key not in self.documents:
+            reason = "the document may not leave itself" if self.documents else self.refusal(url)
+            if reason is None:
+                return Decision("Fetch.continueRequest", {"requestId": request_id})
+            self.refused.append(f"{_shown(url)}: {reason} (the page stays)")
+            return Decision("Fetch.fulfillRequest", {
+                "requestId": request_id, "responseCode": 204, "responseHeaders": [], "body": "",
+            })  # fmt: skip
+        document = self.documents.get(key)
         if document is not None:
             body, content_type = document
             return Decision("Fetch.fulfillRequest", {

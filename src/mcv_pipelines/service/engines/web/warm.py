@@ -133,7 +133,8 @@ class _Running:
             self.pipe.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"},
                            session, time.monotonic() + 10)  # fmt: skip
             return
-        decision = policy.decide(request_id, url)
+        kind, frame = str(params.get("resourceType", "")), str(params.get("frameId", ""))
+        decision = policy.decide(request_id, url, kind, frame)
         self.pipe.call(decision.method, decision.params, session, time.monotonic() + 10)
 
     def _attached(self, event: Message) -> None:
