@@ -265,13 +265,14 @@ class _Rebinding:
     with a zero TTL); Chromium resolves ``*.localhost`` to loopback by itself, as the attacker's name
     would answer the browser."""
 
-    def __init__(self) -> None:
+    def __init__(self, public_answers: int = 1) -> None:
         self.queries: list[str] = []
+        self.public_answers = public_answers
 
     def __call__(self, host: str, port: int) -> list[str]:
         del port
         self.queries.append(host)
-        return ["93.184.215.14"] if self.queries.count(host) == 1 else ["127.0.0.1"]
+        return ["93.184.215.14"] if self.queries.count(host) <= self.public_answers else ["127.0.0.1"]
 
 
 def test_a_name_rebound_to_loopback_after_the_guard_approved_it_is_not_reached(
@@ -293,7 +294,35 @@ def test_a_name_rebound_to_loopback_after_the_guard_approved_it_is_not_reached(
                         "output_format": "pdf"},
             "export": {"operation": "export/url", "input": "capture"},
         })  # fmt: skip
-        assert task(job, "capture")["status"] == "finished", task(job, "capture").get("message")
+        capture = task(job, "capture")
+        assert capture["status"] == "finished", capture.get("message")
         assert "Allowed page text" in pdf_text(job, tmp_path)
     assert tripwire.hits == [], tripwire.hits
     assert resolver.queries.count("rebind.localhost") == 2  # the request guard's, then the proxy's
+    # The proxy's refusal is in the task's own log, as the request guard's are.
+    refused = "\n".join(capture["result"]["refused_requests"])
+    assert f"rebind.localhost:{tripwire.port}: " in refused
+    assert "(at connect: its address changed after it was checked)" in refused
+
+
+def test_a_page_whose_own_name_rebinds_to_loopback_is_not_captured(
+    tmp_path: Path, chromium: Engine, tripwire: Tripwire
+) -> None:
+    # The name is public to the engine's check and to the request guard, loopback when the browser
+    # connects: the proxy refuses it, and the capture fails as a loopback page does, rather than
+    # printing the proxy's refusal as if it were the page.
+    del chromium
+    resolver = _Rebinding(public_answers=2)
+    guard = UrlGuard(resolver=resolver)
+    with (
+        LocalService(data_dir=tmp_path / "data", settings={"url_guard": guard}) as service,
+        httpx.Client(base_url=service.base_url, timeout=120.0,
+                     headers={"Authorization": f"Bearer {service.api_key}"}) as client,
+    ):  # fmt: skip
+        url = f"http://rebind.localhost:{tripwire.port}/page.html"
+        job = run(client, {"capture": {"operation": "capture-website", "url": url, "output_format": "pdf"}})
+    capture = task(job, "capture")
+    assert (capture["status"], capture["code"]) == ("error", "CAPTURE_FORBIDDEN_ADDRESS"), capture
+    assert "changed to a refused one" in capture["message"]
+    assert tripwire.hits == [], tripwire.hits
+    assert resolver.queries.count("rebind.localhost") == 3  # the engine's, the request guard's, the proxy's

@@ -101,7 +101,8 @@ def test_a_rebound_name_is_refused_at_connect(tripwire: Tripwire) -> None:
     resolver = Rebinding()
     guard = UrlGuard(resolver=resolver)
     guard.addresses("rebind.test", tripwire.port)  # the request guard's look: public, approved
-    with PinningProxy(guard) as proxy:
+    told: list[tuple[str, int, str]] = []
+    with PinningProxy(guard, on_refused=lambda *refusal: told.append(refusal)) as proxy:
         tunnel = ask(proxy, f"CONNECT rebind.test:{tripwire.port} HTTP/1.1\r\n\r\n".encode())
         plain = ask(proxy, f"GET http://rebind.test:{tripwire.port}/x HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         upgrade = ask(proxy, (f"GET http://rebind.test:{tripwire.port}/ws HTTP/1.1\r\nConnection: Upgrade\r\n"
@@ -111,6 +112,9 @@ def test_a_rebound_name_is_refused_at_connect(tripwire: Tripwire) -> None:
         assert answer.startswith(b"HTTP/1.1 403 "), answer
         assert b"loopback" in answer
     assert resolver.queries.count("rebind.test") == 4  # the proxy resolved it itself, each time
+    # Each refusal is told to the task that owns the proxy (its refused_requests), with the reason.
+    assert [(host, port) for host, port, _ in told] == [("rebind.test", tripwire.port)] * 3
+    assert all("loopback" in why for _, _, why in told)
     assert tripwire.hits == []
 
 

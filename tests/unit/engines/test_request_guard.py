@@ -92,3 +92,18 @@ def test_an_uploaded_document_never_leaves_itself() -> None:
     assert (answer.method, answer.params["responseCode"]) == ("Fetch.fulfillRequest", 204)
     assert "may not leave itself" in policy.refused[0]
     assert policy.decide("2", url + "#part", "Document", "F1").params["responseCode"] == 200  # a reload
+
+
+def test_a_first_navigation_refused_at_connect_is_known() -> None:
+    # The page and its redirects are the navigation; when the task's pinning proxy refused one of
+    # their hosts, the browser holds the proxy's 403, not the page.
+    policy = RequestPolicy(guard=resolve_to("93.184.215.14"))
+    policy.page_frame = "F1"
+    policy.decide("1", "http://start.example/", "Document", "F1")
+    policy.decide("2", "http://moved.example/", "Document", "F1")  # a redirect hop
+    policy.decide("3", "http://framed.example/", "Document", "F2")  # an iframe: not the page
+    policy.refused_at_connect("framed.example", 80, "127.0.0.1 is a loopback address")
+    assert not policy.navigation_refused_at_connect()
+    policy.refused_at_connect("moved.example", 80, "127.0.0.1 is a loopback address")
+    assert policy.navigation_refused_at_connect()
+    assert "moved.example:80: 127.0.0.1 is a loopback address (at connect" in policy.refused[-1]

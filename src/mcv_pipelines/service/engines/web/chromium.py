@@ -264,6 +264,11 @@ def _navigate(page: Page, policy: RequestPolicy, url: str, wait: float) -> None:
     answer = page.call("Page.navigate", {"url": url})
     if answer.get("frameId"):
         policy.loaded(str(answer["frameId"]))  # from now on the page may not be replaced
+    if policy.navigation_refused_at_connect():  # else the proxy's 403 would be what is printed
+        raise EngineError(
+            "CAPTURE_FORBIDDEN_ADDRESS",
+            f"{url} is not captured: its address changed to a refused one when the browser connected",
+        )
     if answer.get("errorText"):
         if answer["errorText"] == "net::ERR_BLOCKED_BY_CLIENT":
             raise EngineError(

@@ -27,6 +27,7 @@ import select
 import socket
 import threading
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost, UrlGuard
@@ -102,8 +103,10 @@ class PinningProxy:
         head_timeout: float = 10.0,
         connect_timeout: float = 10.0,
         idle_timeout: float = 60.0,
+        on_refused: Callable[[str, int, str], None] | None = None,
     ) -> None:
         self.guard = guard
+        self.on_refused = on_refused  # (host, port, why), from the connection's thread
         self.head_timeout = head_timeout
         self.connect_timeout = connect_timeout
         self.idle_timeout = idle_timeout
@@ -182,6 +185,8 @@ class PinningProxy:
             except ForbiddenAddress as exc:
                 with self._lock:
                     self.refused += 1
+                if self.on_refused is not None:
+                    self.on_refused(target.host, target.port, str(exc))
                 client.sendall(_answer(403, f"{exc} (refused by the service's URL guard)"))
                 return
             except (UnresolvedHost, OSError) as exc:

@@ -13,11 +13,16 @@ has loaded, a navigation of its top frame that is refused (and any at all away f
 document: a meta refresh, ``location = ...``, a form) is answered ``204 No Content``, which a browser
 takes as "stay where you are": the page keeps its content, instead of being replaced by Chromium's
 error page while it is being printed ("Printing failed").
+
+The task's pinning proxy (pinning_proxy.py) tells the policy what it refused at connect (a name
+that resolved differently after it was approved here): it joins the task's log, and when it was the
+page's own first navigation the capture fails as a refused address rather than printing the refusal.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import secrets
 import urllib.parse
 from dataclasses import dataclass, field
@@ -52,18 +57,35 @@ class RequestPolicy:
     guard: UrlGuard | None
     documents: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # url -> (body, type)
     refused: list[str] = field(default_factory=list)  # what was failed, for the task's log
-    top_frame: str | None = None  # the page's own frame, once its first navigation is answered
+    page_frame: str | None = None  # the page's own (top) frame: its target id
+    settled: bool = False  # the first navigation of the page is answered (``loaded``)
+    navigation_hosts: set[str] = field(default_factory=set)  # hosts of that navigation, redirects too
+    refused_hosts: set[str] = field(default_factory=set)  # hosts the pinning proxy refused to dial
+
+    def refused_at_connect(self, host: str, port: int, reason: str) -> None:
+        """The task's pinning proxy refused ``host``: the guard approved its name, then the name
+        resolved to a refused address (DNS rebinding). Called from the proxy's threads."""
+        self.refused_hosts.add(host.lower())
+        self.refused.append(f"{host}:{port}: {reason} (at connect: its address changed after it was checked)")
 
     def loaded(self, frame_id: str) -> None:
         """The first navigation of ``frame_id`` (the page) is done: later ones only stay or pass."""
-        self.top_frame = frame_id
+        self.page_frame, self.settled = frame_id, True
+
+    def navigation_refused_at_connect(self) -> bool:
+        """Whether the proxy refused a host the page's first navigation went to (the page itself or
+        a redirect): then what the browser shows is the proxy's refusal, not the page."""
+        return bool(self.navigation_hosts & self.refused_hosts)
 
     def decide(self, request_id: str, url: str, resource_type: str = "", frame_id: str = "") -> Decision:
         """How to answer the paused request ``request_id`` for ``url``, asked by ``frame_id`` for a
         ``resource_type`` (the DevTools names: Document, Stylesheet, Image, Fetch...)."""
         key = url.split("#", 1)[0]
-        leaving = resource_type == "Document" and bool(frame_id) and frame_id == self.top_frame
-        if leaving and key not in self.documents:
+        top = resource_type == "Document" and bool(frame_id) and frame_id == self.page_frame
+        if top and not self.settled:
+            with contextlib.suppress(ValueError):
+                self.navigation_hosts.add((urllib.parse.urlsplit(url).hostname or "").lower())
+        if top and self.settled and key not in self.documents:
             reason = "the document may not leave itself" if self.documents else self.refusal(url)
             if reason is None:
                 return Decision("Fetch.continueRequest", {"requestId": request_id})

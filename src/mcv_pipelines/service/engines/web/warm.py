@@ -19,6 +19,8 @@ until they are guarded too), is decided by the task's ``RequestPolicy`` (request
 guarded task's context then reaches the network only through a pinning proxy holding the same
 guard (pinning_proxy.py, one per guard, started with the browser and closed with it): the address
 the proxy checked is the address dialled, so a name that resolves again differently gets nowhere.
+The proxy is the task's own (started with its context, closed with it): what it refuses is told to
+the task's policy, and no connection of a task outlives the task.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.seal import networked_argv, seal_method
-from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.engines.web.dead_end import proxy_flags, websocket_rule
 from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsPipe, Message
 from mcv_pipelines.service.engines.web.pinning_proxy import PinningProxy
@@ -97,8 +98,6 @@ class _Running:
         self.idle_timer: threading.Timer | None = None  # the idle memory check (WarmBrowser._release)
         self.retired = False
         self.checked = time.monotonic()
-        self.proxies: dict[UrlGuard, PinningProxy] = {}
-        self._proxies_lock = threading.Lock()
         handlers = {"Fetch.requestPaused": self._paused, "Target.attachedToTarget": self._attached}
         try:
             # WebSockets escape the Fetch domain: they go to a proxy that drops them (dead_end.py).
@@ -156,14 +155,11 @@ class _Running:
             self.pipe.call("Target.setAutoAttach", _AUTO_ATTACH, child, deadline)
         self.pipe.call("Runtime.runIfWaitingForDebugger", {}, child, deadline)
 
-    def context_parameters(self, guard: UrlGuard | None) -> Message:
-        """``Target.createBrowserContext`` parameters: through the pinning proxy of ``guard``."""
-        if guard is None:  # an unguarded service: the browser's own rules (direct, no WebSocket)
+    @staticmethod
+    def context_parameters(proxy: PinningProxy | None) -> Message:
+        """``Target.createBrowserContext`` parameters: through ``proxy`` when the task is guarded."""
+        if proxy is None:  # an unguarded service: the browser's own rules (direct, no WebSocket)
             return {"disposeOnDetach": True}
-        with self._proxies_lock:
-            proxy = self.proxies.get(guard)
-            if proxy is None:
-                proxy = self.proxies[guard] = PinningProxy(guard)
         return {
             "disposeOnDetach": True,
             "proxyServer": f"http={proxy.address};https={proxy.address};{websocket_rule()}",
@@ -188,9 +184,6 @@ class _Running:
         if self.idle_timer is not None:
             self.idle_timer.cancel()
         self.pipe.close()
-        with self._proxies_lock:
-            for proxy in self.proxies.values():
-                proxy.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
@@ -280,14 +273,17 @@ class WarmBrowser:
     ) -> Iterator[Page]:
         """A blank page in a new browser context, guarded by ``policy``, with device ``metrics``."""
         running = self._acquire()
-        pipe, context, session = running.pipe, None, None
+        pipe, context, session, proxy = running.pipe, None, None, None
         try:
-            parameters = running.context_parameters(policy.guard)
+            if policy.guard is not None:
+                proxy = PinningProxy(policy.guard, on_refused=policy.refused_at_connect)
+            parameters = running.context_parameters(proxy)
             context = str(pipe.call("Target.createBrowserContext", parameters, None, deadline,
                                     cancelled)["browserContextId"])  # fmt: skip
             running.context_policies[context] = policy
             target = pipe.call("Target.createTarget", {"url": "about:blank", "browserContextId": context},
                                None, deadline, cancelled)["targetId"]  # fmt: skip
+            policy.page_frame = str(target)  # a page target's id is its top frame's
             session = str(pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True}, None,
                                     deadline, cancelled)["sessionId"])  # fmt: skip
             running.policies[session] = policy
@@ -303,6 +299,8 @@ class WarmBrowser:
         finally:
             self._dispose(running, context, session, policy)
             self._release(running)
+            if proxy is not None:
+                proxy.close()
 
     def _dispose(
         self, running: _Running, context: str | None, session: str | None, policy: RequestPolicy
