@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ipaddress
 import select
 import socket
 import ssl
@@ -227,20 +228,35 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         local = (local_address, 0) if local_address else None
-        if isinstance(loop, asyncio.BaseEventLoop):  # uvloop's loop has no happy_eyeballs_delay
-            opening = loop.create_connection(
-                lambda: _Protocol(loop), host, port, local_addr=local, happy_eyeballs_delay=_EYEBALLS_DELAY
-            )
-        else:
-            opening = loop.create_connection(lambda: _Protocol(loop), host, port, local_addr=local)
         try:
             async with asyncio.timeout(timeout):
-                transport, protocol = await opening
+                transport, protocol = await self._open(loop, host, port, local)
         except TimeoutError:
             raise httpcore.ConnectTimeout("timed out") from None
         except OSError as exc:
             raise httpcore.ConnectError(str(exc)) from exc
         return _stream(transport, protocol, socket_options)
+
+    @staticmethod
+    async def _open(
+        loop: asyncio.AbstractEventLoop, host: str, port: int, local: tuple[str, int] | None
+    ) -> tuple[asyncio.BaseTransport, _Protocol]:
+        """Connect to ``host``: straight to its address when it has one, else racing its addresses.
+
+        The race (happy eyeballs, asyncio.staggered) drops a socket that connected just as a
+        timeout cancelled it, unclosed: a ResourceWarning, and the server's connection left open
+        until garbage collection. A plain connect closes its socket on cancellation, so the race is
+        kept for names with more than one address (IPv6 and IPv4 both), where it pays.
+        """
+        addresses = [host]
+        if not _is_address(host):
+            found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
+        if len(addresses) == 1 or not isinstance(loop, asyncio.BaseEventLoop):  # uvloop: no race option
+            return await loop.create_connection(lambda: _Protocol(loop), addresses[0], port, local_addr=local)
+        return await loop.create_connection(
+            lambda: _Protocol(loop), host, port, local_addr=local, happy_eyeballs_delay=_EYEBALLS_DELAY
+        )
 
     async def connect_unix_socket(
         self,
@@ -260,6 +276,14 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def _stream(
