@@ -14,12 +14,18 @@ from waiting import wait_until
 
 
 def _video(ffmpeg: str, path: Path) -> Path:
-    """Three seconds of a busy test pattern: quick to make, a few seconds' work for VP9 (whose encoder
-    hands out frames as it goes; x264's look-ahead would hold them all until the end)."""
+    """Three seconds of a busy 720p test pattern: quick to make, some 4 s of work for VP9 here (whose
+    encoder hands out frames as it goes; x264's look-ahead would hold them all until the end).
+
+    Why 720p (issue 30's flake): ffmpeg reports progress every half second, and VP9's own look-ahead
+    (25 frames, a second of this clip) keeps the first report at 0. At 640x360 the encode took about
+    a second at load 4 (reports at 0, 1.1-1.5 s, end): one report in the middle, and none on a machine
+    twice as fast, where the test failed. At 720p there are eight or so here, three on a machine
+    three times faster."""
     subprocess.run(
         [
             ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
-            "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=3",
+            "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25:duration=3",
             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path),
         ],
         check=True,
@@ -58,7 +64,7 @@ def test_percent_moves_while_ffmpeg_converts(
         seen.append((task["status"], task["percent"]))
         return task["status"] in ("finished", "error")
 
-    # The encode takes about 5 s on this 2-core machine under a load average of 10: 120 s is over 10x.
+    # The encode takes about 4 s on this 2-core machine at load 4, 10 s at load 10: 120 s is over 10x.
     wait_until(ended, what="the 3 s VP9 encode to end", timeout=120)
     assert seen[-1] == ("finished", 100), seen[-1]
     running = [percent for status, percent in seen if status == "processing"]
