@@ -99,6 +99,14 @@ def run(client: httpx.Client, tasks: dict[str, Any]) -> dict[str, Any]:
     return job
 
 
+def capture_pdf(client: httpx.Client, url: str, **options: Any) -> dict[str, Any]:
+    """The ended job of a capture of ``url`` to PDF (task "capture") and its export (task "export")."""
+    return run(client, {
+        "capture": {"operation": "capture-website", "url": url, "output_format": "pdf", **options},
+        "export": {"operation": "export/url", "input": "capture"},
+    })  # fmt: skip
+
+
 def task(job: dict[str, Any], name: str) -> dict[str, Any]:
     return next(item for item in job["tasks"] if item["name"] == name)
 
@@ -114,10 +122,7 @@ def test_nothing_an_allowed_page_asks_for_reaches_loopback(
     served: httpx.Client, allowed: Origin, tripwire: Tripwire, tmp_path: Path
 ) -> None:
     url = f"http://127.0.0.2:{allowed.port}/page.html"
-    job = run(served, {
-        "capture": {"operation": "capture-website", "url": url, "output_format": "pdf", "wait_time": 500},
-        "export": {"operation": "export/url", "input": "capture"},
-    })  # fmt: skip
+    job = capture_pdf(served, url, wait_time=500)
     capture = task(job, "capture")
     assert capture["status"] == "finished", capture.get("message")
     text = pdf_text(job, tmp_path)
@@ -211,10 +216,7 @@ def test_a_captured_page_that_navigates_to_loopback_is_captured_as_it_was(
         "<body><p>Before leaving text</p></body></html>"
     ).encode()
     url = f"http://127.0.0.2:{allowed.port}/leaving.html"
-    job = run(served, {
-        "capture": {"operation": "capture-website", "url": url, "output_format": "pdf", "wait_time": 500},
-        "export": {"operation": "export/url", "input": "capture"},
-    })  # fmt: skip
+    job = capture_pdf(served, url, wait_time=500)
     capture = task(job, "capture")
     assert capture["status"] == "finished", capture.get("message")
     assert "Before leaving text" in pdf_text(job, tmp_path)
@@ -289,11 +291,7 @@ def test_a_name_rebound_to_loopback_after_the_guard_approved_it_is_not_reached(
                      headers={"Authorization": f"Bearer {service.api_key}"}) as client,
     ):  # fmt: skip
         origin.files["/page.html"] = f'<h1>Allowed page text</h1><img src="{trap}/pixel.png">'.encode()
-        job = run(client, {
-            "capture": {"operation": "capture-website", "url": f"http://127.0.0.2:{origin.port}/page.html",
-                        "output_format": "pdf"},
-            "export": {"operation": "export/url", "input": "capture"},
-        })  # fmt: skip
+        job = capture_pdf(client, f"http://127.0.0.2:{origin.port}/page.html")
         capture = task(job, "capture")
         assert capture["status"] == "finished", capture.get("message")
         assert "Allowed page text" in pdf_text(job, tmp_path)
