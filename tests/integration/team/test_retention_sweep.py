@@ -76,7 +76,10 @@ def _check_sweep(url: str, tmp_path: Path) -> None:
     swept = retention.sweep(CUTOFF)
     assert (swept.tasks, swept.jobs, swept.skipped) == (2 * expired + 1, expired, False)
     assert swept.batches >= 2
-    assert ["mixed"] in left_behind
+    # "mixed" keeps its fresh task, so the batch that deleted its old one left it behind. That batch
+    # may leave an old job behind too: batch sizes follow the time each batch took, so under load a
+    # boundary can fall between the two tasks of an old job (its second goes in the next batch).
+    assert any("mixed" in jobs for jobs in left_behind), left_behind
     assert [j["id"] for _, j in store.list_jobs(user, None, None, 10, 0)] == [
         "mixed",
         "new-2",
