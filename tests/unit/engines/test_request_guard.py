@@ -63,46 +63,49 @@ def test_a_page_that_fetches_nothing_gets_no_address_public_or_private() -> None
 
 
 def test_a_loaded_page_refused_a_navigation_stays_where_it_is() -> None:
-    # A meta refresh or `location = ...` toward a refused address, after the page loaded: answered
-    # 204 (the browser keeps the page) rather than failed (Chromium's error page would replace it).
-    policy = RequestPolicy(guard=resolve_to("127.0.0.1"))
+    # A meta refresh or `location = ...` toward a refused address, after the page's first navigation:
+    # answered 204 (the browser keeps the page) rather than failed (Chromium's error page would
+    # replace it). The first navigation and its redirect hops are failed as before.
+    policy = RequestPolicy(guard=resolve_to("127.0.0.1"), page_frame="F1")
     assert policy.decide("1", "https://site.example/", "Document", "F1").method == "Fetch.failRequest"
-    policy.refused.clear()  # the first navigation is failed as before: the capture reports it
-    policy.loaded("F1")
-    answer = policy.decide("2", "https://elsewhere.example/", "Document", "F1")
+    hop = policy.decide("2", "https://moved.example/", "Document", "F1", redirected_from="1")
+    assert hop.method == "Fetch.failRequest"
+    policy.refused.clear()
+    answer = policy.decide("3", "https://elsewhere.example/", "Document", "F1")
     assert (answer.method, answer.params["responseCode"]) == ("Fetch.fulfillRequest", 204)
     assert "(the page stays)" in policy.refused[0]
     # A frame inside the page, and what is not a navigation, are failed as any request is.
-    assert policy.decide("3", "https://elsewhere.example/", "Document", "F2").method == "Fetch.failRequest"
-    assert policy.decide("4", "https://elsewhere.example/a.png", "Image", "F1").method == "Fetch.failRequest"
+    assert policy.decide("4", "https://elsewhere.example/", "Document", "F2").method == "Fetch.failRequest"
+    assert policy.decide("5", "https://elsewhere.example/a.png", "Image", "F1").method == "Fetch.failRequest"
 
 
 def test_a_loaded_page_may_go_where_the_guard_allows() -> None:
-    policy = RequestPolicy(guard=resolve_to("93.184.215.14"))
-    policy.loaded("F1")
-    assert policy.decide("1", "https://site.example/en/", "Document", "F1").method == "Fetch.continueRequest"
+    policy = RequestPolicy(guard=resolve_to("93.184.215.14"), page_frame="F1")
+    policy.decide("1", "https://site.example/", "Document", "F1")
+    assert policy.decide("2", "https://site.example/en/", "Document", "F1").method == "Fetch.continueRequest"
 
 
 def test_an_uploaded_document_never_leaves_itself() -> None:
-    policy = RequestPolicy(guard=None)  # even where any address is allowed
+    policy = RequestPolicy(guard=None, page_frame="F1")  # even where any address is allowed
     url = document_url("report.html")
     policy.documents[url] = (b"<p>hi</p>", "text/html")
-    policy.loaded("F1")
-    answer = policy.decide("1", "https://example.com/", "Document", "F1")
+    assert policy.decide("1", url, "Document", "F1").params["responseCode"] == 200
+    answer = policy.decide("2", "https://example.com/", "Document", "F1")
     assert (answer.method, answer.params["responseCode"]) == ("Fetch.fulfillRequest", 204)
     assert "may not leave itself" in policy.refused[0]
-    assert policy.decide("2", url + "#part", "Document", "F1").params["responseCode"] == 200  # a reload
+    assert policy.decide("3", url + "#part", "Document", "F1").params["responseCode"] == 200  # a reload
 
 
 def test_a_first_navigation_refused_at_connect_is_known() -> None:
     # The page and its redirects are the navigation; when the task's pinning proxy refused one of
     # their hosts, the browser holds the proxy's 403, not the page.
-    policy = RequestPolicy(guard=resolve_to("93.184.215.14"))
-    policy.page_frame = "F1"
+    policy = RequestPolicy(guard=resolve_to("93.184.215.14"), page_frame="F1")
     policy.decide("1", "http://start.example/", "Document", "F1")
-    policy.decide("2", "http://moved.example/", "Document", "F1")  # a redirect hop
+    policy.decide("2", "http://moved.example/", "Document", "F1", redirected_from="1")  # a redirect hop
     policy.decide("3", "http://framed.example/", "Document", "F2")  # an iframe: not the page
+    policy.decide("4", "http://later.example/", "Document", "F1")  # a later navigation: not the first
     policy.refused_at_connect("framed.example", 80, "127.0.0.1 is a loopback address")
+    policy.refused_at_connect("later.example", 80, "127.0.0.1 is a loopback address")
     assert not policy.navigation_refused_at_connect()
     policy.refused_at_connect("moved.example", 80, "127.0.0.1 is a loopback address")
     assert policy.navigation_refused_at_connect()

@@ -262,8 +262,6 @@ def _check_address(policy: RequestPolicy, url: str) -> None:
 
 def _navigate(page: Page, policy: RequestPolicy, url: str, wait: float) -> None:
     answer = page.call("Page.navigate", {"url": url})
-    if answer.get("frameId"):
-        policy.loaded(str(answer["frameId"]))  # from now on the page may not be replaced
     if policy.navigation_refused_at_connect():  # else the proxy's 403 would be what is printed
         raise EngineError(
             "CAPTURE_FORBIDDEN_ADDRESS",

@@ -8,9 +8,9 @@ domain) and decided here, as import/url decides its URLs (issue 24).
 - An uploaded HTML file is served to the page under a reserved name (``*.invalid``, RFC 6761),
   never as a ``file:`` URL, so it gets the same rules as a web page and cannot read local files.
 
-A refused request fails (net::ERR_BLOCKED_BY_CLIENT) and the page goes on without it. Once the page
-has loaded, a navigation of its top frame that is refused (and any at all away from an uploaded
-document: a meta refresh, ``location = ...``, a form) is answered ``204 No Content``, which a browser
+A refused request fails (net::ERR_BLOCKED_BY_CLIENT) and the page goes on without it. After the
+page's first navigation, a navigation of its top frame that is refused (and any at all away from an
+uploaded document: a meta refresh, ``location = ...``, a form) is answered ``204 No Content``, which a browser
 takes as "stay where you are": the page keeps its content, instead of being replaced by Chromium's
 error page while it is being printed ("Printing failed").
 
@@ -58,8 +58,8 @@ class RequestPolicy:
     documents: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # url -> (body, type)
     refused: list[str] = field(default_factory=list)  # what was failed, for the task's log
     page_frame: str | None = None  # the page's own (top) frame: its target id
-    settled: bool = False  # the first navigation of the page is answered (``loaded``)
-    navigation_hosts: set[str] = field(default_factory=set)  # hosts of that navigation, redirects too
+    navigation: set[str] = field(default_factory=set)  # the first navigation's requests, redirect hops too
+    navigation_hosts: set[str] = field(default_factory=set)  # the hosts those requests went to
     refused_hosts: set[str] = field(default_factory=set)  # hosts the pinning proxy refused to dial
 
     def refused_at_connect(self, host: str, port: int, reason: str) -> None:
@@ -68,24 +68,38 @@ class RequestPolicy:
         self.refused_hosts.add(host.lower())
         self.refused.append(f"{host}:{port}: {reason} (at connect: its address changed after it was checked)")
 
-    def loaded(self, frame_id: str) -> None:
-        """The first navigation of ``frame_id`` (the page) is done: later ones only stay or pass."""
-        self.page_frame, self.settled = frame_id, True
-
     def navigation_refused_at_connect(self) -> bool:
         """Whether the proxy refused a host the page's first navigation went to (the page itself or
         a redirect): then what the browser shows is the proxy's refusal, not the page."""
         return bool(self.navigation_hosts & self.refused_hosts)
 
-    def decide(self, request_id: str, url: str, resource_type: str = "", frame_id: str = "") -> Decision:
+    def decide(
+        self,
+        request_id: str,
+        url: str,
+        resource_type: str = "",
+        frame_id: str = "",
+        redirected_from: str = "",
+    ) -> Decision:
         """How to answer the paused request ``request_id`` for ``url``, asked by ``frame_id`` for a
-        ``resource_type`` (the DevTools names: Document, Stylesheet, Image, Fetch...)."""
+        ``resource_type`` (the DevTools names: Document, Stylesheet, Image, Fetch...), a redirect hop
+        of the request ``redirected_from`` when that is set.
+
+        The page's first navigation is its first top-frame document request and that request's
+        redirect hops; a later top-frame document request that is no such hop is the page leaving.
+        Told apart by the requests alone, not by when the navigation's answer reached the task's
+        thread: a meta refresh can be paused before that (seen under load)."""
         key = url.split("#", 1)[0]
         top = resource_type == "Document" and bool(frame_id) and frame_id == self.page_frame
-        if top and not self.settled:
-            with contextlib.suppress(ValueError):
-                self.navigation_hosts.add((urllib.parse.urlsplit(url).hostname or "").lower())
-        if top and self.settled and key not in self.documents:
+        leaving = False
+        if top:
+            if not self.navigation or redirected_from in self.navigation:
+                self.navigation.add(request_id)
+                with contextlib.suppress(ValueError):
+                    self.navigation_hosts.add((urllib.parse.urlsplit(url).hostname or "").lower())
+            else:
+                leaving = True
+        if leaving and key not in self.documents:
             reason = "the document may not leave itself" if self.documents else self.refusal(url)
             if reason is None:
                 return Decision("Fetch.continueRequest", {"requestId": request_id})

@@ -133,7 +133,7 @@ class _Running:
                            session, time.monotonic() + 10)  # fmt: skip
             return
         kind, frame = str(params.get("resourceType", "")), str(params.get("frameId", ""))
-        decision = policy.decide(request_id, url, kind, frame)
+        decision = policy.decide(request_id, url, kind, frame, str(params.get("redirectedRequestId") or ""))
         self.pipe.call(decision.method, decision.params, session, time.monotonic() + 10)
 
     def _attached(self, event: Message) -> None:
