@@ -6,6 +6,7 @@ identity whose keys are generated per server (given to clients as the AWS_* vari
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -40,15 +41,27 @@ def need_weed() -> str:
     return weed
 
 
+# weed also listens on a unix socket per gRPC port, at a fixed path in /tmp (not $TMPDIR, no flag
+# moves it), and leaves it behind. A run that draws a port whose socket another user left there
+# cannot replace it: the volume server's gRPC is unreachable ("dial unix
+# /tmp/seaweedfs-volume-grpc-N.sock: connect: permission denied"), no volume can be assigned and
+# every write to the bucket fails (seen in a non-root full run on a machine where root had run it).
+_GRPC_SOCKET = "/tmp/seaweedfs-{kind}-grpc-{port}.sock"
+_GRPC_KINDS = ("master", "volume", "filer", "s3")
+
+
+def _grpc_sockets(port: int) -> list[Path]:
+    return [Path(_GRPC_SOCKET.format(kind=kind, port=port)) for kind in _GRPC_KINDS]
+
+
 def _free_ports(count: int) -> list[int]:
-    """Ports free on loopback, each with port+10000 free as well (weed's default gRPC offset is not
-    used, but keep clear of it anyway)."""
+    """Ports free on loopback with no gRPC socket file of weed's left at their number in /tmp."""
     ports: list[int] = []
     while len(ports) < count:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        if port not in ports:
+        if port not in ports and not any(path.exists() for path in _grpc_sockets(port)):
             ports.append(port)
     return ports
 
@@ -163,3 +176,12 @@ class SeaweedS3:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+        self._remove_sockets()  # a restart makes them again
+
+    def _remove_sockets(self) -> None:
+        """Remove the socket files weed leaves in /tmp for this server's gRPC ports."""
+        for port in self._ports:
+            for path in _grpc_sockets(port):
+                with contextlib.suppress(OSError):
+                    if path.is_socket() and path.stat().st_uid == os.getuid():
+                        path.unlink()
