@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from mcv_pipelines.service.engines.archive.repack import WRITABLE, repack
-from mcv_pipelines.service.engines.archive.unpack import READABLE
+from mcv_pipelines.service.engines.archive.unpack import READABLE, MemberNames
 from mcv_pipelines.service.engines.base import (
     ConversionType,
     EngineError,
@@ -48,18 +48,8 @@ def _formats() -> tuple[str, ...]:
 
 def member_names(inputs: Iterable[InputFile]) -> list[tuple[Path, str]]:
     """Each input path with a unique, safe name inside the archive, in input order."""
-    used: set[str] = set()
-    members: list[tuple[Path, str]] = []
-    for item in inputs:
-        name = safe_filename(item.path.name)
-        stem, suffix = split_extension(name)
-        candidate, n = name, 0
-        while candidate.lower() in used:
-            n += 1
-            candidate = f"{stem}-{n}{suffix}"
-        used.add(candidate.lower())
-        members.append((item.path, candidate))
-    return members
+    names = MemberNames()
+    return [(item.path, names.unique(safe_filename(item.path.name))) for item in inputs]
 
 
 def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:

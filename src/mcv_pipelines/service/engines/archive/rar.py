@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines.archive.repack import WRITABLE, write_archive
-from mcv_pipelines.service.engines.archive.unpack import MAX_MEMBERS, MAX_TOTAL_BYTES, safe_member_name
+from mcv_pipelines.service.engines.archive.unpack import (
+    MAX_MEMBERS,
+    MAX_TOTAL_BYTES,
+    MemberNames,
+    safe_member_name,
+)
 from mcv_pipelines.service.engines.base import (
     ConversionType,
     EngineError,
@@ -157,7 +162,7 @@ class UnarEngine:
         self, request: EngineRequest, path: Path, members: list[RarMember], scratch: Path
     ) -> list[tuple[Path, str]]:
         assert self.unar is not None
-        used: set[str] = set()
+        names = MemberNames()
         written: list[tuple[Path, str]] = []
         total = 0
         for number, member in enumerate(members):
@@ -184,15 +189,6 @@ class UnarEngine:
                 raise EngineError(
                     INVALID_INPUT_FILE, f"{path.name} unpacks to more than {MAX_TOTAL_BYTES // 1024**2:,} MB"
                 )
-            written.append((found[0], _unique(name, used)))
+            written.append((found[0], names.unique(name)))
         return written
 
-
-def _unique(name: str, used: set[str]) -> str:
-    stem, suffix = split_extension(name)
-    candidate, n = name, 0
-    while candidate.lower() in used:
-        n += 1
-        candidate = f"{stem}-{n}{suffix}"
-    used.add(candidate.lower())
-    return candidate

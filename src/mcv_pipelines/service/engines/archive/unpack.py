@@ -22,7 +22,7 @@ from mcv_pipelines.service.engines.base import EngineError, EngineRequest
 from mcv_pipelines.service.engines.failures import CANCELLED, INVALID_INPUT_FILE
 from mcv_pipelines.service.engines.files import safe_filename, split_extension
 
-__all__ = ["MAX_MEMBERS", "MAX_TOTAL_BYTES", "READABLE", "safe_member_name", "unpack"]
+__all__ = ["MAX_MEMBERS", "MAX_TOTAL_BYTES", "READABLE", "MemberNames", "safe_member_name", "unpack"]
 
 MAX_MEMBERS = 10_000
 MAX_TOTAL_BYTES = 2 * 1024**3
@@ -64,7 +64,9 @@ class _Budget:
             raise EngineError(CANCELLED, "the task was cancelled")
 
 
-class _Names:
+class MemberNames:
+    """Names of one archive's members: a name taken already (case aside) gets ``-1``, ``-2``..."""
+
     def __init__(self) -> None:
         self.used: set[str] = set()
 
@@ -141,7 +143,7 @@ def _7z_extract(archive: Any, scratch: Path, budget: _Budget) -> list[str]:
 def unpack(request: EngineRequest, path: Path, fmt: str, into: Path) -> list[tuple[Path, str]]:
     """Unpack the archive ``path`` (format ``fmt``) into ``into``: [(file, name in the archive)]."""
     budget = _Budget(request, path.name)
-    names = _Names()
+    names = MemberNames()
     unpacked: list[tuple[Path, str]] = []
     with tempfile.TemporaryDirectory(dir=request.work_dir) as scratch:
         if fmt == "zip":

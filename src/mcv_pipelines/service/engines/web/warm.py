@@ -17,10 +17,10 @@ killed, never the service.
 Every request of a task's page, and of the frames and workers it starts (auto-attached, paused
 until they are guarded too), is decided by the task's ``RequestPolicy`` (request_guard.py). A
 guarded task's context then reaches the network only through a pinning proxy holding the same
-guard (pinning_proxy.py, one per guard, started with the browser and closed with it): the address
-the proxy checked is the address dialled, so a name that resolves again differently gets nowhere.
-The proxy is the task's own (started with its context, closed with it): what it refuses is told to
-the task's policy, and no connection of a task outlives the task.
+guard (pinning_proxy.py): the address the proxy checked is the address dialled, so a name that
+resolves again differently gets nowhere. The proxy is the task's own (started with its context,
+closed with it): what it refuses is told to the task's policy, and no connection of a task outlives
+the task.
 """
 
 from __future__ import annotations
