@@ -7,6 +7,7 @@ import tarfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 from engine_job_helpers import b64_import, download_all, run_job, task_named
@@ -43,20 +44,25 @@ def test_rar_to_zip_and_tar_gz_keeps_folders_and_makes_names_safe(
         assert sorted(tarred.getnames()) == ["escape.txt", "img/logo.svg", "index.html"]
 
 
+def converted_task(client: httpx.Client, source: Path, target: str) -> dict[str, Any]:
+    """The ended task that converted ``source`` (imported as "rar") to ``target``."""
+    job = run_job(
+        client,
+        {
+            "rar": b64_import(source),
+            target: {"operation": "convert", "input": "rar", "output_format": target},
+        },
+    )
+    return task_named(job, target)
+
+
 def test_rar_claiming_more_than_the_limit_fails_before_unpacking(
     require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
     require_engine("unar", "convert", "rar", "zip")
     source = tmp_path / "bomb.rar"
     source.write_bytes(rar4([("a.bin", b"x"), ("b.bin", b"y")], declared_size=2**31))
-    job = run_job(
-        client,
-        {
-            "rar": b64_import(source),
-            "zip": {"operation": "convert", "input": "rar", "output_format": "zip"},
-        },
-    )
-    task = task_named(job, "zip")
+    task = converted_task(client, source, "zip")
     assert task["status"] == "error"
     assert task["code"] == "INVALID_INPUT_FILE"
     assert "unpacks to more than" in task["message"]
@@ -68,14 +74,7 @@ def test_a_file_that_is_not_rar_is_an_invalid_input(
     require_engine("unar", "convert", "rar", "zip")
     source = tmp_path / "fake.rar"
     source.write_bytes(b"this is no archive at all\n")
-    job = run_job(
-        client,
-        {
-            "rar": b64_import(source),
-            "zip": {"operation": "convert", "input": "rar", "output_format": "zip"},
-        },
-    )
-    task = task_named(job, "zip")
+    task = converted_task(client, source, "zip")
     assert task["status"] == "error"
     assert task["code"] == "INVALID_INPUT_FILE", task["message"]
 
@@ -87,14 +86,7 @@ def test_a_zip_named_rar_is_refused_naming_both(
     source = tmp_path / "mislabelled.rar"
     with zipfile.ZipFile(source, "w") as archive:
         archive.writestr("a.txt", "a")
-    job = run_job(
-        client,
-        {
-            "rar": b64_import(source),
-            "tar": {"operation": "convert", "input": "rar", "output_format": "tar"},
-        },
-    )
-    task = task_named(job, "tar")
+    task = converted_task(client, source, "tar")
     assert task["code"] == "INVALID_INPUT_FILE"
     # the service's signature check answers before the engine: the extension's format and the bytes' one
     assert "its extension says rar" in task["message"]
