@@ -274,7 +274,7 @@ def _navigate(page: Page, policy: RequestPolicy, url: str, wait: float) -> None:
             )
         raise EngineError("URL_UNREACHABLE", f"{url} does not answer ({answer['errorText']})")
     # A page that never finishes loading is captured as it stands after 30 seconds.
-    page.wait_event("Page.loadEventFired", time.monotonic() + 30)
+    page.wait_loaded(policy.page_frame or "", time.monotonic() + 30)
     if wait:
         time.sleep(min(wait, max(0.0, page.deadline - time.monotonic())))
 

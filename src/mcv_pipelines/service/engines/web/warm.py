@@ -32,7 +32,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,18 +69,42 @@ class Page:
 
     def wait_event(self, method: str, until: float) -> bool:
         """Wait for ``method`` on this page until the monotonic ``until``; False if it did not come."""
+        return self.wait_until(lambda event: event.get("method") == method, method, until)
+
+    def wait_loaded(self, frame: str, until: float) -> bool:
+        """Wait until the document just navigated to in ``frame`` (the top frame) is done loading.
+
+        That is its load event, or the frame stopping without one: a page that starts leaving before
+        it has loaded (``location = ...`` run at once) has its load abandoned, and when the leaving is
+        refused (the page stays) no load event ever comes; waiting for one cost every such page 30 s.
+        """
+        committed = False
+
+        def done(event: Message) -> bool:
+            nonlocal committed
+            method, params = event.get("method"), event.get("params") or {}
+            if method == "Page.loadEventFired":
+                return True
+            if method == "Page.frameNavigated" and (params.get("frame") or {}).get("id") == frame:
+                committed = True  # a stop before this one was the blank page's, not the document's
+            return committed and method == "Page.frameStoppedLoading" and params.get("frameId") == frame
+
+        return self.wait_until(done, "the page to load", until)
+
+    def wait_until(self, done: Callable[[Message], bool], what: str, until: float) -> bool:
+        """Wait for an event of this page that is ``done`` until the monotonic ``until``; False if none."""
         events = self.browser.events(self.session)
         while True:
             if self.cancelled.is_set():
-                raise EngineError("CANCELLED", f"waiting for {method} was cancelled")
+                raise EngineError("CANCELLED", f"waiting for {what} was cancelled")
             left = min(until, self.deadline) - time.monotonic()
             if left <= 0:
                 return False
             with contextlib.suppress(Exception):
-                if events.get(timeout=min(left, 0.2)).get("method") == method:
+                if done(events.get(timeout=min(left, 0.2))):
                     return True
             if not self.browser.alive:
-                raise EngineError("CONVERSION_FAILED", f"Chromium ended unexpectedly waiting for {method}")
+                raise EngineError("CONVERSION_FAILED", f"Chromium ended unexpectedly waiting for {what}")
 
 
 class _Running:
