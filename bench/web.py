@@ -3,7 +3,9 @@
     .venv/bin/python bench/web.py [RUNS]
 
 Side by side in one run, interleaved so a busy machine disturbs all alike:
-1. cold: `chromium --headless --print-to-pdf` (Debian's, with the engine's flags) per page;
+1. cold: `chromium --headless --print-to-pdf` (Debian's, with the engine's flags) per page, the
+   issue's baseline; and cold the engine's own program (Debian's `chromium-headless-shell`, which
+   the engine prefers), so the warm engine is also compared with its own cold start;
 2. warm engine: ChromiumEngine.run, one browser kept, a fresh browser context per capture;
 3. warm engine, guarded: the same with the URL guard of a served instance allowing 127.0.0.1/32, so
    the page's requests go through the pinning proxy (pinning_proxy.py); its p50 against (2) is what
@@ -112,7 +114,9 @@ def main(argv: Sequence[str]) -> int:
             headers = {"Authorization": f"Bearer {service.api_key}"}
             with httpx.Client(base_url=service.base_url, headers=headers, timeout=120) as client:
                 cases: dict[str, Callable[[], None]] = {
-                    "cold chromium --print-to-pdf": partial(cold, engine.program, url, root),
+                    "cold chromium --print-to-pdf": partial(cold, shutil.which("chromium") or engine.program,
+                                                            url, root),
+                    "cold engine's program": partial(cold, engine.program, url, root),
                     "warm engine (context per task)": partial(warm, engine, url, root),
                     "warm engine + pinning proxy": partial(warm, engine, url, root, guarded),
                     "warm, capture-website job": partial(through_service, client, url),
@@ -140,6 +144,7 @@ def main(argv: Sequence[str]) -> int:
     direct = statistics.median(times["warm engine (context per task)"])
     cost = f"{(proxy - direct) * 1000:+.0f} ms p50 ({proxy / direct - 1:+.0%} of a warm capture)"
     print(f"pinning proxy: {cost}")
+    print(f"engine's program: {engine.program}")
     print("load average before: " + " ".join(f"{v:.2f}" for v in load_before)
           + ", after: " + " ".join(f"{v:.2f}" for v in os.getloadavg()))  # fmt: skip
     print(f"warm engine's browser: {memory / 1024**2:.0f} MB proportional set size (all its processes)")

@@ -20,7 +20,8 @@ PACKAGES=(
     libreoffice-impress-nogui
     libreoffice-draw-nogui
     python3-uno
-    chromium
+    chromium  # the console's browser tests drive it with Playwright
+    chromium-headless-shell  # the web engine's warm browser: the same engine at half the memory (issue 24)
     bubblewrap  # seals engine programs off the network (issue 24); util-linux has unshare and prlimit
     # issue 23's formats. No TeX: Pandoc writes no PDF itself (md -> pdf goes through html).
     pandoc

@@ -24,7 +24,7 @@ PROGRAM_ENGINES = {
     "qpdf": "qpdf",
     "poppler": "pdftoppm",
     "libreoffice": "soffice",
-    "chromium": "chromium",
+    "chromium": "chromium-headless-shell",  # the first of its programs found on Debian
 }
 
 

@@ -173,7 +173,7 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     ),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",
-        programs=("chromium", "chromium-browser", "google-chrome"),
+        programs=("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"),
         debian="chromium",
         fedora="chromium",
         homebrew="--cask chromium",

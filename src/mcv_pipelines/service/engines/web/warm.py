@@ -46,7 +46,8 @@ from mcv_pipelines.service.engines.web.request_guard import RequestPolicy
 __all__ = ["DEFAULT_IDLE_MEMORY_BOUND", "DEFAULT_MEMORY_BOUND", "Page", "WarmBrowser"]
 
 DEFAULT_MEMORY_BOUND = 1024**3
-# A warm browser with no page holds some 180 MB (proportional set size, bench/memory.py).
+# A warm browser with no page holds some 100-140 MB (proportional set size, Debian's headless shell;
+# about 260 MB for the full chromium; bench/memory.py).
 DEFAULT_IDLE_MEMORY_BOUND = 384 * 1024**2
 MEMORY_CHECK_SECONDS = 5.0
 _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
