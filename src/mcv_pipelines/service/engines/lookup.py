@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 
 from mcv_pipelines.service.engines.base import ConversionType, Engine
 
-__all__ = ["find_conversion", "normalize_listing_format", "warm_listings"]
+__all__ = ["find_conversion", "forget_listing", "normalize_listing_format", "warm_listings"]
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +21,51 @@ def normalize_listing_format(name: str) -> str:
     """A format as the listing spells it: lowercase, no dot, ``jpeg`` -> ``jpg``, ``tif`` -> ``tiff``."""
     lowered = name.strip().lower().lstrip(".")
     return _ALIASES.get(lowered, lowered)
+
+
+class _Index:
+    """One engine's listing by (operation, input format), each entry with its place in the listing."""
+
+    def __init__(self, listing: Iterable[ConversionType]) -> None:
+        self.by_input: dict[tuple[str, str], list[tuple[int, ConversionType]]] = {}
+        for place, conversion in enumerate(listing):
+            key = (conversion.operation, conversion.input_format)
+            self.by_input.setdefault(key, []).append((place, conversion))
+
+    def candidates(self, operation: str, source: str) -> list[tuple[int, ConversionType]]:
+        """The entries taking ``source`` or any input, in the listing's order."""
+        exact = self.by_input.get((operation, source), [])
+        anything = self.by_input.get((operation, "any"), []) if source != "any" else []
+        if exact and anything:
+            return sorted(exact + anything, key=lambda entry: entry[0])
+        return exact or anything
+
+
+# An engine's listing depends on its program, its version and its modules, all fixed once the engine
+# is made; walking it for every task cost ~10 ms of CPU (ffmpeg lists 4,515 conversions and
+# ImageMagick builds its 2,350 again on each call), a quarter of a warm docx -> pdf job.
+_INDEXES: weakref.WeakKeyDictionary[Engine, _Index] = weakref.WeakKeyDictionary()
+_INDEXES_LOCK = threading.Lock()
+
+
+def _index(engine: Engine) -> _Index:
+    with _INDEXES_LOCK:
+        try:
+            found = _INDEXES.get(engine)
+        except TypeError:  # an engine that cannot be weakly referenced is indexed on every lookup
+            return _Index(engine.conversion_types())
+    if found is None:
+        found = _Index(engine.conversion_types())
+        with _INDEXES_LOCK:
+            _INDEXES[engine] = found
+    return found
+
+
+def forget_listing(engine: Engine) -> None:
+    """Index ``engine``'s listing again at its next lookup: what it converts has changed (Pandoc once
+    it is given a printer for PDF)."""
+    with _INDEXES_LOCK, contextlib.suppress(TypeError):
+        _INDEXES.pop(engine, None)
 
 
 def find_conversion(
@@ -32,7 +79,7 @@ def find_conversion(
 
     ``output_format`` None matches the operations whose output follows the input (optimize,
     watermark, metadata/write) and ``metadata`` (json). An engine listing input ``any`` matches every
-    input format.
+    input format. Each engine's listing is indexed once (``forget_listing`` when it changes).
 
     >>> from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
     >>> found = find_conversion([ArchiveEngine()], "archive", "jpg", "zip")
@@ -42,11 +89,9 @@ def find_conversion(
     source = normalize_listing_format(input_format)
     target = None if output_format is None else normalize_listing_format(output_format)
     for candidate in engines:
-        for conversion in candidate.conversion_types():
+        for _, conversion in _index(candidate).candidates(operation, source):
             # the listed engine name, not the class's: one command engine lists ffmpeg and imagemagick
-            if conversion.operation != operation or (engine is not None and conversion.engine != engine):
-                continue
-            if conversion.input_format not in (source, "any"):
+            if engine is not None and conversion.engine != engine:
                 continue
             if target is None:
                 if conversion.output_format not in (source, "json", "any"):
@@ -58,7 +103,7 @@ def find_conversion(
 
 
 def warm_listings(engines: Sequence[Engine]) -> threading.Thread:
-    """Build every engine's conversion listing on a background thread, now, so that the first task
+    """Build (and index) every engine's conversion listing on a background thread, now, so that the first task
     that looks one up does not wait for it: Pillow registers its plugins (~20 ms) and ffmpeg is asked
     for its formats (~0.3 s), and ``find_conversion`` reaches ffmpeg's listing on the way to
     LibreOffice's. A listing that fails here is left for the task to report."""
@@ -66,8 +111,7 @@ def warm_listings(engines: Sequence[Engine]) -> threading.Thread:
     def warm() -> None:
         for engine in engines:
             try:
-                for _ in engine.conversion_types():
-                    pass
+                _index(engine)
             except Exception:  # the task that needs this engine meets the same error and reports it
                 log.debug("listing the conversions of engine %s failed", engine.name, exc_info=True)
 

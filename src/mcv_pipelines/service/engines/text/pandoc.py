@@ -29,6 +29,7 @@ from mcv_pipelines.service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION
+from mcv_pipelines.service.engines.lookup import forget_listing
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import FILENAME, bool_option
 from mcv_pipelines.service.engines.process import run_checked
@@ -63,6 +64,7 @@ class PandocEngine(ProgramEngine):
     def print_with(self, engine: Engine) -> None:
         """Write PDF through ``engine``'s html -> pdf (the web engine the registry already made)."""
         self.printer = PdfPrinter(engine)
+        forget_listing(self)  # it lists text -> pdf from now on
 
     def conversion_types(self) -> Iterable[ConversionType]:
         pairs = self.convert_pairs(
