@@ -160,3 +160,30 @@ def test_a_missing_program_takes_its_conversions_out_of_the_listing(
     assert mp3["code"] == "UNSUPPORTED_CONVERSION"
     assert "wav" in mp3["message"]
     assert "mp3" in mp3["message"]
+
+
+def test_each_query_is_answered_for_itself_and_the_same_when_asked_again(client: httpx.Client) -> None:
+    # The bodies are kept per query once made (listing.py): a wrong key would answer one query
+    # with another's listing.
+    queries: dict[str, dict[str, str]] = {
+        "all": {},
+        "alternatives": {"alternatives": "true"},
+        "png": {"filter[input_format]": "png"},
+        "pdf": {"filter[input_format]": "pdf"},
+        "png with options": {"filter[input_format]": "png", "include": "options"},
+    }
+    answers = {}
+    for name, query in queries.items():
+        first = client.get("/v2/operations", params=query)
+        again = client.get("/v2/operations", params=query)
+        assert first.status_code == again.status_code == 200, first.text
+        assert first.headers["content-type"] == "application/json"
+        assert first.json() == again.json(), name
+        answers[name] = first.json()["data"]
+    assert {entry["input_format"] for entry in answers["png"]} == {"png"}
+    assert {entry["input_format"] for entry in answers["pdf"]} == {"pdf"}
+    assert all("options" in entry for entry in answers["png with options"])
+    assert not any("options" in entry for entry in answers["png"])
+    assert len(answers["alternatives"]) > len(answers["all"]) > len(answers["png"])
+    formats = client.get("/v2/convert/formats", params={"filter[input_format]": "png"}).json()["data"]
+    assert formats == [entry for entry in answers["png"] if entry["operation"] == "convert"]

@@ -37,6 +37,8 @@ class ServiceContext:
     storage: Storage = field(kw_only=True)  # where tasks' files live (created once at start)
     # /readyz: (name, raises when not ready); the database's check, then whatever else is added
     ready_checks: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
+    # /v2/operations and /v2/convert/formats bodies by query (listing.py): the engines do not change
+    listings: dict[tuple[object, ...], bytes] = field(default_factory=dict)
 
     @property
     def base(self) -> str:
