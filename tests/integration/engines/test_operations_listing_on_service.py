@@ -187,3 +187,15 @@ def test_each_query_is_answered_for_itself_and_the_same_when_asked_again(client:
     assert len(answers["alternatives"]) > len(answers["all"]) > len(answers["png"])
     formats = client.get("/v2/convert/formats", params={"filter[input_format]": "png"}).json()["data"]
     assert formats == [entry for entry in answers["png"] if entry["operation"] == "convert"]
+
+
+def test_queries_that_ask_the_same_share_one_kept_body(service: LocalService, client: httpx.Client) -> None:
+    # The route needs no key: spellings of one query must not each keep a listing of their own.
+    first = client.get("/v2/operations", params={"filter[operation]": "convert"}).json()
+    kept = len(service.ctx.listings)
+    for spelling in ("CONVERT", "Convert", "cOnVeRt"):
+        for include in ("", "nothing", "nothing,else"):
+            params = {"filter[operation]": spelling, "include": include}
+            assert client.get("/v2/operations", params=params).json() == first
+    assert len(service.ctx.listings) == kept
+    assert sum(len(body) for body in service.ctx.listings.values()) <= 32 * 1024**2

@@ -103,10 +103,10 @@ def find_conversion(
 
 
 def warm_listings(engines: Sequence[Engine]) -> threading.Thread:
-    """Build (and index) every engine's conversion listing on a background thread, now, so that the first task
-    that looks one up does not wait for it: Pillow registers its plugins (~20 ms) and ffmpeg is asked
-    for its formats (~0.3 s), and ``find_conversion`` reaches ffmpeg's listing on the way to
-    LibreOffice's. A listing that fails here is left for the task to report."""
+    """Build and index every engine's conversion listing on a background thread, now, so that the
+    first task that looks one up does not wait for it: Pillow registers its plugins (~20 ms) and
+    ffmpeg is asked for its formats (~0.3 s), and ``find_conversion`` reaches ffmpeg's listing on the
+    way to LibreOffice's. A listing that fails here is left for the task to report."""
 
     def warm() -> None:
         for engine in engines:

@@ -19,7 +19,10 @@ from mcv_pipelines.service.http.context import context
 __all__ = ["convert_formats", "describe", "list_operations", "operations"]
 
 _FILTERS = ("operation", "input_format", "output_format", "engine", "engine_version")
+_INCLUDES = frozenset({"options", "engine_versions"})  # what describe() can add to an entry
+# Bodies kept per query (the listing route needs no key, so both bounds hold whatever is asked):
 _CACHED_LISTINGS = 256
+_CACHED_BYTES = 32 * 1024**2  # the full listing with options is some 1.5 MB
 
 
 def describe(kind: ConversionType, include: Iterable[str]) -> dict[str, Any]:
@@ -117,14 +120,26 @@ async def _listing(
     starts. The full listing (~1.5 MB, some 90 ms of CPU) is made off the event loop, which would
     otherwise hold every other request for that long."""
     ctx = context(request)
+    # One key per different answer: filters match case aside (but the engine version), and an
+    # include that adds nothing is no include.
+    filters = {name: value if name == "engine_version" else value.lower() for name, value in filters.items()}
+    include = sorted(_INCLUDES.intersection(include))
     key = (tuple(sorted(filters.items())), alternatives, tuple(include))
     body = ctx.listings.get(key)
     if body is None:
         body = await run_in_threadpool(_render, ctx.engines, filters, alternatives, include)
-        if len(ctx.listings) >= _CACHED_LISTINGS:  # queries are few in practice; bound them anyway
-            ctx.listings.pop(next(iter(ctx.listings)))
-        ctx.listings[key] = body
+        _keep(ctx.listings, key, body)
     return Response(body, media_type="application/json")
+
+
+def _keep(kept: dict[tuple[object, ...], bytes], key: tuple[object, ...], body: bytes) -> None:
+    """Keep ``body``, dropping the oldest bodies to stay within both bounds."""
+    if len(body) > _CACHED_BYTES:
+        return
+    held = sum(len(value) for value in kept.values())
+    while kept and (len(kept) >= _CACHED_LISTINGS or held + len(body) > _CACHED_BYTES):
+        held -= len(kept.pop(next(iter(kept))))
+    kept[key] = body
 
 
 def _render(
