@@ -34,9 +34,29 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# What marks a test `engines` (issue 39): it asks for an engine or a program, or lives with the engines'
+# tests. .ci/run runs those once more with stand-ins of engines' names first on PATH (`-m engines`).
+_ENGINE_FIXTURES = frozenset({"require_engine", "require_conversion", "require_program"})
+_ENGINE_FOLDERS = ("integration/engines/", "unit/engines/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    del config
+    for item in items:
+        where = item.path.as_posix()
+        asks = _ENGINE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        if asks or any(f"/tests/{folder}" in where for folder in _ENGINE_FOLDERS):
+            item.add_marker(pytest.mark.engines)
+
+
 @pytest.fixture
 def require_program() -> Callable[..., str]:
     return engine_needs.require_program
+
+
+@pytest.fixture(name="require_conversion")
+def require_conversion_fixture() -> Callable[..., Engine]:
+    return engine_needs.require_conversion
 
 
 @pytest.fixture(name="require_engine")

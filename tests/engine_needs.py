@@ -19,10 +19,24 @@ import pytest
 
 from mcv_pipelines.service.engines import available_engines, find_conversion
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.install_hints import INSTALL_HINTS
 
-__all__ = ["ENGINES_REQUIRED", "require_engine", "require_program", "unavailable"]
+__all__ = [
+    "ENGINES_REQUIRED",
+    "ENGINE_PROGRAMS",
+    "engine_program",
+    "require_conversion",
+    "require_engine",
+    "require_program",
+    "unavailable",
+]
 
 ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"
+# The programs engines look for on PATH. Finding one says nothing of whether its engine runs: a
+# `convert` may be GraphicsMagick's or Windows', a `soffice` a launcher (issue 39). Tests ask the engine.
+ENGINE_PROGRAMS: frozenset[str] = frozenset(
+    program for hint in INSTALL_HINTS.values() for program in hint.programs
+)
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -56,13 +70,51 @@ def require_engine(
             f"({install})"
         )
     if operation is not None and find_conversion([engine], operation, input_format, output_format) is None:
-        unavailable(f"needs {operation} {input_format} -> {output_format or 'same'} from the {name} engine "
-                 f"{engine.version()}, which does not list it here ({install} in full)")
+        unavailable(
+            f"needs {operation} {input_format} -> {output_format or 'same'} from the {name} engine "
+            f"{engine.version()}, which does not list it here ({install} in full)"
+        )
     return engine
 
 
+def engine_program(engine: str, program: str) -> str:
+    """The path of ``program`` as the engine ``engine`` runs it (ffprobe of the ffmpeg engine, identify
+    of ImageMagick), for a test that checks the engine's work with its own tools; skip/fail the test
+    where that engine cannot run here."""
+    if program not in INSTALL_HINTS[engine].programs:
+        raise ValueError(f"{program} is not a program of the {engine} engine")
+    require_engine(engine)
+    path = shutil.which(program)
+    if path is None:  # the engine runs without it (the first of its programs found will do)
+        unavailable(f"needs {program} of the {engine} engine, which runs here without it")
+    return path
+
+
+def require_conversion(operation: str, input_format: str, output_format: str | None = None) -> Engine:
+    """The engine this machine would use for ``operation`` ``input_format`` -> ``output_format``
+    (whichever it is), or skip/fail the test: for a test that needs the conversion, not one engine."""
+    engines = list(_engines_on(os.environ.get("PATH", "")).values())
+    found = find_conversion(engines, operation, input_format, output_format)
+    if found is None:
+        unavailable(
+            f"needs {operation} {input_format} -> {output_format or 'same'}, which no engine here lists "
+            "(install the engines, or run .ci/run)"
+        )
+    return found[0]
+
+
 def require_program(*names: str) -> str:
-    """Return the path of the first of ``names`` found on PATH, or skip/fail the test."""
+    """Return the path of the first of ``names`` found on PATH, or skip/fail the test.
+
+    Not for an engine's program: a program of that name may not be that engine (require_engine).
+    """
+    engines_own = sorted(set(names) & ENGINE_PROGRAMS)
+    if engines_own:
+        pytest.fail(
+            f"require_program({', '.join(map(repr, names))}): {', '.join(engines_own)} is an engine's "
+            "program, and a program of that name may be something else; ask require_engine(NAME) or "
+            "require_conversion(...) instead"
+        )
     for name in names:
         path = shutil.which(name)
         if path:

@@ -3,6 +3,7 @@ against a real `mcv serve` process on loopback whose log is kept for the tests t
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -29,11 +30,20 @@ SCRIPT = "from mcv_pipelines.cli.main import main; raise SystemExit(main())"
 
 
 def _chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path:
-        return path
+    """Debian's full chromium, which Playwright drives here; the web engine prefers the headless shell,
+    so this is asked of the program itself: a `chromium` on PATH may be something else (issue 39)."""
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path is None:
+            continue
+        try:
+            said = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            said = ""
+        if re.match(r"Chromium \d+\.", said.strip()):
+            return path
     unavailable("needs Debian's chromium for the console's browser test (apt-get install -y chromium, or run "
-                ".ci/run)")
+                ".ci/run); no program named chromium here answers as Chromium")
 
 
 @pytest.fixture(scope="module")

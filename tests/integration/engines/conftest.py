@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -30,15 +31,15 @@ _MADE: dict[str, Path] = {}
 
 
 @pytest.fixture
-def clip(require_program: Callable[..., str], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A one-second 128x96 h264/aac mp4, made once per session."""
-    require_program("ffmpeg")
+def clip(require_engine: Callable[..., Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-second 128x96 h264/aac mp4, made once per session by the ffmpeg the engine runs."""
+    ffmpeg = require_engine("ffmpeg").ffmpeg
     if "clip" in _MADE:
         return _MADE["clip"]
     path = tmp_path_factory.mktemp("media") / "clip.mp4"
     subprocess.run(
         [
-            "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin",
+            ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin",
             "-f", "lavfi", "-i", "testsrc=size=128x96:rate=15:duration=1",
             "-f", "lavfi", "-i", "sine=frequency=440:duration=1",
             "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(path),

@@ -24,6 +24,7 @@ from example_checks import NEW_FAMILY_CHECKS
 from PIL import Image
 from pypdf import PdfReader
 
+from engine_needs import engine_program
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.models import Job
 from mcv_pipelines.api.settings import Settings
@@ -142,7 +143,10 @@ async def run_example(
 
 def probe(path: Path) -> dict[str, Any]:
     text = subprocess.run(
-        ["ffprobe", "-v", "error", "-show_format", "-show_streams", "-of", "json", str(path)],
+        [
+            engine_program("ffmpeg", "ffprobe"),
+            "-v", "error", "-show_format", "-show_streams", "-of", "json", str(path),
+        ],
         check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
     data: dict[str, Any] = json.loads(text)

@@ -12,6 +12,7 @@ import httpx
 from engine_job_helpers import ASSETS, b64_import, download_all, run_job, task_named
 from PIL import Image
 
+from engine_needs import engine_program
 from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
@@ -62,7 +63,7 @@ def test_imagemagick_writes_and_reads_pict(
     assert {task_named(job, name)["engine"] for name in ("pict", "png")} == {"imagemagick"}
     files = download_all(job, tmp_path)
     found = subprocess.run(
-        ["identify", "-format", "%m %w %h", f"PICT:{files['photo.pict']}"],
+        [engine_program("imagemagick", "identify"), "-format", "%m %w %h", f"PICT:{files['photo.pict']}"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert found.split() == ["PICT", *map(str, _photo_size())]

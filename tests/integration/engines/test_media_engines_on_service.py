@@ -14,6 +14,7 @@ import pytest
 from engine_job_helpers import ASSETS, b64_import, download_all, run_job, task_named
 from PIL import Image
 
+from engine_needs import engine_program
 from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.server import LocalService
 
@@ -22,7 +23,10 @@ RequireEngine = Callable[..., Engine]
 
 def probe(path: Path) -> dict[str, Any]:
     out = subprocess.run(
-        ["ffprobe", "-v", "error", "-show_format", "-show_streams", "-of", "json", str(path)],
+        [
+            engine_program("ffmpeg", "ffprobe"),
+            "-v", "error", "-show_format", "-show_streams", "-of", "json", str(path),
+        ],
         check=True,
         capture_output=True,
         text=True,

@@ -6,6 +6,7 @@ import base64
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -35,10 +36,9 @@ def _video(ffmpeg: str, path: Path) -> Path:
 
 
 def test_percent_moves_while_ffmpeg_converts(
-    service: LocalService, client: httpx.Client, require_program: Callable[..., str], tmp_path: Path
+    service: LocalService, client: httpx.Client, require_engine: Callable[..., Any], tmp_path: Path
 ) -> None:
-    ffmpeg = require_program("ffmpeg")
-    require_program("ffprobe")
+    ffmpeg = require_engine("ffmpeg").ffmpeg  # the engine runs ffprobe too: it needs both
     source = _video(ffmpeg, tmp_path / "pattern.mp4")
     tasks = {
         "in": {

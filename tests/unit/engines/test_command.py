@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from engine_needs import engine_program
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
@@ -56,7 +57,7 @@ def clip(require_engine: RequireEngine, tmp_path: Path) -> Path:
     (tmp_path / "in").mkdir(exist_ok=True)
     target = tmp_path / "in" / "clip.mp4"
     subprocess.run(
-        ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+        [engine_program("ffmpeg", "ffmpeg"), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
          "testsrc=size=160x120:rate=10:duration=1", "-c:v", "libx264", "-preset", "ultrafast", str(target)],
         check=True,
     )  # fmt: skip

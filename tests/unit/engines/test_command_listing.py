@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from engine_needs import ENGINE_PROGRAMS
 from mcv_pipelines.service.engines import ENGINE_FACTORIES, available_engines
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
@@ -65,4 +66,4 @@ def test_an_engine_whose_program_is_missing_is_not_listed(monkeypatch: pytest.Mo
     monkeypatch.setenv("PATH", "/nonexistent")
     names = {engine.name for engine in external_engines()}
     assert names == set()
-    assert shutil.which("ffmpeg") is None
+    assert not any(shutil.which(program) for program in ENGINE_PROGRAMS)

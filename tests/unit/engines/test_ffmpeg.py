@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
+from engine_needs import engine_program
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.av.formats import FORMATS
 from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
@@ -35,7 +36,10 @@ def make_request(
 
 def probe(path: Path) -> dict[str, Any]:
     result = subprocess.run(
-        ["ffprobe", "-v", "error", "-of", "json", "-show_format", "-show_streams", str(path)],
+        [
+            engine_program("ffmpeg", "ffprobe"),
+            "-v", "error", "-of", "json", "-show_format", "-show_streams", str(path),
+        ],
         capture_output=True,
         check=True,
         text=True,
@@ -53,7 +57,7 @@ def make_clip(directory: Path, name: str = "clip.mp4", seconds: float = 1.0) -> 
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / name
     subprocess.run(
-        ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
+        [engine_program("ffmpeg", "ffmpeg"), "-hide_banner", "-loglevel", "error", "-y",
          "-f", "lavfi", "-i", f"testsrc=size=160x120:rate=10:duration={seconds}",
          "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}",
          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
@@ -75,7 +79,8 @@ def clip(engine: FfmpegEngine, tmp_path: Path) -> Path:
 
 
 def test_version_is_the_installed_programs(engine: FfmpegEngine) -> None:
-    first_line = subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True, check=True).stdout
+    ffmpeg = engine_program("ffmpeg", "ffmpeg")
+    first_line = subprocess.run([ffmpeg, "-version"], capture_output=True, text=True, check=True).stdout
     version = engine.version()
     assert version is not None
     assert version in first_line.splitlines()[0]
@@ -231,7 +236,10 @@ def _seconds(path: Path, info: Mapping[str, Any]) -> float:
         return stated
     decoded = path.with_name(f"{path.name}.decoded.wav")
     subprocess.run(
-        ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", str(path), "-vn", str(decoded)],
+        [
+            engine_program("ffmpeg", "ffmpeg"),
+            "-hide_banner", "-loglevel", "error", "-nostdin", "-i", str(path), "-vn", str(decoded),
+        ],
         check=True,
     )
     return float(probe(decoded)["format"]["duration"])
