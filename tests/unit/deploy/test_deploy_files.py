@@ -88,7 +88,8 @@ def test_every_deploy_file_parses() -> None:
     for path in yaml_files:
         assert documents(path), f"{path} is empty"
     kinds = sorted(doc["kind"] for doc in manifests())
-    assert kinds == ["ConfigMap", "Deployment", "Deployment", "Kustomization", "Service"]
+    assert kinds == ["ConfigMap", "Deployment", "Deployment", "HorizontalPodAutoscaler", "Kustomization",
+                     "PodDisruptionBudget", "PodDisruptionBudget", "Service"]  # fmt: skip
 
 
 def test_compose_file_is_valid_against_the_compose_specification() -> None:
