@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
-# Install the Debian packages the local engines call (ffmpeg, ImageMagick, GraphicsMagick, Ghostscript,
-# qpdf, poppler, LibreOffice with python3-uno for its warm pool, Chromium, a font; Pandoc, librsvg,
-# Potrace, libheif, libjxl, Calibre, Assimp for the formats of issue 23; bubblewrap to seal them), openssl (the
-# client's TLS tests make a certificate with it), the servers and runtimes the tests start (PostgreSQL
-# for the team service, node and npm for the official Node SDK), and zsh and fish (the completion
-# scripts are tested in each shell). Non-interactive and idempotent: packages already installed are
+# Install the Debian packages the local engines call, and (unless --runtime) what only the test suite
+# needs. One list of engines, shared by the image (deploy/Dockerfile runs this with --runtime) and CI
+# (.ci/run runs it bare, which installs both lists).
+#
+#   scripts/install-engines.sh            engines and test-only packages (CI, a developer's machine)
+#   scripts/install-engines.sh --runtime  the engines only: what `mcv serve` needs to convert
+#   scripts/install-engines.sh --list     print the packages it would consider, one a line, and stop
+#
+# ENGINES: ffmpeg, ImageMagick, GraphicsMagick, Ghostscript, qpdf, poppler, LibreOffice with python3-uno
+# for its warm pool, Chromium's headless shell, a font; Pandoc, librsvg, Potrace, libheif, libjxl,
+# Calibre, Assimp for the formats of issue 23; bubblewrap to seal them. TEST_ONLY: openssl (the client's
+# TLS tests make a certificate with it), the servers and runtimes the tests start (PostgreSQL for the
+# team service, node and npm for the official Node SDK), the full chromium (the console's browser tests
+# drive it with Playwright), and zsh and fish (the completion scripts are tested in each shell): about
+# 830 MB an image does not carry. Non-interactive and idempotent: packages already installed are
 # skipped, and apt-get update runs only when something is missing.
 set -euo pipefail
 
-PACKAGES=(
+runtime=0 list=0
+for arg in "$@"; do
+    case "$arg" in
+        --runtime) runtime=1 ;;
+        --list) list=1 ;;
+        *) echo "install-engines: unknown option $arg (use --runtime, --list)" >&2; exit 2 ;;
+    esac
+done
+
+ENGINES=(
     ffmpeg
     imagemagick
     graphicsmagick
@@ -20,7 +38,6 @@ PACKAGES=(
     libreoffice-impress-nogui
     libreoffice-draw-nogui
     python3-uno
-    chromium  # the console's browser tests drive it with Playwright
     chromium-headless-shell  # the web engine's warm browser: the same engine at half the memory (issue 24)
     bubblewrap  # seals engine programs off the network (issue 24); util-linux has unshare and prlimit
     # issue 23's formats. No TeX: Pandoc writes no PDF itself (md -> pdf goes through html).
@@ -37,6 +54,9 @@ PACKAGES=(
     unar  # rar archives, read only (lsar lists, unar unpacks)
     fonts-dejavu-core
     fontconfig
+)
+TEST_ONLY=(
+    chromium  # the console's browser tests drive it with Playwright
     postgresql
     openssl
     zsh
@@ -44,7 +64,16 @@ PACKAGES=(
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-    PACKAGES+=(nodejs npm)
+    TEST_ONLY+=(nodejs npm)
+fi
+
+PACKAGES=("${ENGINES[@]}")
+if [ "$runtime" = 0 ]; then
+    PACKAGES+=("${TEST_ONLY[@]}")
+fi
+if [ "$list" = 1 ]; then
+    printf '%s\n' "${PACKAGES[@]}"
+    exit 0
 fi
 
 missing=()

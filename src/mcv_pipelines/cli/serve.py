@@ -36,6 +36,7 @@ from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
 __all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
 
 SIGNING_KEY_VARIABLE = "MCV_SIGNING_KEY"  # else the data directory's `secret` file
+PUBLIC_URL_VARIABLE = "MCV_PUBLIC_URL"  # --public-url from the environment (a container's image)
 log = logging.getLogger("mcv_pipelines.service")
 
 
@@ -91,7 +92,8 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="URL",
         help="the address clients reach this service at, used in upload forms and download links "
-        "(default: http://HOST:PORT as bound; set it behind a proxy or in a container)",
+        f"(default: {PUBLIC_URL_VARIABLE}, else http://HOST:PORT as bound; set it behind a proxy or in "
+        "a container)",
     )
     parser.add_argument(
         "--log-format",
@@ -309,14 +311,17 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--allow-private-network: {exc}") from None
         settings["url_guard"] = UrlGuard(allowed_networks=allowed)
     settings.update(_storage_settings(args))
-    if args.public_url is not None:
-        parts = urlsplit(args.public_url)
+    where, public_url = "--public-url", args.public_url
+    if public_url is None and os.environ.get(PUBLIC_URL_VARIABLE, "").strip():
+        where, public_url = PUBLIC_URL_VARIABLE, os.environ[PUBLIC_URL_VARIABLE].strip()
+    if public_url is not None:
+        parts = urlsplit(public_url)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
             raise UsageError(
-                f"--public-url {args.public_url!r}: expected http(s)://HOST[:PORT][/PATH], "
+                f"{where} {public_url!r}: expected http(s)://HOST[:PORT][/PATH], "
                 "e.g. https://mcv.example.com"
             )
-        settings["public_url"] = args.public_url.rstrip("/")
+        settings["public_url"] = public_url.rstrip("/")
     return settings
 
 

@@ -121,6 +121,25 @@ def test_serve_with_allow_private_urls_imports_from_loopback_and_logs_text(tmp_p
     assert signing_key not in err
 
 
+def test_serve_takes_the_public_url_from_the_environment_and_the_option_first(tmp_path: Path) -> None:
+    # An image sets MCV_PUBLIC_URL where it runs; its CMD cannot know the published address.
+    env = {"MCV_PUBLIC_URL": "https://mcv.example.com/"}
+    child, values, _ = start(tmp_path / "env", env=env)
+    stop(child)
+    assert values["base URL"] == "https://mcv.example.com"
+    child, values, _ = start(tmp_path / "option", "--public-url", "http://localhost:9999", env=env)
+    stop(child)
+    assert values["base URL"] == "http://localhost:9999"
+
+
+def test_serve_names_a_bad_public_url_variable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCV_PUBLIC_URL", "mcv.example.com")
+    assert main(["serve", "--port", "0", "--data-dir", str(tmp_path)]) == 2
+    assert "MCV_PUBLIC_URL 'mcv.example.com': expected http(s)://HOST" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

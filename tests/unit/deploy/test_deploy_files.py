@@ -70,7 +70,7 @@ def serve_command_lines() -> Iterator[tuple[str, list[str]]]:
     """(where, argv after `mcv`) of every `mcv serve` in deploy/."""
     dockerfile = (DEPLOY / "Dockerfile").read_text()
     entrypoint = json.loads(re.search(r"^ENTRYPOINT (\[.*\])$", dockerfile, re.MULTILINE)[1])  # type: ignore[index] # the line is there: a missing one fails the test
-    assert entrypoint[-1] == "mcv"
+    assert entrypoint == ["tini", "--", "mcv-entrypoint"]  # deploy/entrypoint.sh: its CMD goes to mcv
     yield "Dockerfile CMD", json.loads(re.search(r"^CMD (\[.*\])$", dockerfile, re.MULTILINE)[1])  # type: ignore[index] # as above
     for name, service in compose()["services"].items():
         if IMAGE in str(service.get("image", "")):
@@ -88,7 +88,8 @@ def test_every_deploy_file_parses() -> None:
     for path in yaml_files:
         assert documents(path), f"{path} is empty"
     kinds = sorted(doc["kind"] for doc in manifests())
-    assert kinds == ["ConfigMap", "Deployment", "Deployment", "Kustomization", "Service"]
+    assert kinds == ["ConfigMap", "Deployment", "Deployment", "HorizontalPodAutoscaler", "Kustomization",
+                     "PodDisruptionBudget", "PodDisruptionBudget", "Service"]  # fmt: skip
 
 
 def test_compose_file_is_valid_against_the_compose_specification() -> None:
@@ -110,6 +111,7 @@ def test_every_serve_command_line_parses_with_mcv() -> None:
         "Dockerfile CMD",
         "docker-compose api",
         "docker-compose worker",
+        "docker-compose all",
         "kubernetes mcv-api",
         "kubernetes mcv-worker",
     }
@@ -118,8 +120,9 @@ def test_every_serve_command_line_parses_with_mcv() -> None:
         assert args.host == "0.0.0.0", where  # noqa: S104 - a container must listen beyond its loopback
         assert args.log_format == "json", where
         assert not args.allow_private_urls, f"{where}: a shared service keeps the private-address guard"
-        if where != "Dockerfile CMD":
+        if where != "Dockerfile CMD":  # the image's CMD takes its public URL from MCV_PUBLIC_URL
             assert args.public_url, f"{where}: links must name the address clients reach"
+        if where not in ("Dockerfile CMD", "docker-compose all"):  # one process: SQLite, local files
             assert "--database" in argv
             assert "--storage" in argv
 
@@ -181,7 +184,7 @@ def test_kubernetes_args_name_only_variables_the_container_has() -> None:
 
 def test_compose_health_checks_and_ports_match_the_port_served() -> None:
     services = compose()["services"]
-    for name in ("api", "worker"):
+    for name in ("api", "worker", "all"):
         port = port_of([str(x) for x in services[name]["command"]])
         check = " ".join(services[name]["healthcheck"]["test"])
         assert f"127.0.0.1:{port}/readyz" in check, name

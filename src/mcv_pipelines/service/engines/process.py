@@ -3,8 +3,11 @@
 Every engine that calls a program goes through ``run_program``: the child gets its own process group
 (so a timeout or a cancel kills it and everything it started), stdin is /dev/null, and stdout and
 stderr are read together into a buffer that keeps only the last ``max_output`` bytes (a chatty
-program cannot fill the memory). Every program runs sealed (seal.py): no network, a read-only system
-with only its task's directories writable, resource limits.
+program cannot fill the memory). A caller that parses the output as the program's answer asks for
+stderr apart (``answer_only``): a warning is never read as the answer (fontconfig's 22 lines about an
+unwritable cache under a read-only root were once taken for a font's path). Every program runs
+sealed (seal.py): no network, a read-only system with only its task's directories writable,
+resource limits.
 """
 
 from __future__ import annotations
@@ -49,13 +52,15 @@ _POLL_SECONDS = 0.05
 
 @dataclass(frozen=True, slots=True)
 class ProcessOutcome:
-    """How a program ended: exit code (negative: killed by that signal) and its console output."""
+    """How a program ended: exit code (negative: killed by that signal) and its console output
+    (stdout alone when run with ``answer_only``, its stderr then in ``errors``)."""
 
     returncode: int
     output: str
     timed_out: bool = False
     cancelled: bool = False
     truncated: bool = False
+    errors: str = ""
 
 
 class _TailBuffer:
@@ -150,11 +155,13 @@ def run_program(
     on_line: Callable[[str], None] | None = None,
     writable: Sequence[Path] = (),
     limits: Limits = DEFAULT_LIMITS,
+    answer_only: bool = False,
 ) -> ProcessOutcome:
     """Run ``argv`` (no shell) and wait for it, killing its process group on timeout or cancel.
 
     ``on_line`` hears each line of its output as it comes (a progress parser). In a task's scope
     (seal.task_scope) the program may write only ``cwd``, ``writable`` and the task's directories.
+    With ``answer_only`` the output is stdout alone and stderr is kept apart in ``errors``.
     """
     if cwd is not None:
         cwd.mkdir(parents=True, exist_ok=True)
@@ -167,7 +174,7 @@ def run_program(
             env=dict(env) if env is not None else None,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.PIPE if answer_only else subprocess.STDOUT,
             start_new_session=True,
             pass_fds=(*pass_fds, *start.pass_fds),
             preexec_fn=start.preexec,  # None unless the limits need it (seal.py)
@@ -179,12 +186,14 @@ def run_program(
         start.started(process)  # the limits set, the program runs
     except OSError as exc:
         start.close()
-        if process.stdout is not None:
-            process.stdout.close()
+        _close_pipes(process)
         raise EngineError("PROGRAM_NOT_STARTED", f"could not limit {argv[0]}: {exc}") from exc
-    buffer = _TailBuffer(max_output)
-    reader = threading.Thread(target=_drain, args=(process.stdout, buffer, on_line), daemon=True)
-    reader.start()
+    buffer, errors = _TailBuffer(max_output), _TailBuffer(max_output)
+    readers = [threading.Thread(target=_drain, args=(process.stdout, buffer, on_line), daemon=True)]
+    if process.stderr is not None:
+        readers.append(threading.Thread(target=_drain, args=(process.stderr, errors), daemon=True))
+    for reader in readers:
+        reader.start()
     deadline = None if timeout is None else time.monotonic() + timeout
     timed_out = was_cancelled = False
     exited = _ExitWatch(process)
@@ -205,16 +214,23 @@ def run_program(
         process.wait()
         # Children that outlive the leader keep the pipe open; kill them before waiting for the reader.
         _kill_group(process)
-        reader.join(5)
-        if process.stdout is not None:
-            process.stdout.close()
+        for reader in readers:
+            reader.join(5)
+        _close_pipes(process)
     return ProcessOutcome(
         returncode=process.returncode,
         output=buffer.data.decode("utf-8", "replace"),
         timed_out=timed_out,
         cancelled=was_cancelled,
         truncated=buffer.truncated,
+        errors=errors.data.decode("utf-8", "replace"),
     )
+
+
+def _close_pipes(process: subprocess.Popen[bytes]) -> None:
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def _last_lines(text: str, count: int = 5) -> str:
@@ -240,6 +256,7 @@ def run_checked(
     on_line: Callable[[str], None] | None = None,
     writable: Sequence[Path] = (),
     limits: Limits = DEFAULT_LIMITS,
+    answer_only: bool = False,
 ) -> ProcessOutcome:
     """``run_program``, turning a timeout, a cancel or a failing exit code into an EngineError."""
     outcome = run_program(
@@ -252,13 +269,14 @@ def run_checked(
         on_line=on_line,
         writable=writable,
         limits=limits,
+        answer_only=answer_only,
     )
     if outcome.timed_out:
         raise EngineError("TIMEOUT", f"{what} did not finish within {timeout:g} seconds and was stopped")
     if outcome.cancelled:
         raise EngineError("CANCELLED", f"{what} was cancelled")
     if outcome.returncode not in ok_codes:
-        detail = _last_lines(outcome.output) or f"exit code {outcome.returncode}"
+        detail = _last_lines(f"{outcome.output}\n{outcome.errors}") or f"exit code {outcome.returncode}"
         raise EngineError("CONVERSION_FAILED", f"{what} failed: {detail}")
     return outcome
 

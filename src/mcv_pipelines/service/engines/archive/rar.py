@@ -134,6 +134,7 @@ class UnarEngine:
                 timeout=request.timeout,
                 cancelled=request.cancelled,
                 limits=_LIMITS,
+                answer_only=True,  # the JSON alone: a warning on stderr is no part of it
             )
             parsed = json.loads(listing.output)
         except json.JSONDecodeError:

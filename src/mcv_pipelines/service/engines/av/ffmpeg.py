@@ -222,6 +222,7 @@ class FfmpegEngine:
                 what=f"reading {source.name}",
                 timeout=request.timeout,
                 cancelled=request.cancelled,
+                answer_only=True,  # the JSON alone: a warning on stderr is no part of it
             )
         except EngineError as exc:
             if exc.code != "CONVERSION_FAILED":

@@ -351,14 +351,19 @@ _cache: dict[str, FfmpegCapabilities] = {}
 _lock = threading.Lock()
 
 
+def _listed(ffmpeg: str, what: str) -> str:
+    """One of ffmpeg's lists: stdout alone, so a warning on stderr is never read as a row."""
+    return run_program([ffmpeg, "-hide_banner", what], timeout=30, answer_only=True).output
+
+
 def probe_capabilities(ffmpeg: str) -> FfmpegCapabilities:
     """Ask ``ffmpeg`` once for its encoders, muxers and filters (cached per program path)."""
     with _lock:
         if ffmpeg not in _cache:
-            encoders = run_program([ffmpeg, "-hide_banner", "-encoders"], timeout=30).output
-            muxers = run_program([ffmpeg, "-hide_banner", "-muxers"], timeout=30).output
-            demuxers = run_program([ffmpeg, "-hide_banner", "-demuxers"], timeout=30).output
-            filters = run_program([ffmpeg, "-hide_banner", "-filters"], timeout=30).output
+            encoders = _listed(ffmpeg, "-encoders")
+            muxers = _listed(ffmpeg, "-muxers")
+            demuxers = _listed(ffmpeg, "-demuxers")
+            filters = _listed(ffmpeg, "-filters")
             _cache[ffmpeg] = FfmpegCapabilities(
                 encoders=frozenset(m.group(2) for m in _ROW.finditer(encoders)),
                 muxers=frozenset(name for m in _MUXER_ROW.finditer(muxers) for name in m.group(1).split(",")),

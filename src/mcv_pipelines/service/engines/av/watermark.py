@@ -41,11 +41,20 @@ def find_font() -> Path | None:
     """A TrueType font file for drawtext, or None."""
     fc_match = find_program("fc-match")
     if fc_match:
-        outcome = run_program([fc_match, "-f", "%{file}", "sans"], timeout=10)
+        # Its answer is stdout alone: without a writable font cache (a read-only root) fontconfig
+        # warns on stderr, and those lines once made a "path" too long to stat, failing the listing.
+        outcome = run_program([fc_match, "-f", "%{file}", "sans"], timeout=10, answer_only=True)
         candidate = Path(outcome.output.strip())
-        if outcome.returncode == 0 and candidate.is_file():
+        if outcome.returncode == 0 and _is_font_file(candidate):
             return candidate
     return next((path for path in _FALLBACK_FONTS if path.is_file()), None)
+
+
+def _is_font_file(path: Path) -> bool:
+    try:
+        return path.is_absolute() and path.is_file()
+    except OSError:  # a name too long, a directory we may not enter: not a font we can use
+        return False
 
 
 def _quoted(path: Path) -> str:

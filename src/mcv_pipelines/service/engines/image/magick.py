@@ -54,7 +54,9 @@ class ImageMagickEngine(CodecEngine):
         if self.program is None:
             return {}
         try:
-            outcome = run_program([self.program, "-list", "format"], timeout=60, max_output=1_000_000)
+            outcome = run_program(
+                [self.program, "-list", "format"], timeout=60, max_output=1_000_000, answer_only=True
+            )
         except EngineError:
             return {}
         return supported_coders(outcome.output) if outcome.returncode == 0 else {}
