@@ -19,12 +19,12 @@ from pathlib import Path
 import httpx
 import pytest
 from engine_job_helpers import b64_import, download_all, run_job, task_named
-from PIL import Image
+from PIL import Image, PngImagePlugin
 
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.server import LocalService
-from office_samples import linked_picture_docx
+from office_samples import include_picture_rtf, linked_picture_docx
 
 RequireEngine = Callable[..., Engine]
 CANARY = b"mcv-canary-7f3a9c-never-in-an-output"
@@ -32,21 +32,23 @@ CANARY = b"mcv-canary-7f3a9c-never-in-an-output"
 
 @dataclass(frozen=True)
 class Secrets:
-    canary: Path  # a file beside the service, outside every task
+    canary: Path  # a picture beside the service, outside every task
     upload: Path  # a picture another task uploaded, in the data directory
     upload_bytes: bytes
     passwd_root: bytes  # the machine's own /etc/passwd line for root
 
     def found_in(self, data: bytes) -> list[str]:
-        found = [
-            name for name, secret in (("canary", CANARY), ("upload", self.upload_bytes)) if secret in data
-        ]
+        secrets = (("canary", CANARY), ("canary", self.canary.read_bytes()), ("upload", self.upload_bytes))
+        found = sorted({name for name, secret in secrets if secret in data})
         return found + (["/etc/passwd"] if self.passwd_root in data else [])
 
 
-def _picture(colour: tuple[int, int, int]) -> bytes:
+def _picture(colour: tuple[int, int, int], marker: bytes) -> bytes:
+    """A PNG carrying ``marker`` in a text chunk: found in an output however it was embedded whole."""
     buffer = io.BytesIO()
-    Image.new("RGB", (64, 64), colour).save(buffer, "PNG")
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Comment", marker.decode())
+    Image.new("RGB", (64, 64), colour).save(buffer, "PNG", pnginfo=info)
     return buffer.getvalue()
 
 
@@ -61,8 +63,8 @@ def secrets(sealed: None, service: LocalService, client: httpx.Client) -> Iterat
     # Outside the host's /tmp, which every seal has long replaced by a private one.
     beside = Path(tempfile.mkdtemp(prefix="mcv-beside-the-service-", dir="/var/tmp"))
     canary = beside / "canary.png"
-    canary.write_bytes(CANARY)
-    picture = _picture((12, 200, 34)) + b"other-key-upload-" + CANARY[::-1]
+    canary.write_bytes(_picture((200, 10, 190), CANARY))
+    picture = _picture((12, 200, 34), b"other-key-upload-" + CANARY[::-1])
     job = run_job(
         client,
         {"upload": {"operation": "import/base64", "file": base64.b64encode(picture).decode(),
@@ -112,3 +114,31 @@ def test_calibre_takes_no_linked_picture_from_outside_the_task(
     assert task_named(job, "epub")["engine"] == "calibre"
     epub = download_all(job, tmp_path / "out")["linked.epub"]
     assert secrets.found_in(_all_bytes(epub)) == []
+
+
+def _paths(secrets: Secrets) -> dict[str, str]:
+    return {"canary": str(secrets.canary), "upload": str(secrets.upload)}
+
+
+@pytest.mark.parametrize("target", ["canary", "upload"])
+def test_libreoffice_includes_no_picture_from_outside_the_task(
+    target: str, secrets: Secrets, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """The warm pool's soffice outlives tasks: it sees only its exchange directory, not the machine."""
+    require_engine("libreoffice", "convert", "rtf", "odt")
+    rtf = include_picture_rtf(tmp_path / "included.rtf", _paths(secrets)[target])
+    job = run_job(
+        client,
+        {
+            "rtf": b64_import(rtf),
+            **{
+                fmt: {"operation": "convert", "input": "rtf", "output_format": fmt, "engine": "libreoffice"}
+                for fmt in ("docx", "odt")
+            },
+            "export": {"operation": "export/url", "input": ["docx", "odt"]},
+        },
+    )
+    files = download_all(job, tmp_path / "out")
+    assert sorted(files) == ["included.docx", "included.odt"]
+    for path in files.values():
+        assert secrets.found_in(_all_bytes(path)) == [], path.name

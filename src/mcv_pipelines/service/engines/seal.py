@@ -45,6 +45,7 @@ from typing import Literal
 from mcv_pipelines.service.engines import system_view
 
 __all__ = [
+    "BWRAP_BASE",
     "DEFAULT_LIMITS",
     "METHODS",
     "Limits",
@@ -205,6 +206,7 @@ _BWRAP_BASE = (
     "--tmpfs",
     "/tmp",  # noqa: S108 - a fresh, private /tmp inside the seal
 )
+BWRAP_BASE = _BWRAP_BASE  # for a warm process that builds its own view (office/office_view.py)
 
 
 def limit_argv(limits: Limits) -> list[str] | None:
