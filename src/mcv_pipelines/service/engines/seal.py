@@ -237,13 +237,14 @@ def sealed_argv(
     directories can be written. Outside one (version probes, an engine used as a library) the seal
     keeps the network away but leaves the file system as it is: there is no task to narrow it to.
     """
+    program = argv[0]
     argv = [*(limit_argv(limits) or []), *argv]
     if method == "none":
         return argv
     if method == "unshare":
         prefix = unshare_prefix() or (shutil.which("unshare") or "/usr/bin/unshare", "--net", "--")
         return [*prefix, *argv]
-    return [*bwrap_wrapper(cwd, scope, writable, argv[0]), "--", *argv]
+    return [*bwrap_wrapper(cwd, scope, writable, program), "--", *argv]
 
 
 def bwrap_wrapper(
