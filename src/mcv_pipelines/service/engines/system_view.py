@@ -136,9 +136,11 @@ def _merged_usr() -> tuple[str, ...]:
     return tuple(args)
 
 
+@functools.lru_cache(maxsize=256)
 def program_tree(program: str) -> Path | None:
     """The tree a program installed outside /usr lives in (``/opt/tool`` for ``/opt/tool/bin/x``, a
-    Python's prefix), for the view to show read-only; None for one under /usr."""
+    Python's prefix), for the view to show read-only; None for one under /usr. Looked up once per
+    program: the seal asks for every start."""
     found = shutil.which(program)
     if found is None:
         return None
@@ -149,30 +151,49 @@ def program_tree(program: str) -> Path | None:
     return resolved.parent if prefix == Path("/") else prefix
 
 
-def _roots() -> list[tuple[Path, Path]]:
-    copies = _COPIES.root()
-    return [(_USR, _USR), (copies / "etc", Path("/etc")), (copies / "var", Path("/var"))]
+def _under(path: Path | str, root: Path | str) -> bool:
+    """``path`` is ``root`` or inside it (as strings: Path.parents cost the seal a millisecond)."""
+    text, top = os.fspath(path), os.fspath(root).rstrip("/")
+    return text == top or text.startswith(top + "/")
 
 
 def in_view(path: Path, trees: Sequence[Path] = ()) -> bool:
     """Whether ``path`` is shown by the system view (with ``trees`` added): only those need hiding."""
-    return any(path == root or root in path.parents for root in (_USR, Path("/etc"), Path("/var"), *trees))
+    roots: list[Path | str] = ["/usr", "/etc", "/var", *trees]
+    return any(_under(path, root) for root in roots)
 
 
 def view_args(task_paths: Sequence[Path] = (), trees: Sequence[Path] = ()) -> list[str]:
     """bubblewrap's options for the system view, ``trees`` (programs' own trees) added read-only.
     ``task_paths`` are the directories and files the seal binds on top: a tree that holds one is
     built from its children, so the mount point can be made."""
+    copies = _COPIES.root()
+    roots = ((_USR, _USR), (copies / "etc", Path("/etc")), (copies / "var", Path("/var")))
+    inside = [path for path in task_paths if any(_under(path, target) for _, target in roots)]
+    if not inside:  # the usual case: made once per set of trees
+        return list(_plain_view(copies, tuple(trees)))
     args = list(_merged_usr())
-    for source, target in _roots():
-        args += _bind_tree(source, target, task_paths)
-    for tree in trees:
-        args += ["--ro-bind", str(tree), str(tree)]
-    return args
+    for source, target in roots:
+        args += _bind_tree(source, target, inside)
+    return args + [item for tree in trees for item in ("--ro-bind", str(tree), str(tree))]
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_view(copies: Path, trees: tuple[Path, ...]) -> tuple[str, ...]:
+    binds = (
+        (_USR, _USR),
+        (copies / "etc", Path("/etc")),
+        (copies / "var", Path("/var")),
+        *((tree, tree) for tree in trees),
+    )
+    return (
+        *_merged_usr(),
+        *(item for source, target in binds for item in ("--ro-bind", str(source), str(target))),
+    )
 
 
 def _bind_tree(source: Path, target: Path, inside: Sequence[Path]) -> list[str]:
-    if not any(path == target or target in path.parents for path in inside):
+    if not any(_under(path, target) for path in inside):
         return ["--ro-bind", str(source), str(target)]
     args = ["--dir", str(target)]  # on the seal's own root: the task's mount point can be made in it
     for child in sorted(source.iterdir()):
