@@ -12,7 +12,8 @@ seal and the p50 extra over no seal.
 A second table takes the bubblewrap seal apart, ``true`` started bare (subprocess.run, no
 run_program around it), each way interleaved: no seal; util-linux ``prlimit`` alone; bwrap with
 prlimit(2) from the service (sealed_start.py, what runs); bwrap with ``prlimit`` run inside it (as
-before); bwrap without its network, pid or IPC namespace, without its /proc, or only ``--bind / /``.
+before); bwrap showing the whole system read-only instead of the system view (before issue 37); bwrap
+without its network, pid or IPC namespace, without its /proc, or only ``--bind / /``.
 The child CPU column is user+system time of the processes started, per run.
 """
 
@@ -108,12 +109,18 @@ def parts(work: Path, runs: int) -> None:
     scope = seal.current_scope()
     wrapper = seal.bwrap_wrapper(work, scope, ())
     limits = seal.limit_argv(seal.DEFAULT_LIMITS) or []
+    # The seal as it was before the system view (issue 37): the whole host read-only, data hidden.
+    hidden = [item for path in (scope.hidden if scope else ()) for item in ("--tmpfs", str(path))]
+    base = wrapper.index("--unshare-net")
+    end = base + len(seal._BWRAP_BASE)
+    whole = [wrapper[0], "--ro-bind", "/", "/", *wrapper[base:end], *hidden, *wrapper[end:]]
     variants: dict[str, list[str] | None] = {
         "no seal": true,
         "prlimit program alone": [*limits, *true],
         "bwrap, prlimit(2) (now)": None,
         "bwrap + prlimit program (before)": [*wrapper, "--", *limits, *true],
         "bwrap, no limits": [*wrapper, "--", *true],
+        "bwrap, no limits, whole system (before)": [*whole, "--", *true],
         "bwrap without --unshare-net": [*_without(wrapper, "--unshare-net", 0), "--", *true],
         "bwrap without --unshare-pid": [*_without(wrapper, "--unshare-pid", 0), "--", *true],
         "bwrap without --unshare-ipc": [*_without(wrapper, "--unshare-ipc", 0), "--", *true],
@@ -140,10 +147,10 @@ def parts(work: Path, runs: int) -> None:
             )
     base = statistics.median(times["no seal"]) * 1000
     print()
-    print(f"{'true, started bare':<34} {'runs':>5} {'p50 ms':>8} {'extra p50 ms':>13} {'child CPU ms':>13}")
+    print(f"{'true, started bare':<40} {'runs':>5} {'p50 ms':>8} {'extra p50 ms':>13} {'child CPU ms':>13}")
     for name, values in times.items():
         p50 = statistics.median(values) * 1000
-        print(f"{name:<34} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f} "
+        print(f"{name:<40} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f} "
               f"{statistics.mean(cpu[name]) * 1000:>13.1f}")  # fmt: skip
 
 

@@ -14,6 +14,7 @@ __all__ = [
     "MACRO_VARIANTS",
     "SAMPLE_TEXT",
     "check_output",
+    "include_picture_rtf",
     "linked_picture_docx",
     "macro_variant",
     "write_sample",
@@ -167,6 +168,14 @@ def linked_picture_docx(path: Path, url: str) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
         for name, xml in parts.items():
             archive.writestr(name, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' + xml)
+    return path
+
+
+def include_picture_rtf(path: Path, picture: str) -> Path:
+    """An .rtf whose field ``INCLUDEPICTURE`` names ``picture`` (a path or URL) to embed."""
+    field = r"{\field{\*\fldinst INCLUDEPICTURE " + f'"{picture}"' + r"}{\fldrslt }}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(r"{\rtf1\ansi " + SAMPLE_TEXT + " " + field + r"\par}", encoding="utf-8")
     return path
 
 

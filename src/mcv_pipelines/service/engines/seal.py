@@ -4,9 +4,11 @@ A converter reads files a stranger uploaded; a crafted input can make it fetch a
 ``<image href>``, a playlist, a linked office image) or read a file it was not given. So every
 program ``process.run_program`` starts runs inside a seal, chosen once per process:
 
-- ``bwrap`` (bubblewrap): a new network namespace (loopback only, down), the whole system mounted
-  read-only, a private /tmp, the service's data directory hidden, and writable only the directories
-  of the task (its scratch and output directories); the program dies with the service.
+- ``bwrap`` (bubblewrap): a new network namespace (loopback only, down), a view of the system
+  read-only (system_view.py: /usr, the few files of /etc programs read, a passwd of its own; not
+  /root, /home, the host's /tmp, the data directory or another task), a private /tmp, the task's
+  inputs read-only and writable only its directories (its scratch and output directories); the
+  program dies with the service.
 - ``unshare``: only the network namespace (``unshare --net``), where bubblewrap is missing.
 - ``none``: nothing of the above (a machine with only Python); the embedded service still works, a
   served one refuses to start unless told ``--allow-engine-network`` (cli/serve.py).
@@ -40,7 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from mcv_pipelines.service.engines import system_view
+
 __all__ = [
+    "BWRAP_BASE",
     "DEFAULT_LIMITS",
     "METHODS",
     "Limits",
@@ -127,7 +132,7 @@ def _works(argv: Sequence[str]) -> bool:
 def _probe() -> Method:
     bwrap = shutil.which("bwrap")
     true = shutil.which("true") or "/bin/true"
-    if bwrap and _works([bwrap, *_BWRAP_BASE, "--", true]):
+    if bwrap and _works([bwrap, *system_view.view_args(), *_BWRAP_BASE, "--", true]):
         return "bwrap"
     if unshare_prefix():
         return "unshare"
@@ -165,7 +170,7 @@ def describe(method: Method | None = None, limits: Limits = DEFAULT_LIMITS) -> s
     """One line for the service's banner and log: which seal engines run under."""
     method = method or seal_method()
     what = {
-        "bwrap": "bubblewrap (no network, read-only system, only the task's directories writable)",
+        "bwrap": "bubblewrap (no network, a read-only view of the system, only the task's files)",
         "unshare": "unshare (no network; bubblewrap is missing, so the file system is not narrowed)",
         "none": (
             "NOT sealed: neither bubblewrap nor unshare works here, engine programs can reach the network"
@@ -180,7 +185,8 @@ _DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", 
 
 # --unshare-net: a namespace with only a loopback that is down. --unshare-pid: the program sees only
 # its own processes, and they all die with it. --cap-drop ALL: root inside the seal
-# cannot remount or raise its limits (bwrap keeps root's capabilities unless told).
+# cannot remount or raise its limits (bwrap keeps root's capabilities unless told). The file system
+# is the system view (system_view.py) and the task's directories, put before these.
 _BWRAP_BASE = (
     "--unshare-net",
     "--unshare-ipc",
@@ -188,9 +194,6 @@ _BWRAP_BASE = (
     "--die-with-parent",
     "--cap-drop",
     "ALL",
-    "--ro-bind",
-    "/",
-    "/",
     # A /dev of our own: bwrap's --dev (with a devpts) cost 5 of the seal's 12 ms (bench/seal.py).
     "--tmpfs",
     "/dev",
@@ -203,6 +206,7 @@ _BWRAP_BASE = (
     "--tmpfs",
     "/tmp",  # noqa: S108 - a fresh, private /tmp inside the seal
 )
+BWRAP_BASE = _BWRAP_BASE  # for a warm process that builds its own view (office/office_view.py)
 
 
 def limit_argv(limits: Limits) -> list[str] | None:
@@ -233,29 +237,31 @@ def sealed_argv(
     directories can be written. Outside one (version probes, an engine used as a library) the seal
     keeps the network away but leaves the file system as it is: there is no task to narrow it to.
     """
+    program = argv[0]
     argv = [*(limit_argv(limits) or []), *argv]
     if method == "none":
         return argv
     if method == "unshare":
         prefix = unshare_prefix() or (shutil.which("unshare") or "/usr/bin/unshare", "--net", "--")
         return [*prefix, *argv]
-    return [*bwrap_wrapper(cwd, scope, writable), "--", *argv]
+    return [*bwrap_wrapper(cwd, scope, writable, program), "--", *argv]
 
 
-def bwrap_wrapper(cwd: Path | None, scope: TaskScope | None, writable: Sequence[Path]) -> list[str]:
-    """bwrap and its options for a program run in ``cwd`` with ``scope`` (see ``sealed_argv``)."""
+def bwrap_wrapper(
+    cwd: Path | None, scope: TaskScope | None, writable: Sequence[Path], program: str | None = None
+) -> list[str]:
+    """bwrap and its options for ``program`` run in ``cwd`` with ``scope`` (see ``sealed_argv``)."""
     bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
     if scope is None:
-        start = _BWRAP_BASE.index("--ro-bind")
-        wrapped = [bwrap, *_BWRAP_BASE[:start], "--bind", "/", "/", *_BWRAP_BASE[start + 3 : -2]]
+        namespaces = _BWRAP_BASE[: _BWRAP_BASE.index("--tmpfs")]
+        wrapped = [bwrap, *namespaces, "--bind", "/", "/", *_BWRAP_BASE[len(namespaces) : -2]]
     else:
-        wrapped = [bwrap, *_BWRAP_BASE]
-        for hidden in scope.hidden:
-            wrapped += ["--tmpfs", str(hidden)]
+        extra = [*scope.writable, *writable, *([cwd] if cwd is not None else [])]
+        wrapped = [bwrap, *_view(scope, [*scope.readable, *extra], program), *_BWRAP_BASE]
+        wrapped += _hide(scope, program)
         for readable in scope.readable:
             if readable.exists():
                 wrapped += ["--ro-bind", str(readable), str(readable)]
-        extra = [*scope.writable, *writable, *([cwd] if cwd is not None else [])]
         for directory in dict.fromkeys(extra):
             directory.mkdir(parents=True, exist_ok=True)
             wrapped += ["--bind", str(directory), str(directory)]
@@ -264,19 +270,38 @@ def bwrap_wrapper(cwd: Path | None, scope: TaskScope | None, writable: Sequence[
     return wrapped
 
 
+def _trees(program: str | None) -> list[Path]:
+    tree = system_view.program_tree(program) if program else None
+    return [tree] if tree is not None else []
+
+
+def _view(scope: TaskScope, task_paths: Sequence[Path], program: str | None) -> list[str]:
+    return system_view.view_args([*scope.hidden, *task_paths], _trees(program))
+
+
+def _hide(scope: TaskScope, program: str | None) -> list[str]:
+    """A hidden directory is emptied where the view shows it at all (inside /usr, /etc or /var)."""
+    trees = _trees(program)
+    return [
+        item
+        for hidden in scope.hidden
+        if system_view.in_view(hidden, trees)
+        for item in ("--tmpfs", str(hidden))
+    ]
+
+
 def networked_argv(argv: Sequence[str], writable: Sequence[Path], method: Method) -> list[str]:
     """``argv`` for a program that needs the network (Chromium, whose every request is guarded
-    instead): with bubblewrap it still sees the system read-only, a private /tmp, the data directory
-    of the task that started it hidden (a compromised page cannot read the service's key or other
-    tasks' files), and writes only ``writable``; otherwise it runs as it is."""
+    instead): with bubblewrap it still sees only the system view read-only, a private /tmp (a
+    compromised page cannot read the service's key or other tasks' files), and writes only
+    ``writable``; otherwise it runs as it is."""
     if method != "bwrap":
         return list(argv)
     scope = current_scope() or TaskScope()
     namespaces = ("--unshare-net", "--unshare-ipc", "--unshare-pid")
     base = [option for option in _BWRAP_BASE if option not in namespaces]
-    wrapped = [shutil.which("bwrap") or "/usr/bin/bwrap", *base]
-    for hidden in scope.hidden:
-        wrapped += ["--tmpfs", str(hidden)]
+    view = _view(scope, writable, argv[0])
+    wrapped = [shutil.which("bwrap") or "/usr/bin/bwrap", *view, *base, *_hide(scope, argv[0])]
     for directory in writable:
         wrapped += ["--bind", str(directory), str(directory)]
     if writable:

@@ -64,7 +64,7 @@ class SealedStart:
             self.preexec = apply_limits(limits)
             self.pass_fds: tuple[int, ...] = ()
             return
-        wrapper = bwrap_wrapper(cwd, scope, writable)
+        wrapper = bwrap_wrapper(cwd, scope, writable, argv[0])
         info_read, info_write = os.pipe()
         block_read, block_write = os.pipe()
         self._pipes = (info_read, info_write, block_read, block_write)

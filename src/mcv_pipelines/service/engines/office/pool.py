@@ -2,16 +2,19 @@
 
 One ``OfficeProcess`` is an soffice listening on a private pipe with its own profile directory, plus
 the helper (``uno_bridge.py`` under the system Python) that talks UNO to it; the service talks JSON
-lines to the helper. The ``OfficePool`` hands out one process per conversion, starting processes
-lazily as conversions come (the scheduler runs at most ``config.workers`` tasks at once, so the pool
-holds at most one process per task slot; a conversion that finds none idle takes the first free of
-a process given back and one started for it in the background, see ``OfficePool._take``). A
-process is replaced when it dies, has done ``max_conversions`` or holds more than ``memory_bound``
-of resident memory after a conversion (LibreOffice keeps caches and grows with what it opened), or
-does not answer the ping sent before each conversion (it hung while idle); a conversion past its
-timeout, or cancelled, kills its process only: the next conversion starts a fresh one. Processes
-beyond ``keep_warm`` that sit idle for ``idle_seconds`` are stopped, so a burst of work does not
-leave every slot's LibreOffice (some 160 MB each) resident for good.
+lines to the helper. Under bubblewrap both run in a view of their own, and each conversion's files
+pass through the process's exchange directory (office_view.py).
+
+The ``OfficePool`` hands out one process per conversion, starting processes lazily as conversions come
+(the scheduler runs at most ``config.workers`` tasks at once, so the pool holds at most one process
+per task slot; a conversion that finds none idle takes the first free of a process given back and one
+started for it in the background, see ``OfficePool._take``). A process is replaced when it dies, has
+done ``max_conversions`` or holds more than ``memory_bound`` of resident memory after a conversion
+(LibreOffice keeps caches and grows with what it opened), or does not answer the ping sent before each
+conversion (it hung while idle); a conversion past its timeout, or cancelled, kills its process only:
+the next conversion starts a fresh one. Processes beyond ``keep_warm`` that sit idle for
+``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice (some 160 MB
+each) resident for good.
 
 Example::
 
@@ -41,6 +44,7 @@ from typing import Any
 
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.office.office_view import OfficeView
 
 __all__ = ["BRIDGE_SCRIPT", "DEFAULT_MEMORY_BOUND", "OfficePool", "OfficeProcess"]
 
@@ -58,16 +62,6 @@ DEFAULT_MEMORY_BOUND = 320 * 1024**2
 def _environment(home: Path) -> dict[str, str]:
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
             "SAL_USE_VCLPLUGIN": "svp"}  # fmt: skip
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    found.append(int(entry.name))
-    return found
 
 
 def _running(pid: int) -> bool:
@@ -89,14 +83,6 @@ def _kill(process: subprocess.Popen[bytes] | None) -> None:
         process.wait(_STOP_SECONDS)
 
 
-def _no_network() -> tuple[str, ...]:
-    """soffice in a network namespace of its own where the engines are sealed: the bridge already
-    removes LibreOffice's network content providers, and this holds whatever it missed. The UNO pipe
-    is a socket file in /tmp, which a network namespace leaves reachable; ``unshare`` runs soffice in
-    place (no extra process), so the pool's view of its processes stays as it is."""
-    return seal.unshare_prefix() if seal.seal_method() != "none" else ()
-
-
 class OfficeProcess:
     """One soffice and its bridge; not thread-safe: the pool lends it to one conversion at a time."""
 
@@ -106,18 +92,21 @@ class OfficeProcess:
         self.last_used = time.monotonic()
         self.worker: int | None = None  # soffice.bin, found once started (a failed start kills none)
         pipe = f"mcv-office-{uuid.uuid4().hex}"
-        profile = (self.root / "profile").as_uri()
+        # Its own view of the system, fed through an exchange directory (office_view.py).
+        self.view = OfficeView(self.root, seal.seal_method())
+        profile = self.view.profile_uri
         env = _environment(self.root)
         # Each process in its own session: a kill takes soffice.bin and anything it started.
         self.office: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [*_no_network(), soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
-             "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
-             f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"],
+            self.view.office_argv(
+                [soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
+                 "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
+                 f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"]),
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )  # fmt: skip
         self.bridge: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [python, "-I", str(BRIDGE_SCRIPT), pipe],
+            self.view.bridge_argv([python, "-I", str(BRIDGE_SCRIPT), pipe], BRIDGE_SCRIPT),
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )  # fmt: skip
@@ -132,7 +121,7 @@ class OfficeProcess:
             raise EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {ready.get('message')}")
         # soffice is a launcher (oosplash) that runs soffice.bin as its child, and starts it again
         # when a new profile asks for a restart: the one converting is the child found now.
-        self.worker = next(iter(_children(self.office.pid) if self.office else []), None)
+        self.worker = self.view.worker(self.office.pid) if self.office else None
 
     @property
     def pid(self) -> int | None:
@@ -165,9 +154,13 @@ class OfficeProcess:
     def request(
         self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event
     ) -> dict[str, Any]:
-        """Send one job and wait for its answer; on timeout or cancel the process is killed."""
+        """Send one job and wait for its answer; on timeout or cancel the process is killed. Its files
+        pass through the exchange directory, emptied after each job."""
         self.conversions += 1
-        return self._send(job, timeout, cancelled)
+        try:
+            return self.view.take(self._send(self.view.place(job), timeout, cancelled), job)
+        finally:
+            self.view.empty()
 
     def _send(
         self, job: dict[str, Any], timeout: float | None, cancelled: threading.Event | None

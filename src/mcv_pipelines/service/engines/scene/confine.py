@@ -2,11 +2,11 @@
 
 Assimp opens whatever path an input names relative to the input's directory: an OBJ's
 ``mtllib ../../etc/passwd`` is read, a glTF buffer ``"uri": "../../x"`` becomes vertex data in the
-output. The seal (seal.py) already keeps the network and the service's data directory away, but
-leaves the system readable. Inside ``confined`` a sealed program also finds every top-level directory
-but /usr, /dev, /proc and the seal's private /tmp empty, and may use only its working directory (the
-isolated input and the output), bound back in by the seal. Its environment is a minimal one, so
-``/proc/self/environ`` holds nothing of the service's.
+output. The seal (seal.py) already keeps the network away and shows only a view of the system
+(system_view.py). Inside ``confined`` a sealed program also finds every top-level directory
+but /usr, /dev, /proc and the seal's private /tmp empty (the view's /etc and /var too), and may
+use only its working directory (the isolated input and the output), bound back in by the seal.
+Its environment is a minimal one, so ``/proc/self/environ`` holds nothing of the service's.
 
 Without bubblewrap (seal ``unshare`` or ``none``) the file system is not narrowed; the seal's banner
 says so for every engine.
