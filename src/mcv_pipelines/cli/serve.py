@@ -241,8 +241,10 @@ def _run_service(
         if args.role != "api":  # an api process runs no engine
             sealing = seal.describe()
             print(f"engines:  {sealing}")
-            if seal.seal_method() != "bwrap":  # the log keeps what an operator must know
+            if seal.seal_method() not in ("bwrap", "landlock"):  # the log keeps what an operator must know
                 log.warning("engine programs: %s", sealing)
+            else:
+                log.info("engine programs: %s", sealing)
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)
@@ -280,9 +282,10 @@ def _check_seal(args: argparse.Namespace) -> None:
         return
     if seal.seal_method() == "none":
         raise UsageError(
-            "engine programs cannot be sealed off the network here: neither bubblewrap (bwrap) nor "
-            "`unshare --net` works; install bubblewrap (apt-get install bubblewrap), run where user "
-            "namespaces are allowed, or pass --allow-engine-network to serve anyway"
+            "engine programs cannot be sealed off the network here: neither bubblewrap (bwrap), "
+            f"Landlock with seccomp nor `unshare --net` works ({seal.bubblewrap_state()}); install "
+            "bubblewrap (apt-get install bubblewrap), run where user namespaces or Landlock (Linux 5.13+) "
+            "are allowed, or pass --allow-engine-network to serve anyway"
         )
 
 

@@ -164,7 +164,7 @@ def run_program(
         process = subprocess.Popen(
             start.argv,
             cwd=cwd,
-            env=dict(env) if env is not None else None,
+            env=start.environment(env),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
