@@ -1,9 +1,9 @@
 """What sealing an engine program costs per run (issue 24: target at most 10 ms per task).
 
-    .venv/bin/python bench/seal.py [RUNS]
+    .venv/bin/python bench/seal.py [RUNS] [--heap MB]
 
 Runs the same programs through ``process.run_program`` with each seal forced in turn
-(MCV_ENGINE_SEAL=none|unshare|bwrap), interleaved run by run so a busy machine disturbs all alike,
+(MCV_ENGINE_SEAL=none|unshare|bwrap|landlock), interleaved run by run so a busy machine disturbs all alike,
 inside a task scope like the service's (work and output directories writable, the input readable,
 a data directory hidden). Programs: ``true`` (the seal's cost alone) and a small real conversion
 (ffmpeg: one second of test video to a 64x48 mp4 when ffmpeg is installed). Prints p50 and mean per
@@ -29,11 +29,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines import landlock_seal, seal
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.sealed_start import sealed_start
 
-METHODS = ("none", "unshare", "bwrap")
+METHODS = ("none", "unshare", "bwrap", "landlock")
 
 
 def programs(work: Path) -> dict[str, list[str]]:
@@ -48,13 +48,21 @@ def programs(work: Path) -> dict[str, list[str]]:
 
 
 def usable(method: str) -> bool:
+    if method == "landlock":
+        return landlock_seal.available()
     return method == "none" or shutil.which("bwrap" if method == "bwrap" else "unshare") is not None
 
 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("runs", nargs="?", type=int, default=40, help="runs of each (default 40)")
-    runs = parser.parse_args(argv).runs
+    parser.add_argument("--heap", type=int, default=0, metavar="MB",
+                        help="hold this much memory first, as a service does")  # fmt: skip
+    options = parser.parse_args(argv)
+    runs = options.runs
+    # Many small objects, like a service's heap: the landlock seal's preexec_fn makes subprocess fork
+    # this process instead of vfork-ing it, and a fork copies the page tables of all of it.
+    ballast = [bytes(1000) + bytes([i % 256]) for i in range(options.heap * 1000)]
     root = Path(tempfile.mkdtemp(prefix="mcv-bench-seal-"))
     data = root / "data"
     work, out = data / "work" / "t", data / "tasks" / "t"
@@ -87,6 +95,7 @@ def main(argv: Sequence[str]) -> int:
         with seal.task_scope(scope):
             parts(work, runs * 2)
     shutil.rmtree(root, ignore_errors=True)
+    del ballast
     return 0
 
 

@@ -25,10 +25,10 @@ import functools
 import os
 import platform
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["READ", "READ_DIR_ONLY", "WRITE", "Ruleset", "abi"]
+__all__ = ["READ", "READ_DIR_ONLY", "WRITE", "Builder", "Ruleset", "abi"]
 
 # Syscall numbers: the generic table's, shared by x86_64 and aarch64.
 _SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
@@ -80,11 +80,72 @@ class _PathBeneath(ctypes.Structure):
     _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
+class Builder:
+    """Landlock's three calls with everything allocated up front, so they can run between fork and
+    exec: ``create()`` a ruleset, ``add()`` rules to it (ahead of time, for the system's trees),
+    ``restrict(ruleset)`` the calling process to it. ``files`` False leaves the file system unhandled
+    (a program outside a task: only the network is taken away); ``net`` refuses every TCP bind and
+    connect."""
+
+    def __init__(self, files: bool = True, net: bool = True, version: int | None = None) -> None:
+        version = abi() if version is None else version
+        if version < 1:
+            raise OSError(errno.EOPNOTSUPP, "Landlock is not available on this kernel")
+        self.handled = _handled_fs(version) if files else 0
+        self._attr = _RulesetAttr(self.handled, _NET_TCP if net and version >= 4 else 0,
+                                  _SCOPES if version >= 6 else 0)  # fmt: skip
+        self._size = ctypes.sizeof(_RulesetAttr) if version >= 6 else 16 if version >= 4 else 8
+        self._calls = _SYSCALLS[platform.machine()]
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._syscall, self._prctl = libc.syscall, libc.prctl
+        self._beneath = _PathBeneath()
+
+    def _fail(self, what: str) -> None:
+        raise OSError(ctypes.get_errno(), f"landlock: {what}")
+
+    def create(self) -> int:
+        ruleset = int(self._syscall(self._calls[0], ctypes.byref(self._attr), ctypes.c_size_t(self._size), 0))
+        if ruleset < 0:
+            self._fail("create_ruleset")
+        return ruleset
+
+    def add(self, ruleset: int, rules: Sequence[tuple[str, int]]) -> None:
+        """Allow ``rules`` (path, rights); a path this machine lacks allows nothing."""
+        if not self.handled:
+            return
+        for path, rights in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                directory = stat.S_ISDIR(os.fstat(fd).st_mode)
+                allowed = rights & self.handled
+                self._beneath.allowed = allowed if directory else allowed & _FILE_RIGHTS
+                self._beneath.parent_fd = fd
+                rule = ctypes.byref(self._beneath)
+                if self._beneath.allowed and self._syscall(
+                    self._calls[1], ruleset, _RULE_PATH_BENEATH, rule, 0
+                ):
+                    self._fail(f"add_rule {path}")
+            finally:
+                os.close(fd)
+
+    def restrict(self, ruleset: int) -> None:
+        """Restrict this process to ``ruleset`` for good (and close it)."""
+        try:
+            if self._prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                self._fail("no_new_privs")
+            if self._syscall(self._calls[2], ruleset, 0) != 0:
+                self._fail("restrict_self")
+        finally:
+            os.close(ruleset)
+
+
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """What a restricted process may reach: ``rules`` as (path, rights); ``files`` False leaves the file
-    system unhandled (a program outside a task: only the network is taken away); ``net`` refuses every
-    TCP bind and connect."""
+    """What a restricted process may reach: ``rules`` as (path, rights); ``files`` and ``net`` as for
+    ``Builder``."""
 
     rules: tuple[tuple[str, int], ...] = ()
     files: bool = True
@@ -92,47 +153,16 @@ class Ruleset:
 
     def restrictor(self, version: int | None = None) -> Callable[[], None]:
         """A function that restricts the calling process (a ``preexec_fn``); all allocation here."""
-        version = abi() if version is None else version
-        if version < 1:
-            raise OSError(errno.EOPNOTSUPP, "Landlock is not available on this kernel")
-        handled = _handled_fs(version) if self.files else 0
-        attr = _RulesetAttr(handled, _NET_TCP if self.net and version >= 4 else 0,
-                            _SCOPES if version >= 6 else 0)  # fmt: skip
-        size = ctypes.sizeof(_RulesetAttr) if version >= 6 else 16 if version >= 4 else 8
-        create, add, restrict = _SYSCALLS[platform.machine()]
-        libc = ctypes.CDLL(None, use_errno=True)
-        syscall, prctl = libc.syscall, libc.prctl
-        rules = [(path, rights & handled) for path, rights in self.rules] if self.files else []
-        beneath = _PathBeneath()
-        flags = os.O_PATH | os.O_CLOEXEC
-
-        def fail(what: str) -> None:
-            raise OSError(ctypes.get_errno(), f"landlock: {what}")
+        builder = Builder(self.files, self.net, version)
+        rules = self.rules
 
         def apply() -> None:
-            ruleset = syscall(create, ctypes.byref(attr), ctypes.c_size_t(size), 0)
-            if ruleset < 0:
-                fail("create_ruleset")
+            ruleset = builder.create()
             try:
-                for path, rights in rules:
-                    try:
-                        fd = os.open(path, flags)
-                    except OSError:
-                        continue  # a tree this machine lacks: nothing to allow
-                    try:
-                        directory = stat.S_ISDIR(os.fstat(fd).st_mode)
-                        beneath.allowed = rights if directory else rights & _FILE_RIGHTS
-                        beneath.parent_fd = fd
-                        rule = ctypes.byref(beneath)
-                        if beneath.allowed and syscall(add, ruleset, _RULE_PATH_BENEATH, rule, 0):
-                            fail(f"add_rule {path}")
-                    finally:
-                        os.close(fd)
-                if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-                    fail("no_new_privs")
-                if syscall(restrict, ruleset, 0) != 0:
-                    fail("restrict_self")
-            finally:
+                builder.add(ruleset, rules)
+            except OSError:
                 os.close(ruleset)
+                raise
+            builder.restrict(ruleset)
 
         return apply

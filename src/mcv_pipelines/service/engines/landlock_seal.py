@@ -29,7 +29,7 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines import landlock, seccomp
 
-__all__ = ["available", "layers", "prepare", "rules_for", "task_environment"]
+__all__ = ["available", "layers", "prepare", "rules_for", "system_rules", "task_environment", "task_rules"]
 
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _READ_ONLY = (
@@ -68,20 +68,32 @@ def _program_tree(program: str) -> str | None:
     return str(parent.parent if parent.name == "bin" else parent)
 
 
+@functools.cache
+def system_rules() -> tuple[tuple[str, int], ...]:
+    """The rules every sealed program gets: the system's trees, its devices."""
+    system = [*_SYSTEM, *_etc(), sys.base_prefix, sys.prefix]
+    rules = [(path, landlock.READ) for path in system]
+    rules += [(path, landlock.READ_DIR_ONLY) for path in _READ_ONLY]
+    devices = landlock.READ_FILE | landlock.WRITE_FILE | landlock.IOCTL_DEV | landlock.TRUNCATE
+    return (*rules, *((path, devices) for path in _DEVICES))
+
+
+def task_rules(
+    argv: Sequence[str], readable: Sequence[Path], writable: Sequence[Path]
+) -> tuple[tuple[str, int], ...]:
+    """The rules of one program: its own tree, its task's ``readable`` inputs, ``writable`` directories."""
+    own = _program_tree(argv[0]) if argv else None
+    rules = [(own, landlock.READ)] if own else []
+    rules += [(str(path), landlock.READ_DIR_ONLY) for path in readable]
+    return (*rules, *((str(path), landlock.WRITE) for path in writable))
+
+
 def rules_for(
     argv: Sequence[str], readable: Sequence[Path], writable: Sequence[Path]
 ) -> tuple[tuple[str, int], ...]:
-    """The Landlock rules of a program run as ``argv`` with a task's ``readable`` inputs and
+    """All the Landlock rules of a program run as ``argv`` with a task's ``readable`` inputs and
     ``writable`` directories."""
-    system = [*_SYSTEM, *_etc(), sys.base_prefix, sys.prefix]
-    own = _program_tree(argv[0]) if argv else None
-    rules = [(path, landlock.READ) for path in (*system, *([own] if own else []))]
-    rules += [(path, landlock.READ_DIR_ONLY) for path in _READ_ONLY]
-    devices = landlock.READ_FILE | landlock.WRITE_FILE | landlock.IOCTL_DEV | landlock.TRUNCATE
-    rules += [(path, devices) for path in _DEVICES]
-    rules += [(str(path), landlock.READ_DIR_ONLY) for path in readable]
-    rules += [(str(path), landlock.WRITE) for path in writable]
-    return tuple(rules)
+    return (*system_rules(), *task_rules(argv, readable, writable))
 
 
 @functools.cache

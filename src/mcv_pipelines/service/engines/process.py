@@ -161,7 +161,7 @@ def run_program(
     _check_startable(argv[0], env)
     start = sealed_start(argv, cwd, seal_method(), current_scope(), writable, limits)
     try:
-        process = subprocess.Popen(
+        process = start.popen(
             start.argv,
             cwd=cwd,
             env=start.environment(env),

@@ -27,8 +27,9 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from mcv_pipelines.service.engines import landlock_seal
+from mcv_pipelines.service.engines import landlock_seal, starter
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
     Limits,
@@ -64,6 +65,7 @@ class SealedStart:
         self._pipes: tuple[int, int, int, int] | None = None
         self.preexec: Callable[[], None] | None
         self.pass_fds: tuple[int, ...] = ()
+        self._landlock: tuple[Sequence[Path] | None, Limits] | None = None
         self.writable = [*([cwd] if cwd is not None else []), *(scope.writable if scope else ()), *writable]
         if method == "landlock":  # Landlock and seccomp set between fork and exec, with the limits
             readable = None if scope is None else scope.readable
@@ -72,6 +74,7 @@ class SealedStart:
             self._task = scope is not None
             self.argv = list(argv)
             self.preexec = landlock_seal.prepare(argv, readable, self.writable, limits_setter(limits))
+            self._landlock = (readable, limits)
             return
         if method != "bwrap":
             self.argv = sealed_argv(argv, cwd, method, scope, writable, limits)
@@ -85,6 +88,17 @@ class SealedStart:
         self.argv = [*wrapper, "--info-fd", str(info_write), "--block-fd", str(block_read), "--", *argv]
         self.preexec = None
         self.pass_fds = (info_write, block_read)
+
+    def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        """``subprocess.Popen(argv, **kwargs)``; under the landlock seal a starter (starter.py) makes it
+        where it can, so the service is not forked to set the seal (``preexec_fn``)."""
+        if self._landlock is not None:
+            options = {k: v for k, v in kwargs.items() if not (k == "preexec_fn" and v is self.preexec)}
+            if starter.fits(options):
+                readable, limits = self._landlock
+                rules = None if readable is None else landlock_seal.task_rules(argv, readable, self.writable)
+                return starter.start(argv, options.get("cwd"), options.get("env"), rules, limit_pairs(limits))
+        return subprocess.Popen(argv, **kwargs)
 
     def environment(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
         """The program's environment: ``env`` (None: the service's), with a ``TMPDIR`` of the task's
