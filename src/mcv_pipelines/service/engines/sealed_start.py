@@ -97,7 +97,7 @@ class SealedStart:
             if starter.fits(options):
                 readable, limits = self._landlock
                 rules = None if readable is None else landlock_seal.task_rules(argv, readable, self.writable)
-                return starter.start(argv, options.get("cwd"), options.get("env"), rules, limit_pairs(limits))
+                return starter.start(argv, rules, limit_pairs(limits), **options)
         return subprocess.Popen(argv, **kwargs)
 
     def environment(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
