@@ -26,7 +26,7 @@ import platform
 import struct
 from dataclasses import dataclass
 
-__all__ = ["ARCHES", "Arch", "Installer", "filter_program", "install", "verdict"]
+__all__ = ["ARCHES", "Arch", "Installer", "assemble", "filter_program", "install", "verdict"]
 
 # struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6] (little endian)
 _NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24
@@ -60,7 +60,7 @@ ARCHES = {
 }
 
 
-def _assemble(lines: list[tuple[int, int, str | int, str | int] | str]) -> bytes:
+def assemble(lines: list[tuple[int, int, str | int, str | int] | str]) -> bytes:
     """``(code, k, jump if true, jump if false)`` rows and ``"label"`` rows to sock_filter bytes;
     a jump is a label or 0 (the next row)."""
     where: dict[str, int] = {}
@@ -106,7 +106,7 @@ def filter_program(machine: str | None = None) -> bytes | None:
         "allow",
         (_RET_K, _RET_ALLOW, 0, 0),
     ]
-    return _assemble(lines)
+    return assemble(lines)
 
 
 def verdict(program: bytes, nr: int, arch: int, args: tuple[int, ...] = ()) -> int:
