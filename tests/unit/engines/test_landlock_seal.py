@@ -127,6 +127,8 @@ def test_a_program_reads_and_writes_only_its_task(
                 ("outside", f"pathlib.Path({str(outside / 'secret.txt')!r}).read_text()"),
                 ("data", f"pathlib.Path({str(tmp_path / 'data' / 'signing.key')!r}).read_text()"),
                 ("shadow", "open('/etc/shadow').read(1)"),
+                ("passwd", "open('/etc/passwd').read(1)"),
+                ("environ", f"open('/proc/{os.getpid()}/environ').read(1)"),
                 ("root", f"pathlib.Path({str(root_secret)!r}).read_text()" if planted else "open('/')"),
                 ("tmp", "os.listdir('/tmp')"),
                 ("write_outside", f"pathlib.Path({str(outside / 'w')!r}).write_text('x')"),
@@ -142,7 +144,16 @@ def test_a_program_reads_and_writes_only_its_task(
     assert seen["out"].startswith("ok")
     assert seen["system"].startswith("ok")
     sealed = method == "landlock"
-    for label in ("outside", "data", "shadow", "tmp", "write_outside", *(["root"] if planted else [])):
+    for label in (
+        "outside",
+        "data",
+        "shadow",
+        "passwd",
+        "environ",
+        "tmp",
+        "write_outside",
+        *(["root"] if planted else []),
+    ):
         assert seen[label].startswith("refused") is sealed, (label, seen[label])
     assert (work / "w").read_text() == "x"
     assert (outside / "w").exists() is not sealed

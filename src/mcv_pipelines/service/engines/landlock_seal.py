@@ -9,6 +9,8 @@ none. Each program gets, before it runs:
   /proc, a few of /sys and /var, the Python that runs the service and the program's own tree where it
   lives elsewhere), /dev/null and its kin, the task's inputs readable and its directories writable.
   Not /root, /home, /tmp, the data directory, another task. TCP bind and connect are refused.
+- no capability, even run as root (privileges.py): CAP_SYS_PTRACE would let it read the service's
+  /proc/<pid>/environ past Landlock;
 - the seccomp filter: no socket but a Unix stream or packet one, no connect.
 
 Outside a task's scope (version probes) the file system is left as it is, as bubblewrap does there; the
@@ -27,7 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mcv_pipelines.service.engines import landlock, seccomp
+from mcv_pipelines.service.engines import landlock, privileges, seccomp
 
 __all__ = ["available", "layers", "prepare", "rules_for", "system_rules", "task_environment", "task_rules"]
 
@@ -43,10 +45,13 @@ _READ_ONLY = (
     "/etc/ssl/openssl.cnf",
 )
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
-# What of /etc no converter reads and a hostile file must not: passwords, keys, the sudo rules.
+# What of /etc no converter needs and a hostile file must not read: passwords, keys, the sudo rules,
+# the machine's users (issue 37: Calibre embedded /etc/passwd from a linked picture; a program that
+# looks its user up finds none and uses HOME).
 _ETC_SECRETS = frozenset({
-    "shadow", "shadow-", "gshadow", "gshadow-", "ssh", "ssl", "sudoers", "sudoers.d", "security",
-    "credstore", "credstore.encrypted", "krb5.keytab", "wireguard", "mcv", "machine-id", "pam.d",
+    "shadow", "shadow-", "gshadow", "gshadow-", "passwd", "passwd-", "group", "group-", "subuid",
+    "subgid", "ssh", "ssl", "sudoers", "sudoers.d", "security", "credstore", "credstore.encrypted",
+    "krb5.keytab", "wireguard", "mcv", "machine-id", "pam.d",
 })  # fmt: skip
 
 
@@ -117,12 +122,13 @@ def prepare(
         ruleset = landlock.Ruleset(files=False)
     else:
         ruleset = landlock.Ruleset(rules_for(argv, readable, writable))
-    restrict = ruleset.restrictor()
+    restrict, drop = ruleset.restrictor(), privileges.dropper()
 
     def preexec() -> None:
         if limits is not None:
             limits()
         restrict()
+        drop()
         installer()
 
     return preexec

@@ -7,12 +7,12 @@ then waits on its control socket. A request (JSON: argv, env, cwd, the task's ru
 task, the limits; with the program's stdin, stdout, stderr and an error pipe as SCM_RIGHTS) gets a
 clone with CLONE_PARENT: the new process is the *service's* child, so the service's Popen of it waits,
 kills and reads it as any other. The clone makes its own session, takes its descriptors, sets the
-limits, adds the task's rules, restricts itself, installs the filter and executes the program; a
-failure is written to the error pipe (``errno-in-hex:message``), whose closing on exec tells success.
-The starter answers the clone's pid and builds the next ruleset.
+limits, adds the task's rules, restricts itself, drops its capabilities, installs the filter and
+executes the program; a failure is written to the error pipe (``errno-in-hex:message``), whose
+closing on exec tells success. The starter answers the clone's pid and builds the next ruleset.
 
-It holds a few MB (a fork of it is cheap, unlike one of the service) and imports only landlock.py
-and seccomp.py beside it, not the package.
+It holds a few MB (a fork of it is cheap, unlike one of the service) and imports only landlock.py,
+privileges.py and seccomp.py beside it, not the package.
 """
 
 from __future__ import annotations
@@ -26,13 +26,15 @@ import resource
 import select
 import socket
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcv_pipelines.service.engines import landlock, seccomp
+    from mcv_pipelines.service.engines import landlock, privileges, seccomp
 else:  # beside this file, not the package (see above)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import landlock
+    import privileges
     import seccomp
 
 _CLONE = {"x86_64": 56, "aarch64": 220}
@@ -53,7 +55,12 @@ def main() -> int:
     program = seccomp.filter_program()
     if program is None:
         return 2
-    install = seccomp.Installer(program)
+    filters, drop = seccomp.Installer(program), privileges.dropper()
+
+    def install() -> None:
+        drop()
+        filters()
+
     files, unhandled = landlock.Builder(files=True), landlock.Builder(files=False)
     while True:
         # The next program's ruleset, built once the last one has had a moment to start: on two
@@ -87,7 +94,7 @@ def _become(
     ruleset: int,
     files: landlock.Builder,
     unhandled: landlock.Builder,
-    install: seccomp.Installer,
+    install: Callable[[], None],
 ) -> None:
     """In the clone: become the program, or tell why not on the error pipe and exit."""
     error = fds[3]
