@@ -14,6 +14,10 @@ run_program around it), each way interleaved: no seal; util-linux ``prlimit`` al
 prlimit(2) from the service (sealed_start.py, what runs); bwrap with ``prlimit`` run inside it (as
 before); bwrap without its network, pid or IPC namespace, without its /proc, or only ``--bind / /``.
 The child CPU column is user+system time of the processes started, per run.
+
+A third table starts ``true`` under the landlock seal (issue 37) through its starter and through
+``preexec_fn``; ``--heap MB`` makes this process hold that much first, as a service does, which only
+the ``preexec_fn`` way pays for (a fork of it all).
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mcv_pipelines.service.engines import landlock_seal, seal
+from mcv_pipelines.service.engines import landlock_seal, seal, starter
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.sealed_start import sealed_start
 
@@ -94,9 +98,43 @@ def main(argv: Sequence[str]) -> int:
     if "bwrap" in methods:
         with seal.task_scope(scope):
             parts(work, runs * 2)
+    if "landlock" in methods:
+        landlock_ways(work, runs * 2)
     shutil.rmtree(root, ignore_errors=True)
     del ballast
     return 0
+
+
+def landlock_ways(work: Path, runs: int) -> None:
+    """The landlock seal's two ways of starting ``true``: through the starter (what runs) and through
+    Popen's ``preexec_fn``, which forks this whole process (see --heap)."""
+    true = [shutil.which("true") or "/bin/true"]
+    rules = landlock_seal.task_rules(true, (), (work,))
+    limits = seal.limit_pairs(seal.DEFAULT_LIMITS)
+    setter = seal.limits_setter(seal.DEFAULT_LIMITS)
+    shape = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT,
+             "start_new_session": True, "cwd": work}  # fmt: skip
+    starter.warm()
+    ways: dict[str, Callable[[], subprocess.Popen[bytes]]] = {
+        "no seal": lambda: subprocess.Popen(true, **shape),  # type: ignore[call-overload]
+        "landlock, starter (now)": lambda: starter.start(true, rules, limits, **shape),
+        "landlock, preexec_fn": lambda: subprocess.Popen(  # type: ignore[call-overload]
+            true, preexec_fn=landlock_seal.prepare(true, (), (work,), setter), **shape
+        ),
+    }
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(runs):
+        for name, make in ways.items():
+            started = time.perf_counter()
+            process = make()
+            process.communicate()
+            times[name].append(time.perf_counter() - started)
+    base = statistics.median(times["no seal"]) * 1000
+    print()
+    print(f"{'true under landlock, started bare':<34} {'runs':>5} {'p50 ms':>8} {'extra p50 ms':>13}")
+    for name, values in times.items():
+        p50 = statistics.median(values) * 1000
+        print(f"{name:<34} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f}")
 
 
 def _without(options: Sequence[str], name: str, arity: int) -> list[str]:
