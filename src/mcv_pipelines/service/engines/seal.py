@@ -179,7 +179,7 @@ def describe(method: Method | None = None, limits: Limits = DEFAULT_LIMITS) -> s
     method = method or seal_method()
     what = {
         "bwrap": "bubblewrap (no network, read-only system, only the task's directories writable)",
-        "landlock": f"{landlock_seal.layers()}; no namespaces ({bubblewrap_state()})",
+        "landlock": f"{landlock_seal.layers()}; {bubblewrap_state()}",
         "unshare": f"unshare (no network; {bubblewrap_state()}, so the file system is not narrowed)",
         "none": (
             "NOT sealed: neither bubblewrap, Landlock nor unshare works here, engine programs can reach "
@@ -195,7 +195,10 @@ def bubblewrap_state() -> str:
         return "bubblewrap is missing"
     if _bwrap_works():
         return f"bubblewrap works here but {FORCE_VARIABLE} chose another seal"
-    return "bubblewrap is installed but blocked here (its namespaces are refused: a container's profile?)"
+    return (
+        "bubblewrap is installed but blocked here "
+        "(no namespaces: a container's seccomp profile, a masked /proc?)"
+    )
 
 
 _DEVICES = ("null", "zero", "full", "random", "urandom")
