@@ -33,7 +33,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mcv_pipelines.service.engines import landlock_seal, seal, starter
+from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import starter
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.sealed_start import sealed_start
 
@@ -53,7 +55,7 @@ def programs(work: Path) -> dict[str, list[str]]:
 
 def usable(method: str) -> bool:
     if method == "landlock":
-        return landlock_seal.available()
+        return landlock_rules.available()
     return method == "none" or shutil.which("bwrap" if method == "bwrap" else "unshare") is not None
 
 
@@ -109,7 +111,7 @@ def landlock_ways(work: Path, runs: int) -> None:
     """The landlock seal's two ways of starting ``true``: through the starter (what runs) and through
     Popen's ``preexec_fn``, which forks this whole process (see --heap)."""
     true = [shutil.which("true") or "/bin/true"]
-    rules = landlock_seal.task_rules(true, (), (work,))
+    rules = landlock_rules.task_rules(true, (), (work,))
     limits = seal.limit_pairs(seal.DEFAULT_LIMITS)
     setter = seal.limits_setter(seal.DEFAULT_LIMITS)
     shape = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT,
@@ -119,7 +121,7 @@ def landlock_ways(work: Path, runs: int) -> None:
         "no seal": lambda: subprocess.Popen(true, **shape),  # type: ignore[call-overload]
         "landlock, starter (now)": lambda: starter.start(true, rules, limits, **shape),
         "landlock, preexec_fn": lambda: subprocess.Popen(  # type: ignore[call-overload]
-            true, preexec_fn=landlock_seal.prepare(true, (), (work,), setter), **shape
+            true, preexec_fn=landlock_rules.prepare(true, (), (work,), setter), **shape
         ),
     }
     times: dict[str, list[float]] = {name: [] for name in ways}

@@ -21,7 +21,8 @@ from mcv_pipelines.cli.options import port_number
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact, register_secret
 from mcv_pipelines.run.embedded import default_data_dir
-from mcv_pipelines.service.engines import seal, starter
+from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.landlock import starter
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.files.storage import StorageError, check_s3_endpoint, check_storage_url
 from mcv_pipelines.service.http.faults import Faults, parse_faults
@@ -246,7 +247,7 @@ def _run_service(
             else:
                 log.info("engine programs: %s", sealing)
             if seal.seal_method() == "landlock":
-                starter.warm()  # programs find their starters ready (engines/starter.py)
+                starter.warm()  # programs find their starters ready (engines/landlock/starter.py)
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)

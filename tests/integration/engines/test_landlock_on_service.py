@@ -11,16 +11,18 @@ import pytest
 from engine_job_helpers import ASSETS, b64_import, download_all, run_job
 
 from engine_needs import unavailable
-from mcv_pipelines.service.engines import landlock, landlock_seal, seal
+from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import ruleset
 
 RequireEngine = Callable[..., Engine]
 
 
 @pytest.fixture(autouse=True)
 def landlocked(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not landlock_seal.available():
-        unavailable(f"Landlock (ABI {landlock.abi()}) or seccomp cannot be set on this machine")
+    if not landlock_rules.available():
+        unavailable(f"Landlock (ABI {ruleset.abi()}) or seccomp cannot be set on this machine")
     monkeypatch.setenv(seal.FORCE_VARIABLE, "landlock")
 
 

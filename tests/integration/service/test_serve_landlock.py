@@ -16,7 +16,8 @@ import httpx
 from test_serve_command import SCRIPT
 
 from engine_needs import require_engine, unavailable
-from mcv_pipelines.service.engines import landlock, landlock_seal, seccomp
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import ruleset, seccomp
 from mcv_pipelines.service.engines.seal import FORCE_VARIABLE
 
 ASSETS = Path(__file__).resolve().parents[3] / "pipelines" / "assets"
@@ -28,7 +29,7 @@ _REFUSED, _CLONE, _CLONE3 = (272, 308, 165, 155), 56, 435
 
 WRAPPER = (
     "import os, sys\n"
-    "from mcv_pipelines.service.engines import seccomp\n"
+    "from mcv_pipelines.service.engines.landlock import seccomp\n"
     "seccomp.install(bytes.fromhex(sys.argv[1]))\n"
     "os.execv(sys.executable, [sys.executable, '-c', *sys.argv[2:]])\n"
 )
@@ -58,8 +59,8 @@ def container_profile() -> bytes:
 def test_a_service_under_a_container_profile_serves_sealed_by_landlock(tmp_path: Path) -> None:
     if platform.machine() != "x86_64":
         unavailable("the container profile here is written for x86_64")
-    if not landlock_seal.available():
-        unavailable(f"Landlock (ABI {landlock.abi()}) or seccomp cannot be set on this machine")
+    if not landlock_rules.available():
+        unavailable(f"Landlock (ABI {ruleset.abi()}) or seccomp cannot be set on this machine")
     require_engine("imagemagick")
     env = {name: value for name, value in os.environ.items() if name != FORCE_VARIABLE}
     command = [sys.executable, "-c", WRAPPER, container_profile().hex(), SCRIPT,
@@ -74,7 +75,7 @@ def test_a_service_under_a_container_profile_serves_sealed_by_landlock(tmp_path:
             label, _, value = line.partition(":")
             lines[label.strip()] = value.strip()
         try:
-            assert lines["engines"].startswith(f"Landlock ABI {landlock.abi()}"), lines
+            assert lines["engines"].startswith(f"Landlock ABI {ruleset.abi()}"), lines
             assert "seccomp" in lines["engines"]
             if Path("/usr/bin/bwrap").exists():
                 assert "bubblewrap is installed but blocked" in lines["engines"]

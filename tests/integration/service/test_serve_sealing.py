@@ -13,7 +13,8 @@ from pathlib import Path
 from test_serve_command import SCRIPT
 
 from engine_needs import unavailable
-from mcv_pipelines.service.engines import landlock_seal, seal
+from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 from mcv_pipelines.service.engines.seal import FORCE_VARIABLE
 
 
@@ -59,7 +60,7 @@ def test_the_banner_names_bubblewrap(tmp_path: Path, require_program: Callable[.
 
 
 def test_the_banner_names_landlock_and_its_layers(tmp_path: Path) -> None:
-    if not landlock_seal.available():
+    if not landlock_rules.available():
         unavailable("Landlock or seccomp cannot be set on this machine")
     lines = banner(serve(tmp_path, "landlock"))
     assert lines["engines"].startswith("Landlock ABI")

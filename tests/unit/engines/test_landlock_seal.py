@@ -16,8 +16,10 @@ import pytest
 
 from engine_needs import unavailable
 from loopback_listener import Tripwire
-from mcv_pipelines.service.engines import landlock, landlock_seal, seal, seccomp
+from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import ruleset, seccomp
 from mcv_pipelines.service.engines.process import run_program
 from mcv_pipelines.service.engines.seal import TaskScope, task_scope
 
@@ -29,16 +31,16 @@ STREAM, DGRAM, SEQPACKET, CLOEXEC = 1, 2, 5, 0x80000
 
 @pytest.fixture
 def landlocked(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not landlock_seal.available():
-        unavailable(f"Landlock (ABI {landlock.abi()}) or seccomp cannot be set on this machine")
+    if not landlock_rules.available():
+        unavailable(f"Landlock (ABI {ruleset.abi()}) or seccomp cannot be set on this machine")
     monkeypatch.setenv(seal.FORCE_VARIABLE, "landlock")
 
 
 @pytest.fixture(params=["landlock", "none"])
 def method(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     name = str(request.param)
-    if name == "landlock" and not landlock_seal.available():
-        unavailable(f"Landlock (ABI {landlock.abi()}) or seccomp cannot be set on this machine")
+    if name == "landlock" and not landlock_rules.available():
+        unavailable(f"Landlock (ABI {ruleset.abi()}) or seccomp cannot be set on this machine")
     monkeypatch.setenv(seal.FORCE_VARIABLE, name)
     return name
 
@@ -230,7 +232,7 @@ def test_the_preexec_fallback_seals_alike(landlocked: None, tmp_path: Path) -> N
     outside.write_text("secret")
     work = tmp_path / "work"
     work.mkdir()
-    preexec = landlock_seal.prepare([PYTHON], (), (work,))
+    preexec = landlock_rules.prepare([PYTHON], (), (work,))
     code = f"open({str(outside)!r}).read()"
     done = subprocess.run(
         [PYTHON, "-c", code], preexec_fn=preexec, capture_output=True, text=True, check=False
@@ -241,7 +243,7 @@ def test_the_preexec_fallback_seals_alike(landlocked: None, tmp_path: Path) -> N
 
 def test_the_banner_line_names_the_layers(landlocked: None) -> None:
     line = seal.describe()
-    assert line.startswith(f"Landlock ABI {landlock.abi()}")
+    assert line.startswith(f"Landlock ABI {ruleset.abi()}")
     assert "seccomp" in line
     assert "bubblewrap" in line  # why not bubblewrap: missing, blocked, or not chosen
 

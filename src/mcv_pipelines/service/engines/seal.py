@@ -8,7 +8,7 @@ program ``process.run_program`` starts runs inside a seal, chosen once per proce
   read-only, a private /tmp, the service's data directory hidden, and writable only the directories
   of the task (its scratch and output directories); the program dies with the service.
 - ``landlock``: where bubblewrap cannot start (missing, or refused its namespaces by a container's
-  seccomp profile), Landlock and a seccomp filter set on the program itself (landlock_seal.py): the
+  seccomp profile), Landlock and a seccomp filter set on the program itself (landlock/rules.py): the
   system read-only, only the task's files, no TCP, no socket but a Unix one.
 - ``unshare``: only the network namespace (``unshare --net``), where neither of the above works.
 - ``none``: nothing of the above (a machine with only Python); the embedded service still works, a
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from mcv_pipelines.service.engines import landlock_seal
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -140,7 +140,7 @@ def _bwrap_works() -> bool:
 def _probe() -> Method:
     if _bwrap_works():
         return "bwrap"
-    if landlock_seal.available():
+    if landlock_rules.available():
         return "landlock"
     if unshare_prefix():
         return "unshare"
@@ -179,7 +179,7 @@ def describe(method: Method | None = None, limits: Limits = DEFAULT_LIMITS) -> s
     method = method or seal_method()
     what = {
         "bwrap": "bubblewrap (no network, read-only system, only the task's directories writable)",
-        "landlock": f"{landlock_seal.layers()}; {bubblewrap_state()}",
+        "landlock": f"{landlock_rules.layers()}; {bubblewrap_state()}",
         "unshare": f"unshare (no network; {bubblewrap_state()}, so the file system is not narrowed)",
         "none": (
             "NOT sealed: neither bubblewrap, Landlock nor unshare works here, engine programs can reach "

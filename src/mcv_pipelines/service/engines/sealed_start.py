@@ -4,7 +4,7 @@ Under bubblewrap, ``prlimit`` run inside the seal before the program cost 3 of t
 (bench/seal.py). Instead bwrap tells the sandbox's pid on ``--info-fd`` and holds the sandbox on
 ``--block-fd``; the service sets the limits on it with ``prlimit(2)`` and only then lets it run: the
 program and everything it starts inherit them. Under Landlock the limits are set with the seal between
-fork and exec (landlock_seal.py). Under the other seals the argv and ``preexec_fn``
+fork and exec (landlock/rules.py). Under the other seals the argv and ``preexec_fn``
 are seal.py's (``prlimit`` in the argv, or the fallback that sets them between fork and exec).
 
 Example::
@@ -29,7 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcv_pipelines.service.engines import landlock_seal, starter
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import starter
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
     Limits,
@@ -73,7 +74,7 @@ class SealedStart:
                 directory.mkdir(parents=True, exist_ok=True)
             self._task = scope is not None
             self.argv = list(argv)
-            self.preexec = landlock_seal.prepare(argv, readable, self.writable, limits_setter(limits))
+            self.preexec = landlock_rules.prepare(argv, readable, self.writable, limits_setter(limits))
             self._landlock = (readable, limits)
             return
         if method != "bwrap":
@@ -90,13 +91,13 @@ class SealedStart:
         self.pass_fds = (info_write, block_read)
 
     def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        """``subprocess.Popen(argv, **kwargs)``; under the landlock seal a starter (starter.py) makes it
-        where it can, so the service is not forked to set the seal (``preexec_fn``)."""
+        """``subprocess.Popen(argv, **kwargs)``; under the landlock seal a starter (landlock/starter.py)
+        makes it where it can, so the service is not forked to set the seal (``preexec_fn``)."""
         if self._landlock is not None:
             options = {k: v for k, v in kwargs.items() if not (k == "preexec_fn" and v is self.preexec)}
             if starter.fits(options):
                 readable, limits = self._landlock
-                rules = None if readable is None else landlock_seal.task_rules(argv, readable, self.writable)
+                rules = None if readable is None else landlock_rules.task_rules(argv, readable, self.writable)
                 return starter.start(argv, rules, limit_pairs(limits), **options)
         return subprocess.Popen(argv, **kwargs)
 
@@ -104,7 +105,7 @@ class SealedStart:
         """The program's environment: ``env`` (None: the service's), with a ``TMPDIR`` of the task's
         under the Landlock seal, which leaves the machine's /tmp out of reach."""
         if getattr(self, "_task", False):
-            return landlock_seal.task_environment(None if env is None else dict(env), self.writable)
+            return landlock_rules.task_environment(None if env is None else dict(env), self.writable)
         return None if env is None else dict(env)
 
     def started(self, process: subprocess.Popen[bytes]) -> None:

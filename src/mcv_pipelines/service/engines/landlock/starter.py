@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcv_pipelines.service.engines import landlock_seal
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 
 __all__ = ["StarterPopen", "fits", "start", "warm"]
 
@@ -46,7 +46,7 @@ class _Starter:
 
     def _start(self) -> socket.socket:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        rules = json.dumps(landlock_seal.system_rules())
+        rules = json.dumps(landlock_rules.system_rules())
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-I", "-S", _MAIN, str(theirs.fileno()), rules],

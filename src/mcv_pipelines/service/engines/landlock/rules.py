@@ -1,7 +1,7 @@
 """The ``landlock`` seal: Landlock and seccomp on each program, where namespaces are refused (issue 37).
 
 Inside a container with the runtime's default seccomp profile, or in Kubernetes with /proc masked,
-bubblewrap cannot make its namespaces; Landlock (landlock.py) and a seccomp filter (seccomp.py) need
+bubblewrap cannot make its namespaces; Landlock (ruleset.py) and a seccomp filter (seccomp.py) need
 none. Each program gets, before it runs:
 
 - its resource limits (seal.py's ``Limits``);
@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mcv_pipelines.service.engines import landlock, privileges, seccomp
+from mcv_pipelines.service.engines.landlock import privileges, ruleset, seccomp
 
 __all__ = ["available", "layers", "prepare", "rules_for", "system_rules", "task_environment", "task_rules"]
 
@@ -77,9 +78,9 @@ def _program_tree(program: str) -> str | None:
 def system_rules() -> tuple[tuple[str, int], ...]:
     """The rules every sealed program gets: the system's trees, its devices."""
     system = [*_SYSTEM, *_etc(), sys.base_prefix, sys.prefix]
-    rules = [(path, landlock.READ) for path in system]
-    rules += [(path, landlock.READ_DIR_ONLY) for path in _READ_ONLY]
-    devices = landlock.READ_FILE | landlock.WRITE_FILE | landlock.IOCTL_DEV | landlock.TRUNCATE
+    rules = [(path, ruleset.READ) for path in system]
+    rules += [(path, ruleset.READ_DIR_ONLY) for path in _READ_ONLY]
+    devices = ruleset.READ_FILE | ruleset.WRITE_FILE | ruleset.IOCTL_DEV | ruleset.TRUNCATE
     return (*rules, *((path, devices) for path in _DEVICES))
 
 
@@ -88,9 +89,9 @@ def task_rules(
 ) -> tuple[tuple[str, int], ...]:
     """The rules of one program: its own tree, its task's ``readable`` inputs, ``writable`` directories."""
     own = _program_tree(argv[0]) if argv else None
-    rules = [(own, landlock.READ)] if own else []
-    rules += [(str(path), landlock.READ_DIR_ONLY) for path in readable]
-    return (*rules, *((str(path), landlock.WRITE) for path in writable))
+    rules = [(own, ruleset.READ)] if own else []
+    rules += [(str(path), ruleset.READ_DIR_ONLY) for path in readable]
+    return (*rules, *((str(path), ruleset.WRITE) for path in writable))
 
 
 def rules_for(
@@ -119,10 +120,10 @@ def prepare(
     if installer is None:
         raise OSError("seccomp: no filter for this architecture")
     if readable is None:
-        ruleset = landlock.Ruleset(files=False)
+        confine = ruleset.Ruleset(files=False)
     else:
-        ruleset = landlock.Ruleset(rules_for(argv, readable, writable))
-    restrict, drop = ruleset.restrictor(), privileges.dropper()
+        confine = ruleset.Ruleset(rules_for(argv, readable, writable))
+    restrict, drop = confine.restrictor(), privileges.dropper()
 
     def preexec() -> None:
         if limits is not None:
@@ -147,9 +148,7 @@ def task_environment(env: dict[str, str] | None, writable: Sequence[Path]) -> di
 @functools.cache
 def available() -> bool:
     """Whether both layers can be set here: Landlock answers and a sealed ``true`` runs."""
-    import subprocess
-
-    if landlock.abi() < 1 or _filter() is None:
+    if ruleset.abi() < 1 or _filter() is None:
         return False
     true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
     try:
@@ -162,7 +161,7 @@ def available() -> bool:
 
 def layers() -> str:
     """The layers the ``landlock`` seal sets here, for the banner."""
-    version = landlock.abi()
+    version = ruleset.abi()
     reach = "TCP refused" if version >= 4 else "TCP not covered before ABI 4"
     return (
         f"Landlock ABI {version} (system read-only, only the task's files; {reach}) "

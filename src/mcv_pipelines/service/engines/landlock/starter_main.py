@@ -11,7 +11,7 @@ limits, adds the task's rules, restricts itself, drops its capabilities, install
 executes the program; a failure is written to the error pipe (``errno-in-hex:message``), whose
 closing on exec tells success. The starter answers the clone's pid and builds the next ruleset.
 
-It holds a few MB (a fork of it is cheap, unlike one of the service) and imports only landlock.py,
+It holds a few MB (a fork of it is cheap, unlike one of the service) and imports only ruleset.py,
 privileges.py and seccomp.py beside it, not the package.
 """
 
@@ -30,11 +30,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcv_pipelines.service.engines import landlock, privileges, seccomp
+    from mcv_pipelines.service.engines.landlock import privileges, ruleset, seccomp
 else:  # beside this file, not the package (see above)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import landlock
     import privileges
+    import ruleset
     import seccomp
 
 _CLONE = {"x86_64": 56, "aarch64": 220}
@@ -61,13 +61,13 @@ def main() -> int:
         drop()
         filters()
 
-    files, unhandled = landlock.Builder(files=True), landlock.Builder(files=False)
+    files, unhandled = ruleset.Builder(files=True), ruleset.Builder(files=False)
     while True:
         # The next program's ruleset, built once the last one has had a moment to start: on two
         # busy cores building it beside a starting program made that program 5 ms later.
         select.select([control], [], [], _HEAD_START)
-        ruleset = files.create()
-        files.add(ruleset, system)
+        prepared = files.create()
+        files.add(prepared, system)
         try:
             request, fds, _, _ = socket.recv_fds(control, 1 << 20, _FDS, socket.MSG_CMSG_CLOEXEC)
         except OSError:
@@ -81,8 +81,8 @@ def main() -> int:
             continue
         pid = clone(number, ctypes.c_ulong(_CLONE_PARENT | _SIGCHLD), None, None, None, None)
         if pid == 0:
-            _become(json.loads(request), fds, ruleset, files, unhandled, install)
-        for fd in (*fds, ruleset):
+            _become(json.loads(request), fds, prepared, files, unhandled, install)
+        for fd in (*fds, prepared):
             os.close(fd)
         answer = {"pid": pid} if pid > 0 else {"errno": ctypes.get_errno(), "message": "clone failed"}
         control.send(json.dumps(answer).encode())
@@ -92,8 +92,8 @@ def _become(
     asked: dict[str, object],
     fds: list[int],
     ruleset: int,
-    files: landlock.Builder,
-    unhandled: landlock.Builder,
+    files: ruleset.Builder,
+    unhandled: ruleset.Builder,
     install: Callable[[], None],
 ) -> None:
     """In the clone: become the program, or tell why not on the error pipe and exit."""
