@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -69,7 +70,7 @@ class _Starter:
         """The pid of a program the starter made for ``request`` with ``fds``."""
         with self._lock:
             if self._closed:
-                raise OSError("the service is stopping")
+                raise OSError(errno.ESHUTDOWN, "the service is stopping")
             for attempt in (1, 2):
                 control = self._control or self._start()
                 try:
@@ -81,7 +82,7 @@ class _Starter:
                     break
                 self._stop()  # it went away: a new one, once
                 if attempt == 2:
-                    raise OSError("the seal's starter did not answer")
+                    raise OSError(errno.EIO, "the seal's starter did not answer")
         told = json.loads(answer)
         if "pid" not in told:
             raise OSError(int(told["errno"]), str(told["message"]))
