@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -224,6 +225,14 @@ def test_limits_hold_under_landlock(landlocked: None) -> None:
     outcome = run_program([PYTHON, "-c", code], timeout=60)
     limits = seal.DEFAULT_LIMITS
     assert outcome.output.split() == [str(limits.file_size), str(limits.cpu_seconds)]
+
+
+def test_a_program_gets_default_signal_dispositions(landlocked: None) -> None:
+    """As subprocess gives them (restore_signals): the starter is Python, which ignores SIGPIPE and
+    SIGXFSZ, and an ignored signal stays ignored across exec."""
+    outcome = run_program(["grep", "SigIgn", "/proc/self/status"], timeout=60)
+    ignored = int(outcome.output.split()[1], 16)
+    assert ignored & (1 << (signal.SIGPIPE - 1) | 1 << (signal.SIGXFSZ - 1)) == 0, outcome.output
 
 
 def test_the_preexec_fallback_seals_alike(landlocked: None, tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ import os
 import platform
 import resource
 import select
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -99,6 +100,8 @@ def _become(
     """In the clone: become the program, or tell why not on the error pipe and exit."""
     error = fds[3]
     try:
+        for number in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores them; exec would keep that
+            signal.signal(number, signal.SIG_DFL)
         os.setsid()
         for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)  # inheritable: the program's own
