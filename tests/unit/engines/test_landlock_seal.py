@@ -4,12 +4,14 @@ seal off (``none``), which proves the probe can fail."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import errno
 import os
 import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -261,3 +263,31 @@ def test_a_missing_program_is_still_named(landlocked: None, tmp_path: Path) -> N
     with pytest.raises(EngineError) as caught:
         run_program([str(tmp_path / "no-such-program")], cwd=tmp_path)
     assert caught.value.code == "PROGRAM_NOT_STARTED"
+
+
+def test_a_program_the_starter_made_is_stopped_on_timeout(landlocked: None, tmp_path: Path) -> None:
+    """The program is the service's own child: its group is killed, its end is seen at once."""
+    code = "import os, time; os.fork(); print('started', flush=True); time.sleep(60)"
+    started = time.monotonic()
+    outcome = run_program([PYTHON, "-c", code], cwd=tmp_path, timeout=2)
+    assert outcome.timed_out
+    assert "started" in outcome.output
+    assert time.monotonic() - started < 20
+
+
+def test_a_program_holds_only_its_standard_descriptors(landlocked: None, tmp_path: Path) -> None:
+    """Not the error pipe its start was told on, which kept a run open as long as the program lived."""
+    code = "import os; print(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))"
+    outcome = run_program([PYTHON, "-c", code], cwd=tmp_path, timeout=60)
+    assert outcome.output.strip() == "[0, 1, 2, 3]"  # 3: the listing's own
+
+
+def test_programs_started_at_once_each_get_their_own_output(landlocked: None, tmp_path: Path) -> None:
+    def one(number: int) -> str:
+        work = tmp_path / str(number)
+        with task_scope(TaskScope(writable=(work,))):
+            return run_program(["/bin/sh", "-c", f"echo {number}; pwd"], cwd=work, timeout=60).output
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        outputs = list(pool.map(one, range(16)))
+    assert outputs == [f"{number}\n{tmp_path / str(number)}\n" for number in range(16)]

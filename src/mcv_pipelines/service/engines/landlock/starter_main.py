@@ -73,6 +73,8 @@ def main() -> int:
             request, fds, _, _ = socket.recv_fds(control, 1 << 20, _FDS, socket.MSG_CMSG_CLOEXEC)
         except OSError:
             return 0
+        for fd in fds:  # recv_fds drops its flags (MSG_CMSG_CLOEXEC): only 0, 1 and 2 may reach the program
+            os.set_inheritable(fd, False)
         if not request:
             return 0
         if len(fds) != _FDS:
