@@ -291,3 +291,23 @@ def test_programs_started_at_once_each_get_their_own_output(landlocked: None, tm
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         outputs = list(pool.map(one, range(16)))
     assert outputs == [f"{number}\n{tmp_path / str(number)}\n" for number in range(16)]
+
+
+def test_a_start_with_descriptors_to_pass_is_sealed_alike(landlocked: None, tmp_path: Path) -> None:
+    """The starter takes no extra descriptor: such a start falls back to preexec_fn, sealed the same."""
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    work = tmp_path / "work"
+    read, write = os.pipe()
+    try:
+        os.write(write, b"given")
+        os.close(write)
+        code = (
+            f"import os\nprint(os.read({read}, 10).decode())\n"
+            f"try:\n    open({str(outside)!r}).read(); print('read')\nexcept OSError:\n    print('refused')"
+        )
+        with task_scope(TaskScope(writable=(work,))):
+            outcome = run_program([PYTHON, "-c", code], cwd=work, pass_fds=(read,), timeout=60)
+    finally:
+        os.close(read)
+    assert outcome.output.split() == ["given", "refused"]

@@ -67,6 +67,7 @@ class SealedStart:
         self.preexec: Callable[[], None] | None
         self.pass_fds: tuple[int, ...] = ()
         self._landlock: tuple[Sequence[Path] | None, Limits] | None = None
+        self._task = False
         self.writable = [*([cwd] if cwd is not None else []), *(scope.writable if scope else ()), *writable]
         if method == "landlock":  # Landlock and seccomp set between fork and exec, with the limits
             readable = None if scope is None else scope.readable
@@ -74,7 +75,7 @@ class SealedStart:
                 directory.mkdir(parents=True, exist_ok=True)
             self._task = scope is not None
             self.argv = list(argv)
-            self.preexec = landlock_rules.prepare(argv, readable, self.writable, limits_setter(limits))
+            self.preexec = None  # the seal is set by popen(): by the starter, or by a preexec_fn there
             self._landlock = (readable, limits)
             return
         if method != "bwrap":
@@ -93,18 +94,28 @@ class SealedStart:
     def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
         """``subprocess.Popen(argv, **kwargs)``; under the landlock seal a starter (landlock/starter.py)
         makes it where it can, so the service is not forked to set the seal (``preexec_fn``)."""
-        if self._landlock is not None:
-            options = {k: v for k, v in kwargs.items() if not (k == "preexec_fn" and v is self.preexec)}
-            if starter.fits(options):
-                readable, limits = self._landlock
-                rules = None if readable is None else landlock_rules.task_rules(argv, readable, self.writable)
-                return starter.start(argv, rules, limit_pairs(limits), **options)
-        return subprocess.Popen(argv, **kwargs)
+        if self._landlock is None:
+            return subprocess.Popen(argv, **kwargs)
+        readable, limits = self._landlock
+        if starter.fits(kwargs):
+            rules = None if readable is None else landlock_rules.task_rules(argv, readable, self.writable)
+            return starter.start(argv, rules, limit_pairs(limits), **kwargs)
+        # A start the starter cannot make (descriptors to pass, a function of the caller's to run):
+        # the same seal between fork and exec, after the caller's function.
+        theirs = kwargs.pop("preexec_fn", None)
+        sealing = landlock_rules.prepare(argv, readable, self.writable, limits_setter(limits))
+
+        def preexec() -> None:
+            if theirs is not None:
+                theirs()
+            sealing()
+
+        return subprocess.Popen(argv, preexec_fn=preexec, **kwargs)
 
     def environment(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
         """The program's environment: ``env`` (None: the service's), with a ``TMPDIR`` of the task's
         under the Landlock seal, which leaves the machine's /tmp out of reach."""
-        if getattr(self, "_task", False):
+        if self._task:
             return landlock_rules.task_environment(None if env is None else dict(env), self.writable)
         return None if env is None else dict(env)
 
