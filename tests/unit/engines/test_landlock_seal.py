@@ -311,3 +311,26 @@ def test_a_start_with_descriptors_to_pass_is_sealed_alike(landlocked: None, tmp_
     finally:
         os.close(read)
     assert outcome.output.split() == ["given", "refused"]
+
+
+@pytest.mark.parametrize("version", [1, 3, 4, 6])
+def test_an_older_abi_seals_with_the_rights_it_knows(landlocked: None, version: int, tmp_path: Path) -> None:
+    """A kernel of ABI ``version`` gets a ruleset of only its rights (asked with more, it refuses it)."""
+    (tmp_path / "secret.txt").write_text("secret")
+    work = tmp_path / "work"
+    work.mkdir()
+    rules = landlock_rules.rules_for([PYTHON], (), (work,))
+    restrict = ruleset.Ruleset(rules).restrictor(version)
+    with Tripwire() as tcp:
+        code = (
+            f"import pathlib, socket\npathlib.Path({str(work / 'w')!r}).write_text('x')\n"
+            f"try:\n    open({str(tmp_path / 'secret.txt')!r}).read(); print('read')\n"
+            "except OSError:\n    print('refused')\n"
+            f"try:\n    socket.create_connection(('127.0.0.1', {tcp.port}), timeout=3); print('connected')\n"
+            "except OSError:\n    print('no-tcp')\n"
+        )
+        done = subprocess.run(
+            [PYTHON, "-c", code], preexec_fn=restrict, capture_output=True, text=True, check=False
+        )
+    assert done.stdout.split() == ["refused", "no-tcp" if version >= 4 else "connected"], done.stderr
+    assert (work / "w").read_text() == "x"
