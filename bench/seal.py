@@ -1,9 +1,9 @@
 """What sealing an engine program costs per run (issue 24: target at most 10 ms per task).
 
-    .venv/bin/python bench/seal.py [RUNS]
+    .venv/bin/python bench/seal.py [RUNS] [--heap MB]
 
 Runs the same programs through ``process.run_program`` with each seal forced in turn
-(MCV_ENGINE_SEAL=none|unshare|bwrap), interleaved run by run so a busy machine disturbs all alike,
+(MCV_ENGINE_SEAL=none|unshare|bwrap|landlock), interleaved run by run so a busy machine disturbs all alike,
 inside a task scope like the service's (work and output directories writable, the input readable,
 a data directory hidden). Programs: ``true`` (the seal's cost alone) and a small real conversion
 (ffmpeg: one second of test video to a 64x48 mp4 when ffmpeg is installed). Prints p50 and mean per
@@ -15,6 +15,10 @@ prlimit(2) from the service (sealed_start.py, what runs); bwrap with ``prlimit``
 before); bwrap showing the whole system read-only instead of the system view (before issue 37); bwrap
 without its network, pid or IPC namespace, without its /proc, or only ``--bind / /``.
 The child CPU column is user+system time of the processes started, per run.
+
+A third table starts ``true`` under the landlock seal (issue 37) through its starter and through
+``preexec_fn``; ``--heap MB`` makes this process hold that much first, as a service does, which only
+the ``preexec_fn`` way pays for (a fork of it all).
 """
 
 from __future__ import annotations
@@ -27,14 +31,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import starter
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.sealed_start import sealed_start
 
-METHODS = ("none", "unshare", "bwrap")
+METHODS = ("none", "unshare", "bwrap", "landlock")
 
 
 def programs(work: Path) -> dict[str, list[str]]:
@@ -49,13 +55,21 @@ def programs(work: Path) -> dict[str, list[str]]:
 
 
 def usable(method: str) -> bool:
+    if method == "landlock":
+        return landlock_rules.available()
     return method == "none" or shutil.which("bwrap" if method == "bwrap" else "unshare") is not None
 
 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("runs", nargs="?", type=int, default=40, help="runs of each (default 40)")
-    runs = parser.parse_args(argv).runs
+    parser.add_argument("--heap", type=int, default=0, metavar="MB",
+                        help="hold this much memory first, as a service does")  # fmt: skip
+    options = parser.parse_args(argv)
+    runs = options.runs
+    # Many small objects, like a service's heap: the landlock seal's preexec_fn makes subprocess fork
+    # this process instead of vfork-ing it, and a fork copies the page tables of all of it.
+    ballast = [bytes(1000) + bytes([i % 256]) for i in range(options.heap * 1000)]
     root = Path(tempfile.mkdtemp(prefix="mcv-bench-seal-"))
     data = root / "data"
     work, out = data / "work" / "t", data / "tasks" / "t"
@@ -87,8 +101,43 @@ def main(argv: Sequence[str]) -> int:
     if "bwrap" in methods:
         with seal.task_scope(scope):
             parts(work, runs * 2)
+    if "landlock" in methods:
+        landlock_ways(work, runs * 2)
     shutil.rmtree(root, ignore_errors=True)
+    del ballast
     return 0
+
+
+def landlock_ways(work: Path, runs: int) -> None:
+    """The landlock seal's two ways of starting ``true``: through the starter (what runs) and through
+    Popen's ``preexec_fn``, which forks this whole process (see --heap)."""
+    true = [shutil.which("true") or "/bin/true"]
+    rules = landlock_rules.task_rules(true, (), (work,))
+    limits = seal.limit_pairs(seal.DEFAULT_LIMITS)
+    setter = seal.limits_setter(seal.DEFAULT_LIMITS)
+    shape = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT,
+             "start_new_session": True, "cwd": work}  # fmt: skip
+    starter.warm()
+    ways: dict[str, Callable[[], subprocess.Popen[bytes]]] = {
+        "no seal": lambda: subprocess.Popen(true, **shape),  # type: ignore[call-overload]
+        "landlock, starter (now)": lambda: starter.start(true, rules, limits, **shape),
+        "landlock, preexec_fn": lambda: subprocess.Popen(  # type: ignore[call-overload]
+            true, preexec_fn=landlock_rules.prepare(true, (), (work,), setter), **shape
+        ),
+    }
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(runs):
+        for name, make in ways.items():
+            started = time.perf_counter()
+            process = make()
+            process.communicate()
+            times[name].append(time.perf_counter() - started)
+    base = statistics.median(times["no seal"]) * 1000
+    print()
+    print(f"{'true under landlock, started bare':<34} {'runs':>5} {'p50 ms':>8} {'extra p50 ms':>13}")
+    for name, values in times.items():
+        p50 = statistics.median(values) * 1000
+        print(f"{name:<34} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f}")
 
 
 def _without(options: Sequence[str], name: str, arity: int) -> list[str]:

@@ -22,6 +22,7 @@ from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact, register_secret
 from mcv_pipelines.run.embedded import default_data_dir
 from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.landlock import starter
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.files.storage import StorageError, check_s3_endpoint, check_storage_url
 from mcv_pipelines.service.http.faults import Faults, parse_faults
@@ -243,8 +244,12 @@ def _run_service(
         if args.role != "api":  # an api process runs no engine
             sealing = seal.describe()
             print(f"engines:  {sealing}")
-            if seal.seal_method() != "bwrap":  # the log keeps what an operator must know
+            if seal.seal_method() not in ("bwrap", "landlock"):  # the log keeps what an operator must know
                 log.warning("engine programs: %s", sealing)
+            else:
+                log.info("engine programs: %s", sealing)
+            if seal.seal_method() == "landlock":
+                starter.warm()  # programs find their starters ready (engines/landlock/starter.py)
         if settings["url_guard"] is not None and _loopback(args.host):
             print("import/url refuses private and loopback addresses; --allow-private-urls allows them")
         print("serving; press Ctrl-C to stop", flush=True)
@@ -282,9 +287,10 @@ def _check_seal(args: argparse.Namespace) -> None:
         return
     if seal.seal_method() == "none":
         raise UsageError(
-            "engine programs cannot be sealed off the network here: neither bubblewrap (bwrap) nor "
-            "`unshare --net` works; install bubblewrap (apt-get install bubblewrap), run where user "
-            "namespaces are allowed, or pass --allow-engine-network to serve anyway"
+            "engine programs cannot be sealed off the network here: neither bubblewrap (bwrap), "
+            f"Landlock with seccomp nor `unshare --net` works ({seal.bubblewrap_state()}); install "
+            "bubblewrap (apt-get install bubblewrap), run where user namespaces or Landlock (Linux 5.13+) "
+            "are allowed, or pass --allow-engine-network to serve anyway"
         )
 
 

@@ -11,20 +11,25 @@ import httpx
 import pytest
 from engine_job_helpers import run_job, task_named
 
+from engine_needs import unavailable
 from loopback_listener import Tripwire
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 
 RequireEngine = Callable[..., Engine]
 
 
-@pytest.fixture(params=["bwrap", "none"])
+@pytest.fixture(params=["bwrap", "landlock", "none"])
 def sealing(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, require_program: Callable[..., str]
 ) -> str:
-    """Each case twice: sealed, and with the seal forced off (the program's own guard alone)."""
+    """Each case sealed by bubblewrap, by Landlock and seccomp (issue 37), and with the seal forced off
+    (the program's own guard alone)."""
     name = str(request.param)
-    if name != "none":
+    if name == "landlock" and not landlock_rules.available():
+        unavailable("Landlock or seccomp cannot be set on this machine")
+    elif name not in ("none", "landlock"):
         require_program(name)
     monkeypatch.setenv(seal.FORCE_VARIABLE, name)
     return name

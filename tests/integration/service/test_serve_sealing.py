@@ -12,6 +12,9 @@ from pathlib import Path
 
 from test_serve_command import SCRIPT
 
+from engine_needs import unavailable
+from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 from mcv_pipelines.service.engines.seal import FORCE_VARIABLE
 
 
@@ -54,3 +57,18 @@ def test_the_banner_names_bubblewrap(tmp_path: Path, require_program: Callable[.
     require_program("bwrap")
     lines = banner(serve(tmp_path, "bwrap"))
     assert lines["engines"].startswith("bubblewrap (no network")
+
+
+def test_the_banner_names_landlock_and_its_layers(tmp_path: Path) -> None:
+    if not landlock_rules.available():
+        unavailable("Landlock or seccomp cannot be set on this machine")
+    lines = banner(serve(tmp_path, "landlock"))
+    assert lines["engines"].startswith("Landlock ABI")
+    assert "seccomp" in lines["engines"]
+
+
+def test_the_refusal_says_whether_bubblewrap_is_missing_or_blocked(tmp_path: Path) -> None:
+    with serve(tmp_path, "none") as child:
+        _, errors = child.communicate(timeout=60)
+    assert child.returncode == 2
+    assert seal.bubblewrap_state() in errors

@@ -168,10 +168,10 @@ def run_program(
     _check_startable(argv[0], env)
     start = sealed_start(argv, cwd, seal_method(), current_scope(), writable, limits)
     try:
-        process = subprocess.Popen(
+        process = start.popen(
             start.argv,
             cwd=cwd,
-            env=dict(env) if env is not None else None,
+            env=start.environment(env),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if answer_only else subprocess.STDOUT,

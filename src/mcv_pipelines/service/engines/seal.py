@@ -9,7 +9,10 @@ program ``process.run_program`` starts runs inside a seal, chosen once per proce
   /root, /home, the host's /tmp, the data directory or another task), a private /tmp, the task's
   inputs read-only and writable only its directories (its scratch and output directories); the
   program dies with the service.
-- ``unshare``: only the network namespace (``unshare --net``), where bubblewrap is missing.
+- ``landlock``: where bubblewrap cannot start (missing, or refused its namespaces by a container's
+  seccomp profile), Landlock and a seccomp filter set on the program itself (landlock/rules.py): the
+  system read-only, only the task's files, no TCP, no socket but a Unix one.
+- ``unshare``: only the network namespace (``unshare --net``), where neither of the above works.
 - ``none``: nothing of the above (a machine with only Python); the embedded service still works, a
   served one refuses to start unless told ``--allow-engine-network`` (cli/serve.py).
 
@@ -23,7 +26,7 @@ heap. It stays the fallback where prlimit is missing.
 
 What a task may write is a ``TaskScope``: the work layer opens one around an engine's run
 (``task_scope``), so an engine that runs a program gets the seal without knowing about it.
-``MCV_ENGINE_SEAL=bwrap|unshare|none`` forces a method (benchmarks, tests).
+``MCV_ENGINE_SEAL=bwrap|landlock|unshare|none`` forces a method (benchmarks, tests).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from pathlib import Path
 from typing import Literal
 
 from mcv_pipelines.service.engines import system_view
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 
 __all__ = [
     "BWRAP_BASE",
@@ -52,6 +56,7 @@ __all__ = [
     "Method",
     "TaskScope",
     "apply_limits",
+    "bubblewrap_state",
     "bwrap_wrapper",
     "current_scope",
     "describe",
@@ -64,8 +69,8 @@ __all__ = [
     "task_scope",
 ]
 
-Method = Literal["bwrap", "unshare", "none"]
-METHODS: tuple[Method, ...] = ("bwrap", "unshare", "none")
+Method = Literal["bwrap", "landlock", "unshare", "none"]
+METHODS: tuple[Method, ...] = ("bwrap", "landlock", "unshare", "none")
 FORCE_VARIABLE = "MCV_ENGINE_SEAL"
 _GIB = 1024**3
 
@@ -129,11 +134,18 @@ def _works(argv: Sequence[str]) -> bool:
 
 
 @functools.cache
-def _probe() -> Method:
+def _bwrap_works() -> bool:
     bwrap = shutil.which("bwrap")
     true = shutil.which("true") or "/bin/true"
-    if bwrap and _works([bwrap, *system_view.view_args(), *_BWRAP_BASE, "--", true]):
+    return bwrap is not None and _works([bwrap, *system_view.view_args(), *_BWRAP_BASE, "--", true])
+
+
+@functools.cache
+def _probe() -> Method:
+    if _bwrap_works():
         return "bwrap"
+    if landlock_rules.available():
+        return "landlock"
     if unshare_prefix():
         return "unshare"
     return "none"
@@ -171,12 +183,26 @@ def describe(method: Method | None = None, limits: Limits = DEFAULT_LIMITS) -> s
     method = method or seal_method()
     what = {
         "bwrap": "bubblewrap (no network, a read-only view of the system, only the task's files)",
-        "unshare": "unshare (no network; bubblewrap is missing, so the file system is not narrowed)",
+        "landlock": f"{landlock_rules.layers()}; {bubblewrap_state()}",
+        "unshare": f"unshare (no network; {bubblewrap_state()}, so the file system is not narrowed)",
         "none": (
-            "NOT sealed: neither bubblewrap nor unshare works here, engine programs can reach the network"
+            "NOT sealed: neither bubblewrap, Landlock nor unshare works here, engine programs can reach "
+            f"the network ({bubblewrap_state()})"
         ),
     }[method]
     return f"{what}; limits: {limits.text()}"
+
+
+def bubblewrap_state() -> str:
+    """Why bubblewrap does not seal here: missing, or installed but refused its namespaces."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is missing"
+    if _bwrap_works():
+        return f"bubblewrap works here but {FORCE_VARIABLE} chose another seal"
+    return (
+        "bubblewrap is installed but blocked here "
+        "(no namespaces: a container's seccomp profile, a masked /proc?)"
+    )
 
 
 _DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -237,6 +263,8 @@ def sealed_argv(
     directories can be written. Outside one (version probes, an engine used as a library) the seal
     keeps the network away but leaves the file system as it is: there is no task to narrow it to.
     """
+    if method == "landlock":  # set on the program itself, with its limits (sealed_start.py)
+        return list(argv)
     program = argv[0]
     argv = [*(limit_argv(limits) or []), *argv]
     if method == "none":

@@ -3,7 +3,8 @@
 Under bubblewrap, ``prlimit`` run inside the seal before the program cost 3 of the seal's 10 ms
 (bench/seal.py). Instead bwrap tells the sandbox's pid on ``--info-fd`` and holds the sandbox on
 ``--block-fd``; the service sets the limits on it with ``prlimit(2)`` and only then lets it run: the
-program and everything it starts inherit them. Under the other seals the argv and ``preexec_fn``
+program and everything it starts inherit them. Under Landlock the limits are set with the seal between
+fork and exec (landlock/rules.py). Under the other seals the argv and ``preexec_fn``
 are seal.py's (``prlimit`` in the argv, or the fallback that sets them between fork and exec).
 
 Example::
@@ -24,9 +25,12 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import starter
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
     Limits,
@@ -35,6 +39,7 @@ from mcv_pipelines.service.engines.seal import (
     apply_limits,
     bwrap_wrapper,
     limit_pairs,
+    limits_setter,
     sealed_argv,
 )
 
@@ -59,10 +64,23 @@ class SealedStart:
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._pipes: tuple[int, int, int, int] | None = None
+        self.preexec: Callable[[], None] | None
+        self.pass_fds: tuple[int, ...] = ()
+        self._landlock: tuple[Sequence[Path] | None, Limits] | None = None
+        self._task = False
+        self.writable = [*([cwd] if cwd is not None else []), *(scope.writable if scope else ()), *writable]
+        if method == "landlock":  # Landlock and seccomp set between fork and exec, with the limits
+            readable = None if scope is None else scope.readable
+            for directory in self.writable if scope is not None else ():
+                directory.mkdir(parents=True, exist_ok=True)
+            self._task = scope is not None
+            self.argv = list(argv)
+            self.preexec = None  # the seal is set by popen(): by the starter, or by a preexec_fn there
+            self._landlock = (readable, limits)
+            return
         if method != "bwrap":
             self.argv = sealed_argv(argv, cwd, method, scope, writable, limits)
             self.preexec = apply_limits(limits)
-            self.pass_fds: tuple[int, ...] = ()
             return
         wrapper = bwrap_wrapper(cwd, scope, writable, argv[0])
         info_read, info_write = os.pipe()
@@ -72,6 +90,34 @@ class SealedStart:
         self.argv = [*wrapper, "--info-fd", str(info_write), "--block-fd", str(block_read), "--", *argv]
         self.preexec = None
         self.pass_fds = (info_write, block_read)
+
+    def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        """``subprocess.Popen(argv, **kwargs)``; under the landlock seal a starter (landlock/starter.py)
+        makes it where it can, so the service is not forked to set the seal (``preexec_fn``)."""
+        if self._landlock is None:
+            return subprocess.Popen(argv, **kwargs)
+        readable, limits = self._landlock
+        if starter.fits(kwargs):
+            rules = None if readable is None else landlock_rules.task_rules(argv, readable, self.writable)
+            return starter.start(argv, rules, limit_pairs(limits), **kwargs)
+        # A start the starter cannot make (descriptors to pass, a function of the caller's to run):
+        # the same seal between fork and exec, after the caller's function.
+        theirs = kwargs.pop("preexec_fn", None)
+        sealing = landlock_rules.prepare(argv, readable, self.writable, limits_setter(limits))
+
+        def preexec() -> None:
+            if theirs is not None:
+                theirs()
+            sealing()
+
+        return subprocess.Popen(argv, preexec_fn=preexec, **kwargs)
+
+    def environment(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
+        """The program's environment: ``env`` (None: the service's), with a ``TMPDIR`` of the task's
+        under the Landlock seal, which leaves the machine's /tmp out of reach."""
+        if self._task:
+            return landlock_rules.task_environment(None if env is None else dict(env), self.writable)
+        return None if env is None else dict(env)
 
     def started(self, process: subprocess.Popen[bytes]) -> None:
         """Limit the sandbox bwrap made, then let it run the program; a sandbox that cannot be limited
