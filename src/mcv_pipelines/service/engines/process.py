@@ -4,7 +4,8 @@ Every engine that calls a program goes through ``run_program``: the child gets i
 (so a timeout or a cancel kills it and everything it started), stdin is /dev/null, and stdout and
 stderr are read together into a buffer that keeps only the last ``max_output`` bytes (a chatty
 program cannot fill the memory). Every program runs sealed (seal.py): no network, a read-only system
-with only its task's directories writable, resource limits.
+with only its task's directories writable, resource limits; its environment is built from an
+allow-list (environment.py), never the service's own.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.environment import program_environment
 from mcv_pipelines.service.engines.failures import hide_paths
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
@@ -131,9 +133,9 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def _check_startable(program: str, env: Mapping[str, str] | None) -> None:
+def _check_startable(program: str, env: Mapping[str, str]) -> None:
     """A seal starts first and would report a missing program as its own failure: look before."""
-    path = program if os.sep in program else shutil.which(program, path=(env or os.environ).get("PATH"))
+    path = program if os.sep in program else shutil.which(program, path=env.get("PATH"))
     if path is None or not os.access(path, os.X_OK) or os.path.isdir(path):
         raise EngineError("PROGRAM_NOT_STARTED", f"could not start {program}: No such program")
 
@@ -155,16 +157,19 @@ def run_program(
 
     ``on_line`` hears each line of its output as it comes (a progress parser). In a task's scope
     (seal.task_scope) the program may write only ``cwd``, ``writable`` and the task's directories.
+    ``env`` holds the engine's own variables, added to the allow-listed ones (environment.py): the
+    program never inherits the service's environment.
     """
     if cwd is not None:
         cwd.mkdir(parents=True, exist_ok=True)
-    _check_startable(argv[0], env)
+    environment = program_environment(env)
+    _check_startable(argv[0], environment)
     start = sealed_start(argv, cwd, seal_method(), current_scope(), writable, limits)
     try:
         process = subprocess.Popen(
             start.argv,
             cwd=cwd,
-            env=dict(env) if env is not None else None,
+            env=environment,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

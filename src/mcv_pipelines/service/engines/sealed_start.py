@@ -24,9 +24,10 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mcv_pipelines.service.engines.launcher import die_with_parent
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
     Limits,
@@ -34,6 +35,7 @@ from mcv_pipelines.service.engines.seal import (
     TaskScope,
     apply_limits,
     bwrap_wrapper,
+    death_argv,
     limit_pairs,
     sealed_argv,
 )
@@ -61,7 +63,7 @@ class SealedStart:
         self._pipes: tuple[int, int, int, int] | None = None
         if method != "bwrap":
             self.argv = sealed_argv(argv, cwd, method, scope, writable, limits)
-            self.preexec = apply_limits(limits)
+            self.preexec = _chain(apply_limits(limits), None if death_argv() else die_with_parent())
             self.pass_fds: tuple[int, ...] = ()
             return
         wrapper = bwrap_wrapper(cwd, scope, writable)
@@ -104,6 +106,19 @@ class SealedStart:
                 if fd >= 0:
                     os.close(fd)
             self._pipes = None
+
+
+def _chain(*steps: Callable[[], None] | None) -> Callable[[], None] | None:
+    """One ``preexec_fn`` running ``steps`` (None where there is none to run)."""
+    given = [step for step in steps if step is not None]
+    if not given:
+        return None
+
+    def preexec() -> None:
+        for step in given:
+            step()
+
+    return preexec
 
 
 def _child_pid(info: int) -> int | None:

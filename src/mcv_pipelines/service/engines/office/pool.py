@@ -13,6 +13,11 @@ timeout, or cancelled, kills its process only: the next conversion starts a fres
 beyond ``keep_warm`` that sit idle for ``idle_seconds`` are stopped, so a burst of work does not
 leave every slot's LibreOffice (some 160 MB each) resident for good.
 
+No LibreOffice outlives the service (issue 37): each is started from the service's launcher thread
+with a parent-death signal (launcher.py), in a PID namespace of its own where one can be made, so
+soffice.bin (a child of the launcher oosplash, which the signal does not reach) ends with it; its
+profile and pipe are swept by the next pool of a service killed outright (leftovers.py).
+
 Example::
 
     pool = OfficePool("/usr/bin/soffice", "/usr/bin/python3")
@@ -28,19 +33,19 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
-import uuid
 import weakref
 from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.environment import program_environment
+from mcv_pipelines.service.engines.launcher import die_with_parent, launch
+from mcv_pipelines.service.engines.leftovers import HeldDirectory, sweep
 
 __all__ = ["BRIDGE_SCRIPT", "DEFAULT_MEMORY_BOUND", "OfficePool", "OfficeProcess"]
 
@@ -55,19 +60,34 @@ _LIVE: weakref.WeakSet[OfficePool] = weakref.WeakSet()
 DEFAULT_MEMORY_BOUND = 320 * 1024**2
 
 
+_PREFIX = "mcv-office-"
+
+
 def _environment(home: Path) -> dict[str, str]:
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
-            "SAL_USE_VCLPLUGIN": "svp"}  # fmt: skip
+    return program_environment({"HOME": str(home), "LANG": "C.UTF-8", "SAL_USE_VCLPLUGIN": "svp"})
 
 
-def _children(pid: int) -> list[int]:
-    found = []
+def _pipe_files(root: Path) -> list[Path]:
+    """The socket files of the pipe named after ``root`` (LibreOffice's OSL_PIPE_<uid>_<name>)."""
+    return list(Path("/tmp").glob(f"OSL_PIPE_*_{root.name}"))  # noqa: S108 - where LibreOffice puts them
+
+
+def _worker(pid: int) -> int | None:
+    """The soffice.bin below ``pid`` (its child, or a grandchild behind a namespace's init)."""
+    parents: dict[int, list[int]] = {}
+    names: dict[int, str] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError, IndexError, ValueError):
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    found.append(int(entry.name))
-    return found
+                stat = (entry / "stat").read_text()
+                names[int(entry.name)] = stat.split("(", 1)[1].rsplit(")", 1)[0]
+                parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    below, found = list(parents.get(pid, [])), []
+    while below:
+        child = below.pop()
+        found.append(child)
+        below += parents.get(child, [])
+    return next((child for child in found if names.get(child) == "soffice.bin"), None)
 
 
 def _running(pid: int) -> bool:
@@ -94,33 +114,36 @@ def _no_network() -> tuple[str, ...]:
     removes LibreOffice's network content providers, and this holds whatever it missed. The UNO pipe
     is a socket file in /tmp, which a network namespace leaves reachable; ``unshare`` runs soffice in
     place (no extra process), so the pool's view of its processes stays as it is."""
-    return seal.unshare_prefix() if seal.seal_method() != "none" else ()
+    prefix = seal.unshare_prefix() if seal.seal_method() != "none" else ()
+    # A PID namespace whose init dies with unshare: soffice.bin goes with it, even on SIGKILL.
+    return (*prefix[:-1], "--pid", "--fork", "--kill-child", "--") if prefix else ()
 
 
 class OfficeProcess:
     """One soffice and its bridge; not thread-safe: the pool lends it to one conversion at a time."""
 
     def __init__(self, soffice: str, python: str) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="mcv-office-"))
+        self.held = HeldDirectory.make(_PREFIX)
+        self.root = self.held.path
         self.conversions = 0
         self.last_used = time.monotonic()
         self.worker: int | None = None  # soffice.bin, found once started (a failed start kills none)
-        pipe = f"mcv-office-{uuid.uuid4().hex}"
+        pipe = self.root.name  # named after the profile, so a sweep finds its socket
         profile = (self.root / "profile").as_uri()
         env = _environment(self.root)
         # Each process in its own session: a kill takes soffice.bin and anything it started.
-        self.office: subprocess.Popen[bytes] | None = subprocess.Popen(
+        self.office: subprocess.Popen[bytes] | None = launch(lambda: subprocess.Popen(
             [*_no_network(), soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
              "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
              f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )  # fmt: skip
-        self.bridge: subprocess.Popen[bytes] | None = subprocess.Popen(
+            start_new_session=True, preexec_fn=die_with_parent(),
+        ))  # fmt: skip
+        self.bridge: subprocess.Popen[bytes] | None = launch(lambda: subprocess.Popen(
             [python, "-I", str(BRIDGE_SCRIPT), pipe],
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )  # fmt: skip
+            start_new_session=True, preexec_fn=die_with_parent(),
+        ))  # fmt: skip
         self._pending = b""
         try:
             ready = self._read(_START_SECONDS, None)
@@ -131,8 +154,8 @@ class OfficeProcess:
             self.kill()
             raise EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {ready.get('message')}")
         # soffice is a launcher (oosplash) that runs soffice.bin as its child, and starts it again
-        # when a new profile asks for a restart: the one converting is the child found now.
-        self.worker = next(iter(_children(self.office.pid) if self.office else []), None)
+        # when a new profile asks for a restart: the one converting is the one found now.
+        self.worker = _worker(self.office.pid) if self.office else None
 
     @property
     def pid(self) -> int | None:
@@ -231,7 +254,10 @@ class OfficeProcess:
                         with contextlib.suppress(OSError):
                             stream.close()
         self.bridge = self.office = None
-        shutil.rmtree(self.root, ignore_errors=True)
+        for pipe in _pipe_files(self.root):
+            with contextlib.suppress(OSError):
+                pipe.unlink()
+        self.held.remove()
 
 
 class OfficePool:
@@ -265,6 +291,7 @@ class OfficePool:
         self._closed = False
         self.started = 0  # processes started over the pool's life (replacements show here)
         _LIVE.add(self)
+        sweep(_PREFIX, _pipe_files)  # what a service killed outright left behind
 
     @property
     def size(self) -> int:
