@@ -14,6 +14,10 @@ run_program around it), each way interleaved: no seal; util-linux ``prlimit`` al
 prlimit(2) from the service (sealed_start.py, what runs); bwrap with ``prlimit`` run inside it (as
 before); bwrap without its network, pid or IPC namespace, without its /proc, or only ``--bind / /``.
 The child CPU column is user+system time of the processes started, per run.
+
+A third table prices the parent-death signal of the unshare/none seals (issue 37): ``true`` bare,
+under util-linux ``setpriv --pdeathsig KILL`` (what runs), and with the signal set in Python's
+``preexec_fn`` (which makes subprocess fork instead of vfork), with a 200 MB heap held like the service's.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.launcher import die_with_parent
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.sealed_start import sealed_start
 
@@ -86,6 +91,7 @@ def main(argv: Sequence[str]) -> int:
     if "bwrap" in methods:
         with seal.task_scope(scope):
             parts(work, runs * 2)
+    deaths(runs * 2)
     shutil.rmtree(root, ignore_errors=True)
     return 0
 
@@ -145,6 +151,32 @@ def parts(work: Path, runs: int) -> None:
         p50 = statistics.median(values) * 1000
         print(f"{name:<34} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f} "
               f"{statistics.mean(cpu[name]) * 1000:>13.1f}")  # fmt: skip
+
+
+def deaths(runs: int) -> None:
+    """What the parent-death signal costs per start: setpriv against ``preexec_fn``."""
+    heap = bytearray(b"\x01") * (200 * 1024**2)  # touched pages: a fork copies their tables
+    true = [shutil.which("true") or "/bin/true"]
+    setpriv = seal.death_argv()
+    preexec = die_with_parent()
+    variants: dict[str, tuple[list[str], Callable[[], None] | None]] = {"no signal": (true, None)}
+    if setpriv:
+        variants["setpriv --pdeathsig (now)"] = ([*setpriv, *true], None)
+    if preexec is not None:
+        variants["preexec_fn prctl"] = (true, preexec)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(runs):
+        for name, (argv, function) in variants.items():
+            started = time.perf_counter()
+            subprocess.run(argv, check=True, start_new_session=True, preexec_fn=function)
+            times[name].append(time.perf_counter() - started)
+    base = statistics.median(times["no signal"]) * 1000
+    print()
+    print(f"{'true, 200 MB heap':<34} {'runs':>5} {'p50 ms':>8} {'extra p50 ms':>13}")
+    for name, values in times.items():
+        p50 = statistics.median(values) * 1000
+        print(f"{name:<34} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f}")
+    del heap
 
 
 if __name__ == "__main__":
