@@ -184,6 +184,7 @@ class TreeWatch:
     read: set[tuple[int, str]] = field(default_factory=set)  # whose environment was read
     leaks: dict[tuple[int, str], str] = field(default_factory=dict)  # which held a canary
     _stop: threading.Event = field(default_factory=threading.Event)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
     _thread: threading.Thread | None = None
 
     def __enter__(self) -> TreeWatch:
@@ -209,17 +210,24 @@ class TreeWatch:
                 except OSError:
                     continue
                 key = (pid, started)
-                self.seen[key] = name
+                with self._lock:
+                    self.seen[key] = name
                 try:  # read again each time: a program that execs another may change it
                     environ = Path(f"/proc/{pid}/environ").read_bytes()
                 except OSError:
                     continue
-                if any(secret.encode() in environ for secret in CANARIES.values()):
-                    self.leaks[key] = name
-                self.read.add(key)
+                with self._lock:
+                    if any(secret.encode() in environ for secret in CANARIES.values()):
+                        self.leaks[key] = name
+                    self.read.add(key)
             time.sleep(0.005)
+
+    def snapshot(self) -> dict[tuple[int, str], str]:
+        """The processes seen so far, by (pid, start time), with their names."""
+        with self._lock:
+            return dict(self.seen)
 
     def left(self) -> dict[int, str]:
         """The processes seen that still run (the same process: its start time unchanged)."""
-        return {pid: name for (pid, started), name in self.seen.items()
+        return {pid: name for (pid, started), name in self.snapshot().items()
                 if alive(pid) and _start_time(pid) == started}  # fmt: skip

@@ -30,7 +30,8 @@ def test_no_engine_process_holds_a_variable_of_the_service(tmp_path: Path) -> No
                 ended = client.get(f"/sync/v2/jobs/{job}").json()["data"]
                 failed = [(t["name"], t.get("message")) for t in ended["tasks"] if t["status"] != "finished"]
                 assert not failed, failed
-        names = {watch.seen[key] for key in watch.read}
+        seen = watch.snapshot()
+        names = {seen[key] for key in set(watch.read) if key in seen}
     finally:
         served.stop()
     # The warm engines and programs of each per-task family were read while they ran.
@@ -57,7 +58,7 @@ def _command(pid: int) -> str:
         return ""
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=lambda s: s.name)
 def test_no_engine_process_outlives_the_service(tmp_path: Path, stop: signal.Signals) -> None:
     require_families()
     served = serve(tmp_path / "data")
@@ -69,15 +70,15 @@ def test_no_engine_process_outlives_the_service(tmp_path: Path, stop: signal.Sig
             for index in range(2):
                 served.submit(client, mixed_tasks(10 + index, ("web",)))
             deadline = time.monotonic() + 60
-            while "soffice.bin" not in watch.seen.values() and time.monotonic() < deadline:
+            while "soffice.bin" not in watch.snapshot().values() and time.monotonic() < deadline:
                 time.sleep(0.05)
             time.sleep(random.uniform(0.0, 3.0))  # a random moment of the load
-            commands = [_command(pid) for pid, _ in watch.seen]
+            commands = [_command(pid) for pid, _ in watch.snapshot()]
             served.stop(stop)
-            commands += [_command(pid) for pid, _ in watch.seen]
+            commands += [_command(pid) for pid, _ in watch.snapshot()]
     finally:
         served.stop(signal.SIGKILL)
-    assert "soffice.bin" in watch.seen.values(), "no LibreOffice started before the stop"
+    assert "soffice.bin" in watch.snapshot().values(), "no LibreOffice started before the stop"
     deadline = time.monotonic() + _GONE_SECONDS
     while watch.left() and time.monotonic() < deadline:
         time.sleep(0.1)
