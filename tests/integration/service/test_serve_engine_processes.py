@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from served_tree import CANARIES, TreeWatch, mixed_tasks, require_families, serve
 
+from mcv_pipelines.service.engines.office.pool import _pipe_files  # the sockets of a profile
+
 _FAMILIES = ("office", "web", "ffmpeg", "pandoc", "imagemagick")
 _GONE_SECONDS = 10.0  # a parent-death signal acts at once; this bounds a slow machine
 
@@ -95,3 +97,5 @@ def test_no_engine_process_outlives_the_service(tmp_path: Path, stop: signal.Sig
     finally:
         again.stop()
     assert not [path for path in profiles if path.exists()]
+    offices = [root for root in profiles if root.name.startswith("mcv-office-")]
+    assert not [found for root in offices for found in _pipe_files(root)]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import json
 import os
 import select
@@ -68,8 +69,13 @@ def _environment(home: Path) -> dict[str, str]:
 
 
 def _pipe_files(root: Path) -> list[Path]:
-    """The socket files of the pipe named after ``root`` (LibreOffice's OSL_PIPE_<uid>_<name>)."""
-    return list(Path("/tmp").glob(f"OSL_PIPE_*_{root.name}"))  # noqa: S108 - where LibreOffice puts them
+    """The socket files LibreOffice made for the process of ``root``, in /tmp whatever TMPDIR says:
+    the pipe it accepts on (named after ``root``) and its single-instance pipe, named by the MD5 of
+    the profile's URL in UTF-16, each byte in hex without leading zero (desktop's officeipcthread)."""
+    digest = hashlib.md5((root / "profile").as_uri().encode("utf-16-le"), usedforsecurity=False).digest()
+    single = "SingleOfficeIPC_" + "".join(f"{byte:x}" for byte in digest)
+    tmp = Path("/tmp")  # noqa: S108 - where LibreOffice puts them
+    return [*tmp.glob(f"OSL_PIPE_*_{root.name}"), *tmp.glob(f"OSL_PIPE_*_{single}")]
 
 
 def _worker(pid: int) -> int | None:
