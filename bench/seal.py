@@ -19,6 +19,9 @@ The child CPU column is user+system time of the processes started, per run.
 A third table starts ``true`` under the landlock seal (issue 37) through its starter and through
 ``preexec_fn``; ``--heap MB`` makes this process hold that much first, as a service does, which only
 the ``preexec_fn`` way pays for (a fork of it all).
+A fourth table prices the parent-death signal of the unshare/none seals (issue 37): ``true`` bare,
+under util-linux ``setpriv --pdeathsig KILL`` (what runs), and with the signal set in Python's
+``preexec_fn`` (which makes subprocess fork instead of vfork), with a 200 MB heap held like the service's.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from pathlib import Path
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 from mcv_pipelines.service.engines.landlock import starter
+from mcv_pipelines.service.engines.launcher import die_with_parent
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.sealed_start import sealed_start
 
@@ -103,6 +107,7 @@ def main(argv: Sequence[str]) -> int:
             parts(work, runs * 2)
     if "landlock" in methods:
         landlock_ways(work, runs * 2)
+    deaths(runs * 2)
     shutil.rmtree(root, ignore_errors=True)
     del ballast
     return 0
@@ -201,6 +206,32 @@ def parts(work: Path, runs: int) -> None:
         p50 = statistics.median(values) * 1000
         print(f"{name:<40} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f} "
               f"{statistics.mean(cpu[name]) * 1000:>13.1f}")  # fmt: skip
+
+
+def deaths(runs: int) -> None:
+    """What the parent-death signal costs per start: setpriv against ``preexec_fn``."""
+    heap = bytearray(b"\x01") * (200 * 1024**2)  # touched pages: a fork copies their tables
+    true = [shutil.which("true") or "/bin/true"]
+    setpriv = seal.death_argv()
+    preexec = die_with_parent()
+    variants: dict[str, tuple[list[str], Callable[[], None] | None]] = {"no signal": (true, None)}
+    if setpriv:
+        variants["setpriv --pdeathsig (now)"] = ([*setpriv, *true], None)
+    if preexec is not None:
+        variants["preexec_fn prctl"] = (true, preexec)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(runs):
+        for name, (argv, function) in variants.items():
+            started = time.perf_counter()
+            subprocess.run(argv, check=True, start_new_session=True, preexec_fn=function)
+            times[name].append(time.perf_counter() - started)
+    base = statistics.median(times["no signal"]) * 1000
+    print()
+    print(f"{'true, 200 MB heap':<34} {'runs':>5} {'p50 ms':>8} {'extra p50 ms':>13}")
+    for name, values in times.items():
+        p50 = statistics.median(values) * 1000
+        print(f"{name:<34} {len(values):>5} {p50:>8.1f} {p50 - base:>+13.1f}")
+    del heap
 
 
 if __name__ == "__main__":

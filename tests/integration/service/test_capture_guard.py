@@ -7,6 +7,7 @@ reach a tripwire on 127.0.0.1 every way a page can, and nothing may reach it.
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -249,6 +250,9 @@ def test_the_browser_does_not_see_the_services_data(
     assert database.exists()
     for process in chromium:  # each process's own view of the file system
         assert not (process / "root" / str(database).lstrip("/")).exists()
+        # Its own PID namespace (issue 37): the service's process is not in its /proc.
+        assert not (process / "root" / "proc" / str(os.getpid())).exists()
+        assert (process / "root" / "proc" / "1").exists()
 
 
 def _group_of(process: Path) -> int:

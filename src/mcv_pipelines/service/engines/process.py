@@ -7,7 +7,8 @@ program cannot fill the memory). A caller that parses the output as the program'
 stderr apart (``answer_only``): a warning is never read as the answer (fontconfig's 22 lines about an
 unwritable cache under a read-only root were once taken for a font's path). Every program runs
 sealed (seal.py): no network, a read-only system with only its task's directories writable,
-resource limits.
+resource limits; its environment is built from an allow-list
+(environment.py), never the service's own.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.environment import program_environment
 from mcv_pipelines.service.engines.failures import hide_paths
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
@@ -136,9 +138,9 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def _check_startable(program: str, env: Mapping[str, str] | None) -> None:
+def _check_startable(program: str, env: Mapping[str, str]) -> None:
     """A seal starts first and would report a missing program as its own failure: look before."""
-    path = program if os.sep in program else shutil.which(program, path=(env or os.environ).get("PATH"))
+    path = program if os.sep in program else shutil.which(program, path=env.get("PATH"))
     if path is None or not os.access(path, os.X_OK) or os.path.isdir(path):
         raise EngineError("PROGRAM_NOT_STARTED", f"could not start {program}: No such program")
 
@@ -162,16 +164,19 @@ def run_program(
     ``on_line`` hears each line of its output as it comes (a progress parser). In a task's scope
     (seal.task_scope) the program may write only ``cwd``, ``writable`` and the task's directories.
     With ``answer_only`` the output is stdout alone and stderr is kept apart in ``errors``.
+    ``env`` holds the engine's own variables, added to the allow-listed ones (environment.py): the
+    program never inherits the service's environment.
     """
     if cwd is not None:
         cwd.mkdir(parents=True, exist_ok=True)
-    _check_startable(argv[0], env)
+    environment = program_environment(env)
+    _check_startable(argv[0], environment)
     start = sealed_start(argv, cwd, seal_method(), current_scope(), writable, limits)
     try:
         process = start.popen(
             start.argv,
             cwd=cwd,
-            env=start.environment(env),
+            env=start.environment(environment),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if answer_only else subprocess.STDOUT,

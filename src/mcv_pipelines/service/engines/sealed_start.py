@@ -31,6 +31,7 @@ from typing import Any
 
 from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 from mcv_pipelines.service.engines.landlock import starter
+from mcv_pipelines.service.engines.launcher import die_with_parent
 from mcv_pipelines.service.engines.seal import (
     DEFAULT_LIMITS,
     Limits,
@@ -38,6 +39,7 @@ from mcv_pipelines.service.engines.seal import (
     TaskScope,
     apply_limits,
     bwrap_wrapper,
+    death_argv,
     limit_pairs,
     limits_setter,
     sealed_argv,
@@ -80,7 +82,7 @@ class SealedStart:
             return
         if method != "bwrap":
             self.argv = sealed_argv(argv, cwd, method, scope, writable, limits)
-            self.preexec = apply_limits(limits)
+            self.preexec = _chain(apply_limits(limits), None if death_argv() else die_with_parent())
             return
         wrapper = bwrap_wrapper(cwd, scope, writable, argv[0])
         info_read, info_write = os.pipe()
@@ -150,6 +152,19 @@ class SealedStart:
                 if fd >= 0:
                     os.close(fd)
             self._pipes = None
+
+
+def _chain(*steps: Callable[[], None] | None) -> Callable[[], None] | None:
+    """One ``preexec_fn`` running ``steps`` (None where there is none to run)."""
+    given = [step for step in steps if step is not None]
+    if not given:
+        return None
+
+    def preexec() -> None:
+        for step in given:
+            step()
+
+    return preexec
 
 
 def _child_pid(info: int) -> int | None:

@@ -7,7 +7,6 @@ HTML file's local links and images into the book, so html -> epub is Pandoc's (s
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterable
 
@@ -41,7 +40,6 @@ CALIBRE_OUTPUTS = (
     "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "pdf", "htmlz", "txtz",
     "pmlz", "rb", "snb", "tcr",
 )  # fmt: skip
-_KEEP_ENV = ("PATH", "LANG", "LC_ALL")
 # A comic is pictures: as plain text it is an empty file (txtz keeps the pictures beside it).
 _COMICS = frozenset({"cbz", "cb7"})
 
@@ -87,8 +85,7 @@ class CalibreEngine(ProgramEngine):
         copy = scratch / f"input.{source_format}"
         shutil.copyfile(source, copy)
         written = scratch / f"output.{target_format}"
-        env = {key: os.environ[key] for key in _KEEP_ENV if key in os.environ}
-        env.update(
+        env = dict(  # on top of PATH and the locale (environment.py)
             HOME=str(scratch),
             CALIBRE_CONFIG_DIRECTORY=str(scratch / "config"),
             CALIBRE_TEMP_DIR=str(scratch / "tmp"),

@@ -17,11 +17,14 @@ only its process directory, mounted at ``/office``:
 
 The UNO bridge runs in a view of its own with the same ``run`` directory as its /tmp, so it reaches
 the pipe and nothing else of soffice's. Both get their own network, IPC and process namespaces; not
-``--die-with-parent``: bubblewrap ties that to the thread that started it, and the pool starts its
-processes from threads that end at once.
+``--die-with-parent``: bubblewrap ties that to the thread that started it (the launcher's
+parent-death signal, set on bwrap itself, does the same from a thread that lives as long as the
+service).
 
-Without bubblewrap (seal ``unshare`` or ``none``) soffice keeps ``unshare --net`` where it works and
-the exchange directory still carries every task's files, at the same paths on both sides.
+Without bubblewrap (seal ``landlock``, ``unshare`` or ``none``) soffice keeps ``unshare --net --pid``
+where it works and the exchange directory still carries every task's files, at the same paths on both
+sides. Both are started by the pool from the service's launcher thread with a parent-death signal
+(launcher.py), so none outlives the service; under bubblewrap its PID namespace's init goes with it.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ class OfficeView:
     def office_argv(self, argv: Sequence[str]) -> list[str]:
         """soffice's command line in its view (or with no network only, without bubblewrap)."""
         if not self.sealed:
-            return [*(seal.unshare_prefix() if self.method != "none" else ()), *argv]
+            return [*_no_network(self.method), *argv]
         binds = ["--bind", str(self.root), str(_INSIDE), "--bind", str(self.root / "run"), _TMP]
         return [*self._wrapper(argv[0]), *binds, "--setenv", "HOME", str(_INSIDE), "--", *argv]
 
@@ -118,6 +121,15 @@ class OfficeView:
         named = [child for child in found if _name(child) == "soffice.bin"]
         chosen = named or found[-1:]
         return chosen[0] if chosen else None
+
+
+def _no_network(method: seal.Method) -> tuple[str, ...]:
+    """Without bubblewrap, soffice in network and PID namespaces of its own where unshare can make
+    them: the bridge already removes LibreOffice's network content providers and this holds whatever
+    it missed; the PID namespace's init dies with unshare, so soffice.bin (a child of the launcher
+    oosplash, which a parent-death signal does not reach) goes with it, even on SIGKILL."""
+    prefix = seal.unshare_prefix() if method != "none" else ()
+    return (*prefix[:-1], "--pid", "--fork", "--kill-child", "--") if prefix else ()
 
 
 def _descendants(pid: int) -> list[int]:

@@ -16,6 +16,11 @@ the next conversion starts a fresh one. Processes beyond ``keep_warm`` that sit 
 ``idle_seconds`` are stopped, so a burst of work does not leave every slot's LibreOffice (some 160 MB
 each) resident for good.
 
+No LibreOffice outlives the service (issue 37): each is started from the service's launcher thread
+with a parent-death signal (launcher.py), in a PID namespace of its own where one can be made, so
+soffice.bin (a child of the launcher oosplash, which the signal does not reach) ends with it; its
+profile and pipe are swept by the next pool of a service killed outright (leftovers.py).
+
 Example::
 
     pool = OfficePool("/usr/bin/soffice", "/usr/bin/python3")
@@ -28,22 +33,23 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
-import uuid
 import weakref
 from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.environment import program_environment
+from mcv_pipelines.service.engines.launcher import die_with_parent, launch
+from mcv_pipelines.service.engines.leftovers import HeldDirectory, sweep
 from mcv_pipelines.service.engines.office.office_view import OfficeView
 
 __all__ = ["BRIDGE_SCRIPT", "DEFAULT_MEMORY_BOUND", "OfficePool", "OfficeProcess"]
@@ -59,9 +65,21 @@ _LIVE: weakref.WeakSet[OfficePool] = weakref.WeakSet()
 DEFAULT_MEMORY_BOUND = 320 * 1024**2
 
 
+_PREFIX = "mcv-office-"
+
+
 def _environment(home: Path) -> dict[str, str]:
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
-            "SAL_USE_VCLPLUGIN": "svp"}  # fmt: skip
+    return program_environment({"HOME": str(home), "LANG": "C.UTF-8", "SAL_USE_VCLPLUGIN": "svp"})
+
+
+def _pipe_files(root: Path) -> list[Path]:
+    """The socket files LibreOffice made for the process of ``root``, in /tmp whatever TMPDIR says:
+    the pipe it accepts on (named after ``root``) and its single-instance pipe, named by the MD5 of
+    the profile's URL in UTF-16, each byte in hex without leading zero (desktop's officeipcthread)."""
+    digest = hashlib.md5((root / "profile").as_uri().encode("utf-16-le"), usedforsecurity=False).digest()
+    single = "SingleOfficeIPC_" + "".join(f"{byte:x}" for byte in digest)
+    tmp = Path("/tmp")  # noqa: S108 - where LibreOffice puts them
+    return [*tmp.glob(f"OSL_PIPE_*_{root.name}"), *tmp.glob(f"OSL_PIPE_*_{single}")]
 
 
 def _running(pid: int) -> bool:
@@ -87,29 +105,33 @@ class OfficeProcess:
     """One soffice and its bridge; not thread-safe: the pool lends it to one conversion at a time."""
 
     def __init__(self, soffice: str, python: str) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="mcv-office-"))
+        self.held = HeldDirectory.make(_PREFIX)
+        self.root = self.held.path
         self.conversions = 0
         self.last_used = time.monotonic()
         self.worker: int | None = None  # soffice.bin, found once started (a failed start kills none)
-        pipe = f"mcv-office-{uuid.uuid4().hex}"
+        pipe = self.root.name  # named after the profile, so a sweep finds its socket
         # Its own view of the system, fed through an exchange directory (office_view.py).
         self.view = OfficeView(self.root, seal.seal_method())
         profile = self.view.profile_uri
         env = _environment(self.root)
-        # Each process in its own session: a kill takes soffice.bin and anything it started.
-        self.office: subprocess.Popen[bytes] | None = subprocess.Popen(
-            self.view.office_argv(
-                [soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
-                 "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
-                 f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"]),
+        # Each process in its own session: a kill takes soffice.bin and anything it started. Started
+        # from the launcher thread with a parent-death signal: nothing outlives the service.
+        office_argv = self.view.office_argv(
+            [soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
+             "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
+             f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"])  # fmt: skip
+        self.office: subprocess.Popen[bytes] | None = launch(lambda: subprocess.Popen(
+            office_argv,
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )  # fmt: skip
-        self.bridge: subprocess.Popen[bytes] | None = subprocess.Popen(
-            self.view.bridge_argv([python, "-I", str(BRIDGE_SCRIPT), pipe], BRIDGE_SCRIPT),
+            start_new_session=True, preexec_fn=die_with_parent(),
+        ))  # fmt: skip
+        bridge_argv = self.view.bridge_argv([python, "-I", str(BRIDGE_SCRIPT), pipe], BRIDGE_SCRIPT)
+        self.bridge: subprocess.Popen[bytes] | None = launch(lambda: subprocess.Popen(
+            bridge_argv,
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )  # fmt: skip
+            start_new_session=True, preexec_fn=die_with_parent(),
+        ))  # fmt: skip
         self._pending = b""
         try:
             ready = self._read(_START_SECONDS, None)
@@ -120,7 +142,7 @@ class OfficeProcess:
             self.kill()
             raise EngineError("ENGINE_NOT_STARTED", f"LibreOffice did not start: {ready.get('message')}")
         # soffice is a launcher (oosplash) that runs soffice.bin as its child, and starts it again
-        # when a new profile asks for a restart: the one converting is the child found now.
+        # when a new profile asks for a restart: the one converting is the one found now.
         self.worker = self.view.worker(self.office.pid) if self.office else None
 
     @property
@@ -224,7 +246,10 @@ class OfficeProcess:
                         with contextlib.suppress(OSError):
                             stream.close()
         self.bridge = self.office = None
-        shutil.rmtree(self.root, ignore_errors=True)
+        for pipe in _pipe_files(self.root):
+            with contextlib.suppress(OSError):
+                pipe.unlink()
+        self.held.remove()
 
 
 class OfficePool:
@@ -258,6 +283,7 @@ class OfficePool:
         self._closed = False
         self.started = 0  # processes started over the pool's life (replacements show here)
         _LIVE.add(self)
+        sweep(_PREFIX, _pipe_files)  # what a service killed outright left behind
 
     @property
     def size(self) -> int:

@@ -8,6 +8,9 @@ One browser serves several tasks at once (warm.py), so the connection is multipl
 waits for its own reply (by id), events go to the queue of their session (``events``), and events
 named in ``handlers`` (Fetch.requestPaused, Target.attachedToTarget) go to a small pool of threads,
 since answering them takes calls of their own and the reader must never wait.
+
+Chromium is started from the service's launcher thread with a parent-death signal (launcher.py), with
+the environment it is given (never the service's): it ends with the service, however that ends.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.environment import program_environment
+from mcv_pipelines.service.engines.launcher import die_with_parent, launch
 
 __all__ = ["DevToolsPipe", "Message"]
 
@@ -59,7 +64,10 @@ class DevToolsPipe:
     """Chromium started with ``argv`` (plus the pipe flag), spoken to by any thread."""
 
     def __init__(
-        self, argv: Sequence[str], handlers: Mapping[str, Callable[[Message], None]] | None = None
+        self,
+        argv: Sequence[str],
+        handlers: Mapping[str, Callable[[Message], None]] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.handlers = dict(handlers or {})
         self._replies: dict[int, _Reply] = {}
@@ -73,16 +81,19 @@ class DevToolsPipe:
         self._from_browser, from_browser_write = os.pipe()
         # The child's ends must not sit on 3 or 4 themselves, or moving one there would clobber the other.
         to_browser_read, from_browser_write = _above_four(to_browser_read), _above_four(from_browser_write)
+        environment = dict(env) if env is not None else program_environment()
         try:
-            self.process = subprocess.Popen(
+            self.process = launch(lambda: subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", _TRAMPOLINE, str(to_browser_read), str(from_browser_write),
                  *argv, "--remote-debugging-pipe"],
+                env=environment,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
                 pass_fds=(to_browser_read, from_browser_write),
-            )  # fmt: skip
+                preexec_fn=die_with_parent(),  # a warm browser starts rarely: the fork's cost is fine
+            ))  # fmt: skip
         except OSError as exc:
             os.close(self._to_browser)
             os.close(self._from_browser)

@@ -21,6 +21,11 @@ guard (pinning_proxy.py): the address the proxy checked is the address dialled, 
 resolves again differently gets nowhere. The proxy is the task's own (started with its context,
 closed with it): what it refuses is told to the task's policy, and no connection of a task outlives
 the task.
+
+The browser does not outlive the service (issue 37): it is started from the service's launcher
+thread with a parent-death signal (launcher.py), under bubblewrap in a PID namespace of its own that
+ends with it, with an environment of its own (environment.py); its profile and singleton socket are
+swept by the next browser of a service killed outright (leftovers.py).
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ import contextlib
 import json
 import os
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -37,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.environment import program_environment
+from mcv_pipelines.service.engines.leftovers import HeldDirectory, sweep
 from mcv_pipelines.service.engines.seal import networked_argv, seal_method
 from mcv_pipelines.service.engines.web.dead_end import proxy_flags, websocket_rule
 from mcv_pipelines.service.engines.web.devtools_pipe import DevToolsPipe, Message
@@ -54,6 +60,17 @@ _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
 _PREFERENCES = {"net": {"network_prediction_options": 2}, "dns_prefetching": {"enabled": False}}
 _WORKERS = [{"type": "service_worker"}, {"type": "shared_worker"}]
+_PREFIX = "mcv-chromium-"
+
+
+def _singleton_files(profile: Path) -> list[Path]:
+    """Chromium's singleton socket directory outside the profile (in /tmp, where no seal hides it)."""
+    target = profile / "SingletonSocket"
+    try:
+        directory = Path(os.readlink(target)).parent
+    except OSError:
+        return []
+    return [directory] if directory.name.startswith(".org.chromium.") else []
 
 
 @dataclass
@@ -112,7 +129,8 @@ class _Running:
     """One started browser, its profile and who uses it."""
 
     def __init__(self, argv: Sequence[str]) -> None:
-        self.profile = Path(tempfile.mkdtemp(prefix="mcv-chromium-"))
+        self.held = HeldDirectory.make(_PREFIX)
+        self.profile = self.held.path
         # No preconnecting or prefetching: a connection the request guard never saw (issue 24).
         (self.profile / "Default").mkdir()
         (self.profile / "Default" / "Preferences").write_text(json.dumps(_PREFERENCES))
@@ -127,9 +145,10 @@ class _Running:
         try:
             # WebSockets escape the Fetch domain: they go to a proxy that drops them (dead_end.py).
             flags = [*argv, *proxy_flags(), f"--user-data-dir={self.profile}"]
-            self.pipe = DevToolsPipe(networked_argv(flags, [self.profile], seal_method()), handlers)
+            env = program_environment({"HOME": str(self.profile)})
+            self.pipe = DevToolsPipe(networked_argv(flags, [self.profile], seal_method()), handlers, env)
         except EngineError:
-            shutil.rmtree(self.profile, ignore_errors=True)
+            self.held.remove()
             raise
         # Service and shared workers belong to no page: the browser's own auto-attach catches them.
         try:
@@ -209,7 +228,9 @@ class _Running:
         if self.idle_timer is not None:
             self.idle_timer.cancel()
         self.pipe.close()
-        shutil.rmtree(self.profile, ignore_errors=True)
+        for extra in _singleton_files(self.profile):
+            shutil.rmtree(extra, ignore_errors=True)
+        self.held.remove()
 
 
 def _proportional_size(pid: str) -> int:
@@ -237,6 +258,7 @@ class WarmBrowser:
         self.starts = 0  # browsers started so far (tests and the bench read it)
         self._lock = threading.Lock()
         self._current: _Running | None = None
+        sweep(_PREFIX, _singleton_files)  # what a service killed outright left behind
 
     def _acquire(self) -> _Running:
         with self._lock:
