@@ -218,8 +218,8 @@ def test_a_program_outside_a_task_is_kept_off_the_network_only(landlocked: None)
         )
         outcome = run_program([PYTHON, "-c", code], timeout=60)
         assert tcp.hits == []
-    assert outcome.output.startswith("True")
-    assert outcome.returncode != 0
+    assert "True" in outcome.output.splitlines()  # its stdout comes after the traceback: no longer
+    assert outcome.returncode != 0  # unbuffered, as the service's PYTHONUNBUFFERED stays the service's
 
 
 def test_limits_hold_under_landlock(landlocked: None) -> None:
