@@ -52,6 +52,15 @@ _WITH_INPUT: dict[str, tuple[str, ...]] = {
     "metadata": (),
     "metadata/write": (),
 }
+# Storage operations name one object or a prefix (several objects).
+_ONE_OR_MANY = {
+    "import/s3": ("key", "key_prefix"),
+    "export/s3": ("key", "key_prefix"),
+    "import/azure/blob": ("blob", "blob_prefix"),
+    "export/azure/blob": ("blob", "blob_prefix"),
+    "import/google-cloud-storage": ("file", "file_prefix"),
+    "export/google-cloud-storage": ("file", "file_prefix"),
+}
 _NO_INPUT: dict[str, tuple[str, ...]] = {"capture-website": ("url", "output_format")}
 OPERATIONS: dict[str, tuple[str, ...]] = {**IMPORTS, **_WITH_INPUT, **_NO_INPUT}
 
@@ -99,6 +108,13 @@ def validate_task(
             add("input", "merge needs at least two input tasks.")
     elif "input" in task and operation in IMPORTS:
         add("input", f"{operation} takes no input.")
+    named = _ONE_OR_MANY.get(operation)
+    if named is not None and all(task.get(name) in (None, "") for name in named):
+        add(named[0], f"{named[0]} or {named[1]} is required.")
+    for name in ("metadata", "tagging"):
+        value = task.get(name)
+        if operation in _ONE_OR_MANY and value is not None and not isinstance(value, dict):
+            add(name, f"The {name} must be an object of names to values.")
     if operation == "import/azure/blob" and not (task.get("storage_access_key") or task.get("sas_token")):
         add("storage_access_key", "storage_access_key or sas_token is required.")
     for name in _STRINGS:
