@@ -61,9 +61,10 @@ def _isolated_session() -> botocore.session.Session:
 
 
 def s3_client(payload: Mapping[str, Any], endpoint: str, pool: int) -> Any:
-    """A client with the task's credentials on ``endpoint``: path-style addressing on an endpoint the
-    caller named (S3-compatible stores want it), virtual-hosted on AWS's own."""
-    named = bool(payload.get("endpoint"))
+    """A client with the task's credentials on ``endpoint``: virtual-hosted addressing on AWS's own
+    endpoints, path-style on any other (S3-compatible stores want it)."""
+    host = urlsplit(endpoint).hostname or ""
+    named = not host.endswith((".amazonaws.com", ".amazonaws.com.cn"))
     config = Config(
         connect_timeout=5,
         read_timeout=60,
