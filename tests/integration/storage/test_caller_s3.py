@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from loopback_listener import Tripwire
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService
 from recording_proxy import RecordingProxy
@@ -33,7 +34,10 @@ def service(tmp_path: Path) -> Iterator[LocalService]:
 def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The job's tasks by name once it ended, payloads included."""
     with httpx.Client(
-        base_url=svc.base_url, timeout=60.0, headers={"Authorization": f"Bearer {svc.api_key}"}
+        base_url=svc.base_url,
+        timeout=60.0,
+        headers={"Authorization": f"Bearer {svc.api_key}"},
+        trust_env=False,  # a test sets proxy variables for the service, not for itself
     ) as client:
         created = client.post("/v2/jobs", json={"tasks": tasks})
         assert created.status_code == 201, created.text
@@ -216,6 +220,11 @@ def test_each_failure_has_its_code_names_the_bucket_and_hides_the_secret(
     )
     assert wrong["code"] == "STORAGE_ACCESS_DENIED"
     assert f"S3 bucket '{seaweed.bucket}'" in wrong["message"]
+    token = error_of(
+        service,
+        {"operation": "import/s3", **bucket_of(seaweed), "session_token": canary, "key": f"{prefix}x"},
+    )
+    assert token["code"] == "STORAGE_ACCESS_DENIED"  # the token was sent: static keys with one are refused
     no_bucket = error_of(
         service, {"operation": "import/s3", **bucket_of(seaweed), "bucket": "nope-bucket", "key": "x"}
     )
@@ -238,7 +247,7 @@ def test_each_failure_has_its_code_names_the_bucket_and_hides_the_secret(
     assert f"127.0.0.1:{port}" in away["message"]
     # The service's log is its own loggers' (botocore's DEBUG lines go nowhere an operator reads).
     logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("mcv_pipelines"))
-    shown = str([wrong, no_bucket, no_key, empty, away]) + logged
+    shown = str([wrong, token, no_bucket, no_key, empty, away]) + logged
     for secret in (
         canary,
         seaweed.secret_key,
@@ -284,6 +293,28 @@ def test_the_service_environment_lends_the_task_nothing(
         )
     assert ended["code"] == "STORAGE_UNREACHABLE"
     assert "s3.eu-central-1.amazonaws.com" in ended["message"]
+
+
+def test_neither_a_proxy_nor_an_aws_config_of_the_environment_changes_a_transfer(
+    seaweed: SeaweedS3, tmp_path: Path, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy resolves names itself, past the address guard: the worker's HTTP(S)_PROXY is not used;
+    nor is an S3 setting of its ~/.aws/config (here one that sends requests to another host)."""
+    put(seaweed, {f"{prefix}a.txt": b"direct"})
+    config = tmp_path / "aws-config"
+    config.write_text("[default]\ns3 =\n  use_accelerate_endpoint = true\n  addressing_style = virtual\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    with Tripwire() as proxy:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+            monkeypatch.setenv(name, proxy.url)
+        for name in ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        with start(tmp_path, caller_storage_retry=0.0) as svc:
+            ended = run_job(
+                svc, {"t": {"operation": "import/s3", **bucket_of(seaweed), "key": f"{prefix}a.txt"}}
+            )["t"]
+        assert ended["status"] == "finished", ended["message"]
+        assert proxy.hits == []
 
 
 def test_a_served_instance_refuses_a_private_endpoint_unless_allowed(
