@@ -340,3 +340,40 @@ def test_a_served_instance_refuses_a_private_endpoint_unless_allowed(
         assert "--allow-private-network" in ended["message"]
     assert fine["status"] == "finished", fine["message"]
     assert proxy.requests
+
+
+def test_on_a_service_that_keeps_its_files_in_s3_both_ways_stream_store_to_store(
+    s3_env: SeaweedS3, tmp_path: Path, prefix: str
+) -> None:
+    """The service's own store is a bucket too: the caller's objects go straight into it and out of
+    it (no file on the worker's disk), named and stored with their attributes as on a directory."""
+    put(s3_env, {f"{prefix}in/a.txt": b"alpha", f"{prefix}in/b.txt": b"beta"})
+    store = f"s3://{s3_env.bucket}/svc-{secrets.token_hex(3)}"
+    with start(tmp_path, storage=store, s3_endpoint=s3_env.endpoint) as svc:
+        tasks = run_job(
+            svc,
+            {
+                "in": {"operation": "import/s3", **bucket_of(s3_env), "key_prefix": f"{prefix}in/"},
+                "out": {
+                    "operation": "export/s3",
+                    "input": "in",
+                    **bucket_of(s3_env),
+                    "key": f"{prefix}out-%02d.txt",
+                    "content_type": "text/plain; charset=utf-8",
+                },
+            },
+        )
+        local = list((svc.data_dir / "tasks").rglob("*.txt"))
+    assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
+    assert [f["md5"] for f in tasks["in"]["result"]["files"]] == [
+        "2c1743a391305fbf367df8e4f069f9f9",
+        "987bcab01b929eb2c07877b224215c92",
+    ]
+    assert local == []
+    client = s3_env.client()
+    try:
+        for key, body in ((f"{prefix}out-01.txt", b"alpha"), (f"{prefix}out-02.txt", b"beta")):
+            stored = client.get_object(Bucket=s3_env.bucket, Key=key)
+            assert (stored["Body"].read(), stored["ContentType"]) == (body, "text/plain; charset=utf-8")
+    finally:
+        client.close()
