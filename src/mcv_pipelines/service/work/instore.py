@@ -63,16 +63,16 @@ def _import_url(storage: Storage, config: ServiceConfig, task: Doc) -> Outcome:
 def _caller_storage(storage: Storage, config: ServiceConfig, store: Store, task: Doc, kind: Kind) -> Outcome:
     """The caller's objects streamed into the store, or the stored inputs streamed out to the caller."""
     if task["operation"].startswith("import/"):
-        entries = import_into_store(kind, task["payload"], config, storage, task["id"])
-        for entry in entries:
+        result = import_into_store(kind, task["payload"], config, storage, task["id"])
+        for entry in result["files"]:
             if config.sandbox and entry["md5"] not in config.sandbox_whitelist:
                 raise sandbox_refusal(entry["filename"])
-        return Outcome({"files": entries})
+        return Outcome(result)
     inputs = [
         (dep["id"], str(dep.get("name") or dep["id"]), str(entry["filename"]))
         for dep, entry in _finished_inputs(store, task)
     ]
-    return Outcome({"files": export_from_store(kind, task["payload"], config, storage, inputs)})
+    return Outcome(export_from_store(kind, task["payload"], config, storage, inputs))
 
 
 def _export_url(storage: Storage, config: ServiceConfig, store: Store, task: Doc) -> Outcome:

@@ -93,12 +93,12 @@ def execute(
     out_dir.mkdir(parents=True)
     kind = kind_of(operation)
     if kind is not None and operation.startswith("import/"):
-        entries = import_into_dir(kind, payload, config, out_dir, cancelled)
-        paths = [out_dir / entry["filename"] for entry in entries]
+        result = import_into_dir(kind, payload, config, out_dir, cancelled)
+        paths = [out_dir / entry["filename"] for entry in result["files"]]
         check_sandbox(config, paths)
-        return Outcome({"files": entries}, files=paths)
+        return Outcome(result, files=paths)
     if kind is not None:
-        return Outcome({"files": export_from_paths(kind, payload, config, inputs, cancelled)})
+        return Outcome(export_from_paths(kind, payload, config, inputs, cancelled))
     if operation.startswith("import/"):
         paths = run_import(operation, payload, out_dir, config.url_guard)
         check_sandbox(config, paths)

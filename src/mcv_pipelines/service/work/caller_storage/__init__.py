@@ -33,6 +33,16 @@ __all__ = ["KINDS", "Kind", "Source", "StoreSettings", "Target", "kind_of", "run
 Opener = Callable[[Mapping[str, Any], StoreSettings, int], CallerStore]
 
 
+def _open_sftp(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
+    from mcv_pipelines.service.work.caller_storage.sftp import SftpStore
+
+    return SftpStore(payload, settings, pool)
+
+
+def _in_directory(directory: str, filename: str) -> str:
+    return f"{directory.rstrip('/')}/{filename}" if directory else filename
+
+
 def _open_s3(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
     from mcv_pipelines.service.work.caller_storage.s3 import S3Store  # boto3 loads only when used
 
@@ -47,10 +57,12 @@ class Kind:
     open: Opener
     one: str
     many: str
+    join: Callable[[str, str], str] = str.__add__  # a prefix and a file name: the file's key
 
 
 KINDS: dict[str, Kind] = {
     "s3": Kind("s3", _open_s3, "key", "key_prefix"),
+    "sftp": Kind("sftp", _open_sftp, "file", "path", _in_directory),
 }
 
 
@@ -80,12 +92,13 @@ def run_import(
     settings: StoreSettings,
     target: Target,
     cancelled: threading.Event | None = None,
-) -> list[dict[str, Any]]:
-    """Import the task's object(s) into ``target``; the result's files entries."""
+) -> dict[str, Any]:
+    """Import the task's object(s) into ``target``; the task's result ({files, ...})."""
     store = kind.open(payload, settings, AT_ONCE)
     try:
         key, prefix = _named(kind, payload, "import")
-        return import_files(store, key, prefix, _field(payload, "filename"), target, cancelled)
+        files = import_files(store, key, prefix, _field(payload, "filename"), target, cancelled)
+        return {"files": files, **store.notes()}
     finally:
         store.close()
 
@@ -96,11 +109,11 @@ def run_export(
     settings: StoreSettings,
     sources: Sequence[Source],
     cancelled: threading.Event | None = None,
-) -> list[dict[str, Any]]:
-    """Store the task's input files; the result's files entries, each with its ``location``."""
+) -> dict[str, Any]:
+    """Store the task's input files; the task's result ({files, ...}), each file with its ``location``."""
     store = kind.open(payload, settings, AT_ONCE)
     try:
         key, prefix = _named(kind, payload, "export")
-        return export_files(store, key, prefix, sources, cancelled)
+        return {"files": export_files(store, key, prefix, sources, cancelled, kind.join), **store.notes()}
     finally:
         store.close()

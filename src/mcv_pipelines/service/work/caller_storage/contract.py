@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.files.storage.base import Writer
@@ -25,6 +26,7 @@ class StoreSettings:
 
     guard: UrlGuard | None = None
     retry_for: float = 20.0
+    known_hosts: str = ""  # SFTP: a known_hosts file pinning servers' keys ("": accept on first use)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,10 @@ class CallerStore(ABC):
     @abstractmethod
     def location(self, key: str) -> str:
         """Where an object is, as a user writes it: ``s3://bucket/key``."""
+
+    def notes(self) -> dict[str, Any]:
+        """What the task's result says besides its files (an SFTP server's host key)."""
+        return {}
 
     @abstractmethod
     def close(self) -> None:

@@ -20,19 +20,21 @@ __all__ = ["export_from_paths", "export_from_store", "import_into_dir", "import_
 
 
 def _settings(config: ServiceConfig) -> StoreSettings:
-    return StoreSettings(guard=config.url_guard, retry_for=config.caller_storage_retry)
+    return StoreSettings(
+        guard=config.url_guard, retry_for=config.caller_storage_retry, known_hosts=config.sftp_known_hosts
+    )
 
 
 def import_into_dir(
     kind: Kind, payload: Mapping[str, Any], config: ServiceConfig, out_dir: Path, cancelled: threading.Event
-) -> list[dict[str, Any]]:
-    """The task's objects as files of ``out_dir``; their result entries."""
+) -> dict[str, Any]:
+    """The task's objects as files of ``out_dir``; the task's result."""
     return run_import(kind, payload, _settings(config), lambda name: FileWriter(out_dir / name), cancelled)
 
 
 def import_into_store(
     kind: Kind, payload: Mapping[str, Any], config: ServiceConfig, storage: Storage, task_id: str
-) -> list[dict[str, Any]]:
+) -> dict[str, Any]:
     return run_import(kind, payload, _settings(config), partial(storage.writer, task_id))
 
 
@@ -57,7 +59,7 @@ def export_from_paths(
     config: ServiceConfig,
     inputs: Sequence[InputFile],
     cancelled: threading.Event,
-) -> list[dict[str, Any]]:
+) -> dict[str, Any]:
     names = _names([(item.task_name, item.path.name) for item in inputs])
     sources = [
         Source(name, partial(_file_chunks, item.path)) for name, item in zip(names, inputs, strict=True)
@@ -71,7 +73,7 @@ def export_from_store(
     config: ServiceConfig,
     storage: Storage,
     inputs: Sequence[tuple[str, str, str]],
-) -> list[dict[str, Any]]:
+) -> dict[str, Any]:
     """``inputs``: (input task id, its name, file name) of each file, read from the service's store."""
     names = _names([(task_name, filename) for _, task_name, filename in inputs])
     sources = [

@@ -85,12 +85,14 @@ def export_files(
     prefix: str | None,
     sources: Sequence[Source],
     cancelled: threading.Event | None = None,
+    join: Callable[[str, str], str] = str.__add__,
 ) -> list[dict[str, Any]]:
-    """Store every file under its key; returns the result's files entries ({filename, size, location})."""
+    """Store every file under its key (``join``: a prefix and a file name, for a store whose prefix is
+    a directory); returns the result's files entries ({filename, size, location})."""
     if not sources:
         raise TaskFailed("INPUT_TASK_FAILED", "The task has no input file to export.")
     if prefix is not None:
-        keys = [prefix + safe_filename(source.filename) for source in sources]
+        keys = [join(prefix, safe_filename(source.filename)) for source in sources]
     else:
         assert key is not None
         keys = numbered_keys(key, len(sources))
