@@ -44,6 +44,11 @@ class Sshd:
         self.home = self.root / "home"
         self.host_key = asyncssh.generate_private_key("ssh-ed25519")
         self.client_key = asyncssh.generate_private_key("ssh-ed25519")
+        # More keys the user may log in with, of the other kinds a caller sends.
+        self.other_keys = {
+            "ecdsa": asyncssh.generate_private_key("ecdsa-sha2-nistp256"),
+            "rsa": asyncssh.generate_private_key("ssh-rsa", key_size=2048),
+        }
         self.process: subprocess.Popen[bytes] | None = None
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -60,7 +65,8 @@ class Sshd:
         shutil.chown(self.home, self.user, self.user)
         self.host_key.write_private_key(str(self.root / "host_key"))
         (self.root / "host_key").chmod(0o600)
-        self.client_key.write_public_key(str(self.root / "authorized_keys"))
+        keys = [self.client_key, *self.other_keys.values()]
+        (self.root / "authorized_keys").write_bytes(b"".join(key.export_public_key() for key in keys))
         (self.root / "authorized_keys").chmod(0o644)
         config = self.root / "sshd_config"
         config.write_text(

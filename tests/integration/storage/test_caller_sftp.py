@@ -107,6 +107,25 @@ def test_files_come_in_and_go_out_with_password_and_key_logins(
         assert "private_key" not in task["payload"]
 
 
+@pytest.mark.parametrize(
+    ("kind", "form"), [("ecdsa", "openssh"), ("ecdsa", "pkcs8-pem"), ("rsa", "pkcs1-pem")]
+)
+def test_ecdsa_and_rsa_keys_in_openssh_or_pem_form_log_in(
+    sshd: Sshd, service: LocalService, folder: str, kind: str, form: str
+) -> None:
+    seed(sshd, {f"{folder}/a.txt": b"a"})
+    key = sshd.other_keys[kind].export_private_key(form).decode()
+    task = {
+        "operation": "import/sftp",
+        **login(sshd),
+        "password": None,
+        "private_key": key,
+        "file": f"{folder}/a.txt",
+    }
+    ended = run_job(service, {"t": {k: v for k, v in task.items() if v is not None}})["t"]
+    assert ended["status"] == "finished", ended["message"]
+
+
 def test_wrong_password_missing_file_and_unpinned_key_each_fail_with_their_code(
     sshd: Sshd, service: LocalService, folder: str, tmp_path: Path
 ) -> None:
