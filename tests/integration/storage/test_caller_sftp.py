@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncssh
 import httpx
 import pytest
 
@@ -140,7 +141,7 @@ def test_wrong_password_missing_file_and_unpinned_key_each_fail_with_their_code(
         service, {"t": {"operation": "import/sftp", **login(sshd), "file": f"{folder}/none.txt"}}
     )["t"]
     assert missing["code"] == "STORAGE_FILE_NOT_FOUND"
-    other = Sshd().host_key.export_public_key().decode().strip()
+    other = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().strip()
     pinned = tmp_path / "known_hosts"
     pinned.write_text(f"[127.0.0.1]:{sshd.port} {other}\n")
     with start(tmp_path, sftp_known_hosts=str(pinned)) as strict:
