@@ -61,6 +61,7 @@ TEST_ONLY=(
     openssl
     zsh
     fish
+    openssh-server  # the sshd the import/sftp and export/sftp tests log in to (as root, on loopback)
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

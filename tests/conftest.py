@@ -18,6 +18,7 @@ import pytest
 import engine_needs
 from mcv_pipelines.service.engines.base import Engine
 from seaweed import SeaweedS3, need_weed
+from sshd import Sshd, need_sshd
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -91,3 +92,14 @@ def s3_env(seaweed: SeaweedS3, monkeypatch: pytest.MonkeyPatch) -> SeaweedS3:
     for name, value in seaweed.env.items():
         monkeypatch.setenv(name, value)
     return seaweed
+
+
+@pytest.fixture(scope="session")
+def sshd() -> Iterator[Sshd]:
+    """A real SFTP server (OpenSSH's sshd, as root) on loopback for the session, with a user of its own."""
+    need_sshd()
+    server = Sshd().start()
+    try:
+        yield server
+    finally:
+        server.stop()

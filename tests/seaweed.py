@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -71,6 +72,7 @@ class SeaweedS3:
         self.weed, self.root, self.bucket = weed, root, bucket
         self.access_key = "mcvtest" + secrets.token_hex(4)
         self.secret_key = secrets.token_urlsafe(30)
+        self.sse_key = secrets.token_hex(32)
         self.process: subprocess.Popen[bytes] | None = None
         self.endpoint = ""
         self._ports: list[int] = []  # chosen at the first start, kept for a restart
@@ -84,6 +86,18 @@ class SeaweedS3:
             "AWS_ENDPOINT_URL": self.endpoint,
             "AWS_DEFAULT_REGION": "us-east-1",
         }
+
+    def client(self) -> Any:
+        """A boto3 client of this server with its identity (close it when done)."""
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=self.access_key,
+            aws_secret_access_key=self.secret_key,
+            region_name="us-east-1",
+        )
 
     def multipart_uploads(self, prefix: str) -> list[str]:
         """The keys under ``prefix`` with a multipart upload begun and neither completed nor aborted:
@@ -130,7 +144,11 @@ class SeaweedS3:
         # whichever collection grew first (the filer's own log, at times) took them all and every
         # write to the bucket failed ("No writable volumes", seen under load). Volumes are sparse files.
         with (self.root / "weed.log").open("wb") as log:
-            self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root)
+            # An SSE-S3 key of the server's own: without it SeaweedFS refuses ServerSideEncryption=AES256.
+            env = {**os.environ, "WEED_S3_SSE_KEY": self.sse_key}
+            self.process = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root, env=env
+            )
         self._wait_for_bucket(timeout)
         return self
 

@@ -44,7 +44,7 @@ from mcv_pipelines.redact import redact
 from mcv_pipelines.run.downloads import download_all, export_dirs
 from mcv_pipelines.run.events import EventSink, NullEvents
 from mcv_pipelines.run.follow import RunTimeout, follow_job
-from mcv_pipelines.run.model import RunOptions
+from mcv_pipelines.run.model import RunOptions, stored_files
 from mcv_pipelines.run.runner import failures_of, run_pipeline
 from mcv_pipelines.run.submit import find_job_by_tag, job_tag
 from mcv_pipelines.run.tracker import TaskTracker
@@ -195,7 +195,8 @@ async def _one(client: ApiClient, journal: Journal, renderer: RowRenderer, optio
             journal.mark_submitting(key, job_tag(pipeline, attempt))  # the runner tags the job alike
             outcome = await run_pipeline(client, pipeline, replace(run, run_id=attempt), events)
             ok, job_id = outcome.ok, outcome.job_id
-            paths = [str(f.path) for f in outcome.files]
+            # Files downloaded, then files an export stored in the caller's storage (s3://bucket/key).
+            paths = [str(f.path) for f in outcome.files] + [f.location for f in outcome.stored]
             credits, failures = outcome.credits, outcome.failures
             status = outcome.status
         else:
@@ -261,6 +262,7 @@ async def _resume(client: ApiClient, job: Job, pipeline: RenderedPipeline | None
         files = await download_all(client, job, export_dirs(pipeline, run), events, overwrite=True,
                                    concurrency=run.download_concurrency, max_resumes=run.download_resumes)
         paths = [str(f.path) for f in files]
+    paths += [f.location for f in stored_files(job.tasks)]
     credits_ = [t.credits for t in job.tasks if t.credits is not None]
     ok = job.status == "finished" and not failures and pipeline is not None
     events.emit("finished" if ok else "failed", job_id=job.id, status=job.status)

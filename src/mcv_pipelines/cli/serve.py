@@ -117,6 +117,14 @@ def register(subparsers: Any) -> None:
         "server at 10.1.2.0/24; repeatable",
     )
     parser.add_argument(
+        "--sftp-known-hosts",
+        default=os.environ.get("MCV_SFTP_KNOWN_HOSTS") or None,
+        metavar="FILE",
+        help="an OpenSSH known_hosts file: import/sftp and export/sftp connect only to servers whose "
+        "key it pins (default: MCV_SFTP_KNOWN_HOSTS, else a server's key is accepted on first use and "
+        "its fingerprint put in the task's result)",
+    )
+    parser.add_argument(
         "--storage",
         default=None,
         metavar="URL",
@@ -317,6 +325,11 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--allow-private-network: {exc}") from None
         settings["url_guard"] = UrlGuard(allowed_networks=allowed)
     settings.update(_storage_settings(args))
+    if args.sftp_known_hosts:
+        known = Path(args.sftp_known_hosts)
+        if not known.is_file():
+            raise UsageError(f"--sftp-known-hosts {known}: no such file (an OpenSSH known_hosts file)")
+        settings["sftp_known_hosts"] = str(known.resolve())
     where, public_url = "--public-url", args.public_url
     if public_url is None and os.environ.get(PUBLIC_URL_VARIABLE, "").strip():
         where, public_url = PUBLIC_URL_VARIABLE, os.environ[PUBLIC_URL_VARIABLE].strip()

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from mcv_pipelines.api.models import Task
 from mcv_pipelines.diagnostics import Location
 
-__all__ = ["DownloadedFile", "RunOptions", "RunOutcome", "TaskFailure", "TaskState", "WaitMode"]
+__all__ = [
+    "DownloadedFile",
+    "RunOptions",
+    "RunOutcome",
+    "StoredFile",
+    "TaskFailure",
+    "TaskState",
+    "WaitMode",
+    "stored_files",
+]
 
 WaitMode = Literal["auto", "sync", "poll", "webhook"]
 
@@ -79,6 +90,28 @@ class DownloadedFile:
 
 
 @dataclass(frozen=True)
+class StoredFile:
+    """A file an export task stored in the caller's storage (``location``: ``s3://bucket/key``)."""
+
+    task: str
+    location: str
+    size: int | None
+
+
+def stored_files(tasks: Iterable[Task]) -> tuple[StoredFile, ...]:
+    """Where the finished exports to a caller's storage (export/s3, ...) put their files."""
+    found: list[StoredFile] = []
+    for task in tasks:
+        if not task.operation.startswith("export/") or task.status != "finished":
+            continue
+        for file in task.files:
+            location = file.raw.get("location")
+            if isinstance(location, str) and location:
+                found.append(StoredFile(task.name or task.id, location, file.size))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
 class RunOutcome:
     """The end of a run. ``status`` is the job's: finished, error or cancelled."""
 
@@ -88,6 +121,7 @@ class RunOutcome:
     tasks: tuple[TaskState, ...] = ()
     failures: tuple[TaskFailure, ...] = ()
     files: tuple[DownloadedFile, ...] = ()
+    stored: tuple[StoredFile, ...] = ()
     credits: int | None = None
     elapsed: float = 0.0
     uploaded_bytes: int = 0

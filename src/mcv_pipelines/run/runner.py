@@ -29,7 +29,7 @@ from mcv_pipelines.run.deadline import Stage, timed_out
 from mcv_pipelines.run.downloads import check_known_targets, download_all, export_dirs
 from mcv_pipelines.run.events import EventSink
 from mcv_pipelines.run.follow import RunTimeout, follow_job, resume_hint
-from mcv_pipelines.run.model import RunOptions, RunOutcome, TaskFailure
+from mcv_pipelines.run.model import RunOptions, RunOutcome, TaskFailure, stored_files
 from mcv_pipelines.run.submit import job_tag, new_run_id, submit_job
 from mcv_pipelines.run.tracker import TaskTracker
 from mcv_pipelines.run.uploads import PlannedUpload, plan_uploads, upload_all
@@ -169,6 +169,7 @@ async def _run(
         tasks=tuple(tracker.states.values()),
         failures=failures,
         files=tuple(files),
+        stored=stored_files(job.tasks),
         credits=sum(credits_) if credits_ else None,
         elapsed=clock() - started,
         uploaded_bytes=uploaded,

@@ -35,7 +35,14 @@ def summary_text(outcome: RunOutcome) -> str:
         lines.append(f"{len(outcome.files)} file(s), {human_size(outcome.downloaded_bytes)}:")
         width = max(len(_shown(f.path)) for f in outcome.files)
         lines.extend(f"  {_shown(f.path):<{width}}  {human_size(f.size):>10}" for f in outcome.files)
-    elif outcome.status == "finished":
+    if outcome.stored:
+        lines.append(f"{len(outcome.stored)} file(s) stored:")
+        width = max(len(f.location) for f in outcome.stored)
+        sizes = ["" if f.size is None else human_size(f.size) for f in outcome.stored]
+        lines.extend(
+            f"  {f.location:<{width}}  {size:>10}" for f, size in zip(outcome.stored, sizes, strict=True)
+        )
+    if not outcome.files and not outcome.stored and outcome.status == "finished":
         lines.append("no files to download (the pipeline has no export/url task)")
     return redact("\n".join(lines))
 
@@ -57,5 +64,6 @@ def summary_json(outcome: RunOutcome) -> str:
             for f in outcome.failures
         ],
         "files": [{"task": f.task, "path": str(f.path), "size": f.size} for f in outcome.files],
+        "stored": [{"task": f.task, "location": f.location, "size": f.size} for f in outcome.stored],
     }
     return redact(json.dumps(data, indent=2))

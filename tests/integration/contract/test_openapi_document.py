@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from mcv_pipelines.service.http.app import routes
 from mcv_pipelines.service.http.openapi.document import build_document, document_text
+from mcv_pipelines.service.http.validate import OPERATIONS as SERVED
 from mcv_pipelines.service.server import LocalService
 
 COMMITTED = Path(__file__).resolve().parents[3] / "schemas" / "openapi.json"
@@ -81,10 +82,17 @@ def test_every_reference_resolves_and_every_schema_compiles() -> None:
     }
 
 
+def test_every_served_operation_has_its_schema_published() -> None:
+    schemas = build_document()["components"]["schemas"]
+    assert {name for name in SERVED if "JobTask-" + name.replace("/", "-") not in schemas} == set()
+
+
 def test_task_bodies_are_the_operation_schemas() -> None:
     schemas = build_document()["components"]["schemas"]
     for path in sorted(OPERATIONS.glob("*.schema.json")):
         shipped = json.loads(path.read_text(encoding="utf-8"))
+        if shipped["properties"]["operation"]["const"] not in SERVED:
+            continue  # checked by `mcv validate`, not run here yet (import/openstack, export/openstack)
         published = schemas["JobTask-" + path.name.removesuffix(".schema.json")]
         for key in ("$schema", "$id"):
             shipped.pop(key)

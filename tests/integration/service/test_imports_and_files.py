@@ -91,17 +91,6 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
     ("operation", "body", "shown"),
     [
         (
-            "import/s3",
-            {
-                "bucket": "b",
-                "region": "eu-west-1",
-                "access_key_id": "AKIA1234",
-                "secret_access_key": "s3cr3t-key",
-                "key": "k",
-            },
-            "S3 bucket 'b'",
-        ),
-        (
             "import/azure/blob",
             {"storage_account": "acc", "container": "c", "sas_token": "tok-123", "blob": "a.txt"},
             "Azure container 'c'",
@@ -119,7 +108,7 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
         ),
     ],
 )
-def test_cloud_storage_imports_fail_like_unreachable_storage(
+def test_storage_kinds_not_built_yet_fail_saying_so(
     client: httpx.Client, operation: str, body: dict[str, Any], shown: str
 ) -> None:
     created = client.post(f"/v2/{operation}", json=body)
@@ -127,30 +116,10 @@ def test_cloud_storage_imports_fail_like_unreachable_storage(
     task = client.get(f"/sync/v2/tasks/{created.json()['data']['id']}", params={"include": "payload"})
     data = task.json()["data"]
     assert data["status"] == "error"
-    assert data["code"] == "STORAGE_UNREACHABLE"
+    assert data["code"] == "STORAGE_UNSUPPORTED"
     assert shown in data["message"]
     for secret in ("secret_access_key", "access_key_id", "sas_token", "private_key"):
         assert secret not in data["payload"]
-
-
-def test_export_s3_is_an_error_not_a_silent_success(client: httpx.Client) -> None:
-    done = run(
-        client,
-        {
-            "in": {"operation": "import/raw", "file": "x", "filename": "a.txt"},
-            "s3": {
-                "operation": "export/s3",
-                "input": "in",
-                "bucket": "b",
-                "region": "r",
-                "access_key_id": "k",
-                "secret_access_key": "s",
-                "key": "out.txt",
-            },
-        },
-    )
-    assert task_named(done, "s3")["code"] == "STORAGE_UNREACHABLE"
-    assert done["status"] == "error"
 
 
 def test_download_link_headers_range_and_inline(client: httpx.Client) -> None:

@@ -17,8 +17,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 # Every operation the spec (media-conversion-api-v2.md, reference-facts.md) names for a task body:
-# the imports of 4.1, the exports of 4.7 and reference-facts, the processing operations of 4.3,
-# and watermark, metadata, metadata/write.
+# the imports of 4.1, the exports of 4.7 and reference-facts (sftp and openstack included), the
+# processing operations of 4.3, and watermark, metadata, metadata/write.
 SPEC_OPERATIONS = (
     "import/url",
     "import/upload",
@@ -32,6 +32,10 @@ SPEC_OPERATIONS = (
     "export/s3",
     "export/azure/blob",
     "export/google-cloud-storage",
+    "import/sftp",
+    "export/sftp",
+    "import/openstack",
+    "export/openstack",
     "convert",
     "thumbnail",
     "optimize",
@@ -342,6 +346,33 @@ ACCEPTED: dict[str, list[dict[str, Any]]] = {
         },
     ],
 }
+
+
+SFTP = {"host": "sftp.example.com", "username": "media"}
+SWIFT = {
+    "auth_url": "https://auth.example.com:5000",
+    "username": "media",
+    "password": "pw",
+    "region": "RegionOne",
+    "container": "media",
+}
+ACCEPTED.update(
+    {
+        "import/sftp": [
+            {"operation": "import/sftp", **SFTP, "port": 22, "password": "pw", "file": "in/a.jpg"},
+            {"operation": "import/sftp", **SFTP, "port": "2222", "private_key": "k", "path": "in/"},
+        ],
+        "export/sftp": [
+            {"operation": "export/sftp", "input": "a", **SFTP, "file": "out/page-%d.png"},
+            {"operation": "export/sftp", "input": ["a", "b"], **SFTP, "path": "out/"},
+        ],
+        "import/openstack": [
+            {"operation": "import/openstack", **SWIFT, "file": "a.jpg", "filename": "b.jpg"},
+            {"operation": "import/openstack", **SWIFT, "file_prefix": "in/", "tenant_name": "t"},
+        ],
+        "export/openstack": [{"operation": "export/openstack", "input": "a", **SWIFT, "file_prefix": "out/"}],
+    }
+)
 
 
 def test_every_operation_has_accepted_cases() -> None:
@@ -659,6 +690,32 @@ REJECTED: list[tuple[str, dict[str, Any], list[tuple[str, list[str | int]]]]] = 
         [("type", ["metadata", "Keywords"])],
     ),
 ]
+
+
+REJECTED.extend(
+    [
+        (
+            "sftp port not a port",
+            {"operation": "import/sftp", **SFTP, "port": "22a", "file": "a"},
+            [("pattern", ["port"])],
+        ),
+        ("sftp without file or path", {"operation": "export/sftp", "input": "a", **SFTP}, [("oneOf", [])]),
+        (
+            "swift without password",
+            {
+                "operation": "import/openstack",
+                **{k: v for k, v in SWIFT.items() if k != "password"},
+                "file": "a",
+            },
+            [("required", [])],
+        ),
+        (
+            "swift auth_url not http",
+            {"operation": "export/openstack", "input": "a", **SWIFT, "auth_url": "keystone", "file": "a"},
+            [("pattern", ["auth_url"])],
+        ),
+    ]
+)
 
 
 @pytest.mark.parametrize(

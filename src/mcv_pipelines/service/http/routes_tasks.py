@@ -45,6 +45,7 @@ STANDALONE = (
     "import/s3",
     "import/azure/blob",
     "import/google-cloud-storage",
+    "import/sftp",
     "convert",
     "thumbnail",
     "optimize",
@@ -58,6 +59,7 @@ STANDALONE = (
     "export/s3",
     "export/azure/blob",
     "export/google-cloud-storage",
+    "export/sftp",
     "export/upload",
 )
 

@@ -35,6 +35,7 @@ IMPORTS: dict[str, tuple[str, ...]] = {
     "import/s3": ("bucket", "region", "access_key_id", "secret_access_key"),
     "import/azure/blob": ("storage_account", "container"),
     "import/google-cloud-storage": ("project_id", "bucket", "client_email", "private_key"),
+    "import/sftp": ("host", "username"),
 }
 _WITH_INPUT: dict[str, tuple[str, ...]] = {
     "export/url": (),
@@ -42,6 +43,7 @@ _WITH_INPUT: dict[str, tuple[str, ...]] = {
     "export/azure/blob": ("storage_account", "container"),
     "export/google-cloud-storage": ("project_id", "bucket", "client_email", "private_key"),
     "export/upload": ("url",),
+    "export/sftp": ("host", "username"),
     "convert": ("output_format",),
     "thumbnail": ("output_format",),
     "optimize": (),
@@ -51,6 +53,17 @@ _WITH_INPUT: dict[str, tuple[str, ...]] = {
     "watermark": (),
     "metadata": (),
     "metadata/write": (),
+}
+# Storage operations name one object or a prefix (several objects).
+_ONE_OR_MANY = {
+    "import/s3": ("key", "key_prefix"),
+    "export/s3": ("key", "key_prefix"),
+    "import/azure/blob": ("blob", "blob_prefix"),
+    "export/azure/blob": ("blob", "blob_prefix"),
+    "import/google-cloud-storage": ("file", "file_prefix"),
+    "export/google-cloud-storage": ("file", "file_prefix"),
+    "import/sftp": ("file", "path"),
+    "export/sftp": ("file", "path"),
 }
 _NO_INPUT: dict[str, tuple[str, ...]] = {"capture-website": ("url", "output_format")}
 OPERATIONS: dict[str, tuple[str, ...]] = {**IMPORTS, **_WITH_INPUT, **_NO_INPUT}
@@ -67,6 +80,16 @@ _STRINGS = (
     "arguments",
     "redirect",
 )
+
+
+def _is_port(value: Any) -> bool:
+    text = str(value).strip()
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, int | str)
+        and text.isdigit()
+        and 0 < int(text) < 65536
+    )
 
 
 def validate_task(
@@ -99,6 +122,16 @@ def validate_task(
             add("input", "merge needs at least two input tasks.")
     elif "input" in task and operation in IMPORTS:
         add("input", f"{operation} takes no input.")
+    named = _ONE_OR_MANY.get(operation)
+    if named is not None and all(task.get(name) in (None, "") for name in named):
+        add(named[0], f"{named[0]} or {named[1]} is required.")
+    port = task.get("port")
+    if operation.endswith("/sftp") and port is not None and not _is_port(port):
+        add("port", "The port must be a number from 1 to 65535 (or a string of one).")
+    for name in ("metadata", "tagging"):
+        value = task.get(name)
+        if operation in _ONE_OR_MANY and value is not None and not isinstance(value, dict):
+            add(name, f"The {name} must be an object of names to values.")
     if operation == "import/azure/blob" and not (task.get("storage_access_key") or task.get("sas_token")):
         add("storage_access_key", "storage_access_key or sas_token is required.")
     for name in _STRINGS:

@@ -51,6 +51,8 @@ class ServiceConfig:
     storage: str = ""  # file:///DIR or s3://BUCKET[/PREFIX]; "" is the data directory
     s3_endpoint: str = ""  # the S3 server's URL; "" reads AWS_ENDPOINT_URL
     storage_retry: float = 60.0  # seconds a storage call rides through transient faults before failing
+    caller_storage_retry: float = 20.0  # the same for a caller's store (import/s3, export/s3, ...)
+    sftp_known_hosts: str = ""  # a known_hosts file SFTP servers' keys must match; "": accept on first use
     # b"": the key kept in the database (the service fills it in at start); MCV_SIGNING_KEY overrides
     signing_key: bytes = field(default=b"", repr=False)
 

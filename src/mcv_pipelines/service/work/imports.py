@@ -1,4 +1,4 @@
-"""Running import tasks: url, base64, raw; cloud storage answers with the error a user would get."""
+"""Running import tasks: url, base64, raw (the caller's storage: caller_storage/)."""
 
 from __future__ import annotations
 
@@ -25,12 +25,11 @@ __all__ = ["STORAGE_OPERATIONS", "Sink", "download_url", "file_entry", "run_impo
 log = logging.getLogger(__name__)
 _CHUNK = 1024 * 1024
 Sink = Callable[[str, Iterator[bytes]], None]  # (file name, its bytes): writes one downloaded file
+# Kinds of the caller's storage this service has no module for yet (caller_storage.KINDS has the others).
 STORAGE_OPERATIONS = frozenset(
     {
-        "import/s3",
         "import/azure/blob",
         "import/google-cloud-storage",
-        "export/s3",
         "export/azure/blob",
         "export/google-cloud-storage",
     }
@@ -68,17 +67,16 @@ def run_import(
 
 
 def storage_unreachable(operation: str, payload: dict[str, Any]) -> TaskFailed:
-    """Cloud storage is not reachable from the local service: say so, never pretend success."""
+    """A kind of storage this service cannot use yet: say so, never pretend success."""
     kind = operation.split("/", 1)[1]
     where = {
-        "s3": f"S3 bucket {payload.get('bucket')!r} ({payload.get('endpoint') or payload.get('region')})",
         "azure/blob": f"Azure container {payload.get('container')!r} of {payload.get('storage_account')!r}",
         "google-cloud-storage": f"Google Cloud Storage bucket {payload.get('bucket')!r}",
     }[kind]
     return TaskFailed(
-        "STORAGE_UNREACHABLE",
-        f"Could not reach {where}: the local service has no access to cloud storage. "
-        "Use import/url or import/upload, and export/url.",
+        "STORAGE_UNSUPPORTED",
+        f"Could not use the {where}: this local service has no access to {kind} storage yet. "
+        "Use import/s3 and export/s3, import/url or import/upload, and export/url.",
     )
 
 

@@ -1,5 +1,6 @@
-"""Tasks a remote store can run without any file coming down to the worker: import/url streams the
-download straight into the store, export/url copies its inputs inside the store.
+"""Tasks a remote store can run without any file coming down to the worker: import/url and imports
+from a caller's storage stream straight into the store, export/url copies its inputs inside the
+store, exports to a caller's storage stream from it.
 
 ``run_in_store`` returns None for every other task, and for every task on a directory store (where
 the usual way already works on the stored files in place).
@@ -15,6 +16,8 @@ from mcv_pipelines.service.files.storage.base import Storage
 from mcv_pipelines.service.state.config import ServiceConfig
 from mcv_pipelines.service.state.store import Doc, Store
 from mcv_pipelines.service.state.tasks import input_names
+from mcv_pipelines.service.work.caller_storage import Kind, kind_of
+from mcv_pipelines.service.work.caller_storage.tasks import export_from_store, import_into_store
 from mcv_pipelines.service.work.imports import download_url
 from mcv_pipelines.service.work.operations import Outcome
 from mcv_pipelines.service.work.taskfiles import sandbox_refusal
@@ -25,6 +28,9 @@ __all__ = ["run_in_store"]
 def run_in_store(storage: Storage, config: ServiceConfig, store: Store, task: Doc) -> Outcome | None:
     if storage.local_path(task["id"], "file") is not None:
         return None
+    kind = kind_of(task["operation"])
+    if kind is not None:
+        return _caller_storage(storage, config, store, task, kind)
     if task["operation"] == "import/url":
         return _import_url(storage, config, task)
     if task["operation"] == "export/url" and not task["payload"].get("archive_multiple_files"):
@@ -52,6 +58,21 @@ def _import_url(storage: Storage, config: ServiceConfig, task: Doc) -> Outcome:
     if config.sandbox and entry["md5"] not in config.sandbox_whitelist:
         raise sandbox_refusal(entry["filename"])
     return Outcome({"files": [entry]})
+
+
+def _caller_storage(storage: Storage, config: ServiceConfig, store: Store, task: Doc, kind: Kind) -> Outcome:
+    """The caller's objects streamed into the store, or the stored inputs streamed out to the caller."""
+    if task["operation"].startswith("import/"):
+        result = import_into_store(kind, task["payload"], config, storage, task["id"])
+        for entry in result["files"]:
+            if config.sandbox and entry["md5"] not in config.sandbox_whitelist:
+                raise sandbox_refusal(entry["filename"])
+        return Outcome(result)
+    inputs = [
+        (dep["id"], str(dep.get("name") or dep["id"]), str(entry["filename"]))
+        for dep, entry in _finished_inputs(store, task)
+    ]
+    return Outcome(export_from_store(kind, task["payload"], config, storage, inputs))
 
 
 def _export_url(storage: Storage, config: ServiceConfig, store: Store, task: Doc) -> Outcome:

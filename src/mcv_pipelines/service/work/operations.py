@@ -7,11 +7,13 @@ task's result, credits, engine and version, or raises TaskFailed with the code a
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import threading
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,8 @@ from mcv_pipelines.service.files.signing import file_url
 from mcv_pipelines.service.state.config import ServiceConfig
 from mcv_pipelines.service.state.store import Doc, now_iso
 from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.caller_storage import kind_of
+from mcv_pipelines.service.work.caller_storage.tasks import export_from_paths, import_into_dir
 from mcv_pipelines.service.work.imports import (
     STORAGE_OPERATIONS,
     file_entry,
@@ -39,6 +43,10 @@ __all__ = ["Outcome", "check_sandbox", "execute", "formats_of"]
 _NOT_OPTIONS = frozenset({"operation", "input", "ignore_error"})
 # Operations whose engine is picked by the input file's format, checked against its leading bytes.
 _SIGNED_INPUT = frozenset({"convert", "thumbnail"})
+# Operations that make one output of each input file: several inputs (a prefix import) run one by one,
+# each with the engine its own format needs.
+_PER_FILE = frozenset({"convert", "thumbnail", "optimize"})
+_COUNTER = re.compile(r"%(0?\d*)d")
 
 
 @dataclass
@@ -83,6 +91,14 @@ def execute(
     out_dir = config.task_dir(task["id"])
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
+    kind = kind_of(operation)
+    if kind is not None and operation.startswith("import/"):
+        result = import_into_dir(kind, payload, config, out_dir, cancelled)
+        paths = [out_dir / entry["filename"] for entry in result["files"]]
+        check_sandbox(config, paths)
+        return Outcome(result, files=paths)
+    if kind is not None:
+        return Outcome(export_from_paths(kind, payload, config, inputs, cancelled))
     if operation.startswith("import/"):
         paths = run_import(operation, payload, out_dir, config.url_guard)
         check_sandbox(config, paths)
@@ -143,6 +159,8 @@ def _process(
 ) -> Outcome:
     payload = task["payload"]
     operation = task["operation"]
+    if operation in _PER_FILE and len(inputs) > 1:
+        return _each_file(config, engines, task, inputs, out_dir, cancelled, progress)
     if not inputs and operation != "capture-website":
         raise TaskFailed("INPUT_TASK_FAILED", "The task has no input file.")
     input_format, output_format = formats_of(task, inputs)
@@ -208,6 +226,45 @@ def _process(
         engine_version=engine.version(),
         files=files,
     )
+
+
+def _each_file(
+    config: ServiceConfig,
+    engines: Sequence[Engine],
+    task: Doc,
+    inputs: list[InputFile],
+    out_dir: Path,
+    cancelled: threading.Event,
+    progress: Callable[[float], None] | None,
+) -> Outcome:
+    """One run per input file into the same directory; the outcomes added up. A ``filename`` with
+    ``%d`` is numbered by the file's place; without, the engines' unique names keep files apart."""
+    outcomes: list[Outcome] = []
+    for number, item in enumerate(inputs, start=1):
+        payload = dict(task["payload"])
+        if isinstance(payload.get("filename"), str):
+            payload["filename"] = _COUNTER.sub(partial(_counted, number), payload["filename"])
+        heard = None if progress is None else _share(progress, number - 1, len(inputs))
+        outcomes.append(
+            _process(config, engines, {**task, "payload": payload}, [item], out_dir, cancelled, heard)
+        )
+    first = outcomes[0]
+    files = [path for outcome in outcomes for path in outcome.files]
+    return Outcome(
+        {**first.result, "files": [entry for outcome in outcomes for entry in outcome.result["files"]]},
+        credits=sum(outcome.credits for outcome in outcomes),
+        engine=first.engine,
+        engine_version=first.engine_version,
+        files=files,
+    )
+
+
+def _counted(number: int, match: re.Match[str]) -> str:
+    return f"{number:{match.group(1)}d}" if match.group(1) else str(number)
+
+
+def _share(progress: Callable[[float], None], done: int, count: int) -> Callable[[float], None]:
+    return lambda percent: progress((done + percent / 100) / count * 100)
 
 
 def _check_signature(item: InputFile, input_format: str, said_by: str) -> None:

@@ -17,12 +17,14 @@ from typing import IO
 from mcv_pipelines.service.files.paths import safe_filename
 from mcv_pipelines.service.files.storage.base import CHUNK, Storage, StorageError, Writer
 
-__all__ = ["DirectoryStorage"]
+__all__ = ["DirectoryStorage", "FileWriter"]
 
 _PARTIAL = ".upload-partial-"
 
 
-class _FileWriter(Writer):
+class FileWriter(Writer):
+    """A file written under a partial name and renamed to ``target`` on commit."""
+
     def __init__(self, target: Path) -> None:
         self._target = target
         self._partial = target.with_name(_PARTIAL + secrets.token_hex(4))
@@ -65,7 +67,7 @@ class DirectoryStorage(Storage):
         return self.task_dir(task_id) / safe_filename(filename)
 
     def writer(self, task_id: str, filename: str) -> Writer:
-        return _FileWriter(self.path(task_id, filename))
+        return FileWriter(self.path(task_id, filename))
 
     def put_file(self, task_id: str, filename: str, path: Path) -> None:
         target = self.path(task_id, filename)

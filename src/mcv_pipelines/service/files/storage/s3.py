@@ -10,7 +10,6 @@ shown. Every call rides through transient faults (the server away, a 5xx) for ``
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from mcv_pipelines.redact import redact
 from mcv_pipelines.service.files.paths import safe_filename
 from mcv_pipelines.service.files.storage.base import CHUNK, Storage, StorageError, Writer
+from mcv_pipelines.service.files.storage.s3_read import object_chunks
 from mcv_pipelines.service.files.storage.s3_upload import (
     PART_SIZE,
     MultipartWriter,
@@ -87,7 +87,8 @@ class S3Storage(Storage):
 
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         key, where = self.key(task_id, filename), f"read {self._where(task_id, filename)}"
-        return self._chunks(key, start, end, where, self._open(key, start, end, where))
+        first = self._open(key, start, end, where)  # FileNotFoundError before the first chunk
+        return object_chunks(lambda at: self._open(key, at, end, where), start, where, self.retry_for, first)
 
     def _open(self, key: str, start: int, end: int | None, where: str) -> Any:
         wanted = f"bytes={start}-{'' if end is None else end}"
@@ -95,25 +96,6 @@ class S3Storage(Storage):
         return call(where, lambda: c.get_object(Bucket=self.bucket, Key=key, Range=wanted), self.retry_for)[
             "Body"
         ]
-
-    def _chunks(self, key: str, start: int, end: int | None, where: str, body: Any) -> Iterator[bytes]:
-        position, deadline = start, time.monotonic() + self.retry_for
-        try:
-            while True:
-                try:
-                    chunk = body.read(CHUNK)
-                except (BotoCoreError, OSError) as exc:  # cut mid-stream: go on from here
-                    body.close()
-                    if time.monotonic() > deadline:
-                        raise StorageError(redact(f"Could not {where}: {exc}"), transient=True) from None
-                    body = self._open(key, position, end, where)
-                    continue
-                if not chunk:
-                    return
-                position += len(chunk)
-                yield chunk
-        finally:
-            body.close()
 
     def size(self, task_id: str, filename: str) -> int | None:
         key, c = self.key(task_id, filename), self._client

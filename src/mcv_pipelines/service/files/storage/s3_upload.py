@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -23,12 +23,14 @@ from botocore.exceptions import (
 
 from mcv_pipelines.redact import redact
 from mcv_pipelines.service.files.storage.base import StorageError, Writer
+from mcv_pipelines.service.state.tasks import TaskFailed
 
-__all__ = ["PART_SIZE", "MultipartWriter", "call"]
+__all__ = ["PART_SIZE", "MultipartWriter", "Runner", "call"]
 
 log = logging.getLogger(__name__)
 PART_SIZE = 8 * 1024 * 1024  # S3 wants parts of at least 5 MiB (but the last)
 _T = TypeVar("_T")
+Runner = Callable[[str, Callable[[], Any]], Any]  # (what, action) -> the action's answer
 _MISSING = frozenset({"404", "NoSuchKey", "NotFound"})
 _BUSY = frozenset({"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"})
 # The server away, or the connection cut: worth another try. (Credentials, a bad bucket name, a
@@ -83,9 +85,22 @@ class MultipartWriter(Writer):
     overlap; at most one part is in flight, so memory stays at about two parts.
     """
 
-    def __init__(self, client: Any, bucket: str, key: str, retry_for: float = 0.0) -> None:
+    def __init__(
+        self,
+        client: Any,
+        bucket: str,
+        key: str,
+        retry_for: float = 0.0,
+        attributes: Mapping[str, Any] | None = None,
+        run: Runner | None = None,
+    ) -> None:
+        """``attributes``: what the object is stored with (ContentType, Metadata, ACL, Tagging, ...),
+        given as they are to put_object or create_multipart_upload. ``run(what, action)``: how calls
+        are made (default: ``call`` with ``retry_for``), for a caller that translates errors its way."""
         self._client, self._bucket, self._key = client, bucket, key
         self._retry_for = retry_for
+        self._attributes = dict(attributes or {})
+        self._run: Runner = run or (lambda what, action: call(what, action, retry_for))
         self._buffer = bytearray()
         self._upload_id: str | None = None
         self._parts: list[dict[str, Any]] = []
@@ -113,10 +128,10 @@ class MultipartWriter(Writer):
         del self._buffer[:length]
         if self._upload_id is None:
             c, bucket, key = self._client, self._bucket, self._key
-            started = call(
+            attributes = self._attributes
+            started = self._run(
                 f"start uploading {self._where()}",
-                lambda: c.create_multipart_upload(Bucket=bucket, Key=key),
-                self._retry_for,
+                lambda: c.create_multipart_upload(Bucket=bucket, Key=key, **attributes),
             )
             self._upload_id = str(started["UploadId"])
             self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-s3-part")
@@ -125,10 +140,9 @@ class MultipartWriter(Writer):
 
     def _upload_part(self, number: int, part: bytes) -> dict[str, Any]:
         c, bucket, key, upload_id = self._client, self._bucket, self._key, self._upload_id
-        sent = call(
+        sent = self._run(
             f"upload part {number} of {self._where()}",
             lambda: c.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=part),
-            self._retry_for,
         )
         return {"PartNumber": number, "ETag": sent["ETag"]}
 
@@ -142,20 +156,19 @@ class MultipartWriter(Writer):
         assert self._open, "commit after commit or abort"
         c, bucket, key = self._client, self._bucket, self._key
         if self._upload_id is None:
-            body = bytes(self._buffer)
+            body, attributes = bytes(self._buffer), self._attributes
             where = f"write {self._where()}"
-            call(where, lambda: c.put_object(Bucket=bucket, Key=key, Body=body), self._retry_for)
+            self._run(where, lambda: c.put_object(Bucket=bucket, Key=key, Body=body, **attributes))
         else:
             if self._buffer:
                 self._send(len(self._buffer))
             self._settle()
             parts, upload_id = self._parts, self._upload_id
-            call(
+            self._run(
                 f"finish uploading {self._where()}",
                 lambda: c.complete_multipart_upload(
                     Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
                 ),
-                self._retry_for,
             )
         self._close()
 
@@ -169,7 +182,7 @@ class MultipartWriter(Writer):
     def abort(self) -> None:
         if not self._open:
             return
-        with contextlib.suppress(StorageError):  # the upload is dropped anyway
+        with contextlib.suppress(TaskFailed):  # the upload is dropped anyway
             self._settle()
         self._close()
         if self._upload_id is not None:

@@ -1,0 +1,119 @@
+"""The caller's storage: import/... and export/... of S3 (and the kinds to come), run in the worker.
+
+One module per kind implements contract.CallerStore; KINDS below is the only place that names them,
+with the payload fields that give one object or a prefix. transfer.py moves the files, errors.py
+holds the codes a user sees. An API process never comes here (routes only store the task), nor does
+an engine (no file of a caller's store is ever in an engine's view but its task's inputs).
+
+Example::
+
+    kind = kind_of("import/s3")
+    files = run_import(kind, payload, StoreSettings(guard=None), target=writer_for_name)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.caller_storage.contract import CallerStore, StoreSettings
+from mcv_pipelines.service.work.caller_storage.transfer import (
+    AT_ONCE,
+    Source,
+    Target,
+    export_files,
+    import_files,
+)
+
+__all__ = ["KINDS", "Kind", "Source", "StoreSettings", "Target", "kind_of", "run_export", "run_import"]
+
+Opener = Callable[[Mapping[str, Any], StoreSettings, int], CallerStore]
+
+
+def _open_sftp(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
+    from mcv_pipelines.service.work.caller_storage.sftp import SftpStore
+
+    return SftpStore(payload, settings, pool)
+
+
+def _in_directory(directory: str, filename: str) -> str:
+    return f"{directory.rstrip('/')}/{filename}" if directory else filename
+
+
+def _open_s3(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
+    from mcv_pipelines.service.work.caller_storage.s3 import S3Store  # boto3 loads only when used
+
+    return S3Store(payload, settings, pool)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of store: how to open it, and the fields naming one object or a prefix."""
+
+    name: str
+    open: Opener
+    one: str
+    many: str
+    join: Callable[[str, str], str] = str.__add__  # a prefix and a file name: the file's key
+
+
+KINDS: dict[str, Kind] = {
+    "s3": Kind("s3", _open_s3, "key", "key_prefix"),
+    "sftp": Kind("sftp", _open_sftp, "file", "path", _in_directory),
+}
+
+
+def kind_of(operation: str) -> Kind | None:
+    """The kind of an import/... or export/... operation on a caller's store, None for any other."""
+    direction, _, name = operation.partition("/")
+    return KINDS.get(name) if direction in ("import", "export") else None
+
+
+def _field(payload: Mapping[str, Any], name: str) -> str | None:
+    value = payload.get(name)
+    return str(value) if isinstance(value, str | int) and str(value) != "" else None
+
+
+def _named(kind: Kind, payload: Mapping[str, Any], direction: str) -> tuple[str | None, str | None]:
+    """(one object, prefix) the task names: exactly one of them."""
+    prefix = _field(payload, kind.many)
+    key = None if prefix is not None else _field(payload, kind.one)
+    if prefix is None and key is None:
+        raise TaskFailed("INVALID_TASK", f"{direction}/{kind.name} needs {kind.one} or {kind.many}.")
+    return key, prefix
+
+
+def run_import(
+    kind: Kind,
+    payload: Mapping[str, Any],
+    settings: StoreSettings,
+    target: Target,
+    cancelled: threading.Event | None = None,
+) -> dict[str, Any]:
+    """Import the task's object(s) into ``target``; the task's result ({files, ...})."""
+    store = kind.open(payload, settings, AT_ONCE)
+    try:
+        key, prefix = _named(kind, payload, "import")
+        files = import_files(store, key, prefix, _field(payload, "filename"), target, cancelled)
+        return {"files": files, **store.notes()}
+    finally:
+        store.close()
+
+
+def run_export(
+    kind: Kind,
+    payload: Mapping[str, Any],
+    settings: StoreSettings,
+    sources: Sequence[Source],
+    cancelled: threading.Event | None = None,
+) -> dict[str, Any]:
+    """Store the task's input files; the task's result ({files, ...}), each file with its ``location``."""
+    store = kind.open(payload, settings, AT_ONCE)
+    try:
+        key, prefix = _named(kind, payload, "export")
+        return {"files": export_files(store, key, prefix, sources, cancelled, kind.join), **store.notes()}
+    finally:
+        store.close()

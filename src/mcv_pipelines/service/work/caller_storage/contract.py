@@ -1,0 +1,68 @@
+"""The one contract every kind of caller's storage implements (S3, and the kinds to come).
+
+A store is opened from a task's payload for the length of one task. Above it, transfer.py knows
+only these few calls: list a prefix, read an object as a stream, write a stream with its attributes
+and commit or abort. Every call raises TaskFailed with one of the codes of errors.py, its message
+naming the bucket or host, never a credential.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from mcv_pipelines.service.engines.url_guard import UrlGuard
+from mcv_pipelines.service.files.storage.base import Writer
+
+__all__ = ["CallerStore", "Entry", "StoreSettings", "Writer"]
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """What the operator decides for every caller's store: the address guard (None: any address,
+    the embedded default) and how long a call rides through transient faults."""
+
+    guard: UrlGuard | None = None
+    retry_for: float = 20.0
+    known_hosts: str = ""  # SFTP: a known_hosts file pinning servers' keys ("": accept on first use)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One object found under a prefix."""
+
+    key: str
+    size: int
+
+
+class CallerStore(ABC):
+    """A caller's bucket, container or server, opened with the task's credentials."""
+
+    where: str  # for messages: "S3 bucket 'media' at s3.eu-central-1.amazonaws.com"
+
+    @abstractmethod
+    def list(self, prefix: str) -> Iterator[Entry]:
+        """Every object whose key starts with ``prefix``, in key order (directory markers left out)."""
+
+    @abstractmethod
+    def read(self, key: str) -> Iterator[bytes]:
+        """The object's bytes in chunks; fails before the first chunk when it is not there."""
+
+    @abstractmethod
+    def writer(self, key: str, filename: str) -> Writer:
+        """A stream that becomes the object ``key`` on commit, stored with the task's attributes
+        (``filename``: the file's own name, for what is derived from it, such as a content type)."""
+
+    @abstractmethod
+    def location(self, key: str) -> str:
+        """Where an object is, as a user writes it: ``s3://bucket/key``."""
+
+    def notes(self) -> dict[str, Any]:
+        """What the task's result says besides its files (an SFTP server's host key)."""
+        return {}
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections."""

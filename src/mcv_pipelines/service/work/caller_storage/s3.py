@@ -1,0 +1,222 @@
+"""import/s3 and export/s3: a caller's bucket on AWS or any S3-compatible store.
+
+Reads stream ``get_object`` (resumed where a cut connection stopped), writes stream as multipart
+uploads of 8 MiB parts with the task's attributes, both from the service's own S3 store
+(files/storage). botocore's errors are mapped where they are raised onto errors.py's codes.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+from urllib.parse import urlencode, urlsplit
+
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+)
+
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
+from mcv_pipelines.service.files.storage.base import StorageError
+from mcv_pipelines.service.files.storage.s3_read import object_chunks
+from mcv_pipelines.service.files.storage.s3_upload import MultipartWriter, call
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.caller_storage import errors
+from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
+from mcv_pipelines.service.work.caller_storage.s3_client import endpoint_for, host_and_port, s3_client
+
+__all__ = ["S3Store", "open_s3"]
+
+_T = TypeVar("_T")
+_CREDENTIALS = frozenset(
+    {
+        "InvalidAccessKeyId",
+        "SignatureDoesNotMatch",
+        "AccessDenied",
+        "InvalidToken",
+        "ExpiredToken",
+        "InvalidSecurity",
+        "AuthorizationHeaderMalformed",
+        "InvalidClientTokenId",
+        "403",
+    }
+)
+_NO_BUCKET = frozenset({"NoSuchBucket"})
+_NO_KEY = frozenset({"NoSuchKey", "404", "NotFound"})
+_BUSY = frozenset({"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"})
+_UNREACHABLE = (EndpointConnectionError, ConnectTimeoutError)
+# export/s3's options and the put_object / create_multipart_upload arguments they become
+_ATTRIBUTES = {
+    "acl": "ACL",
+    "cache_control": "CacheControl",
+    "content_disposition": "ContentDisposition",
+    "server_side_encryption": "ServerSideEncryption",
+}
+_ENDPOINT = re.compile(r"^https?://[^/?#@\s]+/?$")
+
+
+def open_s3(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> S3Store:
+    return S3Store(payload, settings, pool)
+
+
+class S3Store(CallerStore):
+    def __init__(self, payload: Mapping[str, Any], settings: StoreSettings, pool: int = 4) -> None:
+        self.secrets = errors.Secrets(
+            payload.get(name) for name in ("access_key_id", "secret_access_key", "session_token")
+        )
+        self.bucket = str(payload["bucket"])
+        self.payload = payload
+        self.retry_for = settings.retry_for
+        endpoint = str(payload.get("endpoint") or endpoint_for(str(payload["region"])))
+        if not _ENDPOINT.match(endpoint):
+            raise errors.Secrets([]).failed(
+                errors.FAILED,
+                f"The S3 endpoint {urlsplit(endpoint).hostname or '?'} is not usable: expected "
+                "http(s)://HOST[:PORT], without a path or credentials.",
+            )
+        self.host = urlsplit(endpoint).netloc
+        self.where = f"S3 bucket {self.bucket!r} at {self.host}"
+        self._guard = settings.guard
+        self._checked: set[tuple[str, int]] = set()
+        self._lock = threading.Lock()
+        if self._guard is not None:
+            self._check_address(endpoint)
+        try:
+            self._client = s3_client(payload, endpoint, pool)
+        except (BotoCoreError, ValueError) as exc:
+            raise self.secrets.failed(errors.FAILED, f"Cannot use the {self.where}: {exc}") from None
+        if self._guard is not None:  # every request, redirects to another region's host included
+            self._client.meta.events.register("before-send.s3", self._guard_request)
+
+    def _check_address(self, url: str) -> None:
+        host, port = host_and_port(url)
+        with self._lock:
+            if (host, port) in self._checked:
+                return
+        assert self._guard is not None
+        try:
+            self._guard.addresses(host, port)
+        except ForbiddenAddress as exc:
+            raise errors.forbidden_address(exc, "the S3 endpoint") from None
+        except UnresolvedHost as exc:
+            raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc.reason}.") from None
+        with self._lock:
+            self._checked.add((host, port))
+
+    def _guard_request(self, request: Any, **_: Any) -> None:
+        self._check_address(str(request.url))
+
+    def _do(self, what: str, action: Callable[[], _T]) -> _T:
+        """``action()`` with transient faults retried (``call``) and every failure mapped."""
+        seen: list[BaseException] = []
+
+        def attempt() -> _T:
+            try:
+                return action()
+            except ClientError as exc:
+                failure = self._refusal(exc, what)
+                if failure is None:  # busy or 5xx: call() tries again
+                    raise
+                raise failure from None
+            except BotoCoreError as exc:
+                seen.append(exc)
+                raise
+
+        try:
+            return call(what, attempt, self.retry_for)
+        except StorageError as exc:
+            if seen and isinstance(seen[-1], _UNREACHABLE):
+                raise self.secrets.failed(
+                    errors.UNREACHABLE, f"Could not reach the {self.where} to {what}: {seen[-1]}"
+                ) from None
+            raise self.secrets.failed(errors.FAILED, f"{exc.message} ({self.where})") from None
+
+    def _refusal(self, exc: ClientError, what: str) -> TaskFailed | None:
+        error = exc.response.get("Error", {})
+        code = str(error.get("Code") or "error")
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+        if status >= 500 or code in _BUSY:
+            return None
+        if code in _CREDENTIALS:
+            return self.secrets.failed(
+                errors.ACCESS_DENIED,
+                f"The {self.where} refused the credentials to {what} ({code}): check access_key_id, "
+                "secret_access_key, session_token and the key's permissions.",
+            )
+        if code in _NO_BUCKET:
+            return self.secrets.failed(
+                errors.BUCKET_NOT_FOUND, f"There is no S3 bucket {self.bucket!r} at {self.host}."
+            )
+        if code in _NO_KEY:
+            return self.secrets.failed(
+                errors.FILE_NOT_FOUND, f"Could not {what}: no such key in the {self.where}."
+            )
+        detail = str(error.get("Message") or "")
+        return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {code}: {detail}")
+
+    def list(self, prefix: str) -> Iterator[Entry]:
+        c, token = self._client, None
+        while True:
+            extra: dict[str, str] = {"ContinuationToken": token} if token else {}
+
+            def page_of(extra: dict[str, str] = extra) -> dict[str, Any]:
+                return dict(c.list_objects_v2(Bucket=self.bucket, Prefix=prefix, **extra))
+
+            page = self._do(f"list the keys under {prefix!r}", page_of)
+            for item in page.get("Contents", []):
+                if not str(item["Key"]).endswith("/"):  # a "directory" marker holds no file
+                    yield Entry(str(item["Key"]), int(item.get("Size") or 0))
+            token = page.get("NextContinuationToken")
+            if not page.get("IsTruncated") or not token:
+                return
+
+    def read(self, key: str) -> Iterator[bytes]:
+        c, what = self._client, f"read {self.location(key)}"
+
+        def open_at(position: int) -> Any:
+            wanted = f"bytes={position}-"
+            return self._do(what, lambda: c.get_object(Bucket=self.bucket, Key=key, Range=wanted))["Body"]
+
+        first = self._client_read(key, what)
+        return self._hidden(object_chunks(open_at, 0, what, self.retry_for, first))
+
+    def _client_read(self, key: str, what: str) -> Any:
+        c = self._client
+        return self._do(what, lambda: c.get_object(Bucket=self.bucket, Key=key))["Body"]
+
+    def _hidden(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        try:
+            yield from chunks
+        except StorageError as exc:  # cut and not resumed in time
+            raise self.secrets.failed(errors.UNREACHABLE, f"{exc.message} ({self.where})") from None
+
+    def writer(self, key: str, filename: str) -> Writer:
+        return MultipartWriter(
+            self._client, self.bucket, key, self.retry_for, self.attributes(filename), self._do
+        )
+
+    def attributes(self, filename: str) -> dict[str, Any]:
+        """export/s3's options as S3 stores them; content_type exactly as given, else guessed."""
+        p = self.payload
+        found: dict[str, Any] = {arg: str(p[name]) for name, arg in _ATTRIBUTES.items() if p.get(name)}
+        found["ContentType"] = str(p.get("content_type") or _guess(filename))
+        if p.get("metadata"):
+            found["Metadata"] = {str(k): str(v) for k, v in dict(p["metadata"]).items()}
+        if p.get("tagging"):
+            found["Tagging"] = urlencode({str(k): str(v) for k, v in dict(p["tagging"]).items()})
+        return found
+
+    def location(self, key: str) -> str:
+        return f"s3://{self.bucket}/{key}"
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _guess(filename: str) -> str:
+    return mimetypes.guess_type(filename, strict=False)[0] or "application/octet-stream"
