@@ -16,10 +16,11 @@ only its process directory, mounted at ``/office``:
   socket file at ``/tmp/OSL_PIPE_<uid>_<name>`` (LibreOffice puts it there, whatever TMPDIR says).
 
 The UNO bridge runs in a view of its own with the same ``run`` directory as its /tmp, so it reaches
-the pipe and nothing else of soffice's. Both get their own network, IPC and process namespaces; not
-``--die-with-parent``: bubblewrap ties that to the thread that started it (the launcher's
-parent-death signal, set on bwrap itself, does the same from a thread that lives as long as the
-service).
+the pipe and nothing else of soffice's. Both get their own network, IPC and process namespaces and
+``--die-with-parent``: bubblewrap ties that to the thread that started it, so the pool starts them
+from the service's launcher thread, which lives as long as the service (launcher.py). A parent-death
+signal set on bwrap alone did not hold: with four office jobs running, SIGTERM, SIGINT or SIGKILL of
+the service left every bwrap, oosplash and soffice.bin (or bridge) running.
 
 Without bubblewrap (seal ``landlock``, ``unshare`` or ``none``) soffice keeps ``unshare --net --pid``
 where it works and the exchange directory still carries every task's files, at the same paths on both
@@ -42,8 +43,8 @@ __all__ = ["OfficeView"]
 
 _INSIDE = Path("/office")
 _TMP = "/tmp"  # noqa: S108 - the view's own /tmp, the run directory of this process
-# The seal's namespaces and devices without --die-with-parent (see above).
-_BASE = tuple(option for option in seal.BWRAP_BASE if option != "--die-with-parent")
+# The seal's namespaces and devices, --die-with-parent included (see above).
+_BASE = seal.BWRAP_BASE
 
 
 class OfficeView:
