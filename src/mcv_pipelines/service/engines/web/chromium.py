@@ -277,6 +277,13 @@ def _navigate(page: Page, policy: RequestPolicy, url: str, wait: float) -> None:
         raise EngineError("URL_UNREACHABLE", f"{url} does not answer ({answer['errorText']})")
     # A page that never finishes loading is captured as it stands after 30 seconds.
     page.wait_loaded(policy.page_frame or "", time.monotonic() + 30)
+    if policy.left:
+        # A script that leaves at once can run before the document is parsed: the navigation it
+        # starts stops the parser, and once refused the page stays as far as it got (under load an
+        # empty body, printed blank). The document is loaded again with scripts off, as written.
+        page.call("Emulation.setScriptExecutionDisabled", {"value": True})
+        page.call("Page.navigate", {"url": url})
+        page.wait_loaded(policy.page_frame or "", time.monotonic() + 30)
     if wait:
         time.sleep(min(wait, max(0.0, page.deadline - time.monotonic())))
 

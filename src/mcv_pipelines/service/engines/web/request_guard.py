@@ -61,6 +61,7 @@ class RequestPolicy:
     navigation: set[str] = field(default_factory=set)  # the first navigation's requests, redirect hops too
     navigation_hosts: set[str] = field(default_factory=set)  # the hosts those requests went to
     refused_hosts: set[str] = field(default_factory=set)  # hosts the pinning proxy refused to dial
+    left: bool = False  # an uploaded document tried to navigate away (and stayed)
 
     def refused_at_connect(self, host: str, port: int, reason: str) -> None:
         """The task's pinning proxy refused ``host``: the guard approved its name, then the name
@@ -101,6 +102,7 @@ class RequestPolicy:
                 leaving = True
         if leaving and key not in self.documents:
             reason = "the document may not leave itself" if self.documents else self.refusal(url)
+            self.left = self.left or bool(self.documents)
             if reason is None:
                 return Decision("Fetch.continueRequest", {"requestId": request_id})
             self.refused.append(f"{_shown(url)}: {reason} (the page stays)")
