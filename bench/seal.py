@@ -124,9 +124,9 @@ def landlock_ways(work: Path, runs: int) -> None:
              "start_new_session": True, "cwd": work}  # fmt: skip
     starter.warm()
     ways: dict[str, Callable[[], subprocess.Popen[bytes]]] = {
-        "no seal": lambda: subprocess.Popen(true, **shape),  # type: ignore[call-overload]
+        "no seal": lambda: subprocess.Popen(true, **shape),  # type: ignore[call-overload]  # shape: a dict of Popen keywords
         "landlock, starter (now)": lambda: starter.start(true, rules, limits, **shape),
-        "landlock, preexec_fn": lambda: subprocess.Popen(  # type: ignore[call-overload]
+        "landlock, preexec_fn": lambda: subprocess.Popen(  # type: ignore[call-overload]  # the same keywords
             true, preexec_fn=landlock_rules.prepare(true, (), (work,), setter), **shape
         ),
     }

@@ -31,7 +31,7 @@ _LOCALE = ("LANG", "LANGUAGE", "LC_ALL", "LC_ADDRESS", "LC_COLLATE", "LC_CTYPE",
            "LC_TELEPHONE", "LC_TIME", "TZ")  # fmt: skip
 # The only variables a program takes from the service: where programs are, and how text is read.
 INHERITED: tuple[str, ...] = ("PATH", *_LOCALE)
-_DEFAULTS = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}  # noqa: S108
+_DEFAULTS = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}  # noqa: S108 - private under bwrap
 
 
 def program_environment(own: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -28,7 +28,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcv_pipelines.service.engines.landlock import privileges, ruleset, seccomp
@@ -92,7 +92,7 @@ def main() -> int:
 
 
 def _become(
-    asked: dict[str, object],
+    asked: dict[str, Any],  # the service's request, decoded from JSON
     fds: list[int],
     ruleset: int,
     files: ruleset.Builder,
@@ -107,7 +107,7 @@ def _become(
         os.setsid()
         for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)  # inheritable: the program's own
-        for which, soft, hard in asked["limits"]:  # type: ignore[attr-defined]
+        for which, soft, hard in asked["limits"]:
             resource.setrlimit(which, (soft, hard))
         if asked["cwd"] is not None:
             os.chdir(str(asked["cwd"]))
@@ -115,11 +115,11 @@ def _become(
             os.close(ruleset)
             files, ruleset = unhandled, unhandled.create()
         else:
-            files.add(ruleset, [(path, int(rights)) for path, rights in asked["rules"]])  # type: ignore[attr-defined]
+            files.add(ruleset, [(path, int(rights)) for path, rights in asked["rules"]])
         files.restrict(ruleset)
         install()
-        argv = [str(part) for part in asked["argv"]]  # type: ignore[attr-defined]
-        os.execvpe(argv[0], argv, asked["env"])  # type: ignore[arg-type]  # noqa: S606 - argv, no shell
+        argv = [str(part) for part in asked["argv"]]
+        os.execvpe(argv[0], argv, asked["env"])  # noqa: S606 - an argv, no shell
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.write(error, f"{exc.errno or 0:x}:{exc.strerror or exc}".encode())
