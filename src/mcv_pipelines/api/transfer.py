@@ -153,7 +153,8 @@ async def upload(
     A 5xx answer means the form's server refused the file as a whole (a store or a database briefly
     away): the upload is sent again from the start, after a backoff, within the retry policy's bounds.
     A connection cut mid-request is a TransferError with ``cut`` set: only the form's task can tell
-    whether the file arrived (ApiClient.upload_file asks it).
+    whether the file arrived (ApiClient.upload_file asks it). So is a 409 to a try sent again after a
+    5xx: the server may have taken the file and failed only after.
     """
     body = MultipartBody.build(fields, path)
     what = f"upload of {path.name} to {_host(url)}"
@@ -163,6 +164,10 @@ async def upload(
         try:
             return await _upload_once(http, url, body, what, http_timeout, retry, progress)
         except TransferError as exc:
+            if failures and exc.status == 409:
+                # refused as no longer waiting after a 5xx: the 5xx may have come after the file
+                # was taken (the database cut at COMMIT); like a cut, only the task can tell
+                raise TransferError(exc.what, exc.reason, status=409, cut=True) from None
             failures += 1
             late = retry.clock() - started >= retry.max_elapsed
             if exc.status not in _RETRIED_STATUSES or failures >= retry.attempts or late:

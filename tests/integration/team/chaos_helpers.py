@@ -16,8 +16,8 @@ from team_helpers import MCV
 from seaweed import SeaweedS3
 
 __all__ = [
-    "BATCH", "KEY", "PIPELINE", "ROWS", "batch_env", "finished_rows", "make_work", "s3_away", "service_jobs",
-    "wait_rows",
+    "BATCH", "KEY", "PIPELINE", "ROWS", "batch_env", "failed_rows", "finished_rows", "make_work", "s3_away",
+    "service_jobs", "wait_rows",
 ]  # fmt: skip
 
 ROWS = 30
@@ -64,6 +64,13 @@ def make_work(root: Path, rows: int = ROWS) -> Path:
 def finished_rows(work: Path) -> int:
     path = work / "events.jsonl"
     return path.read_text().count('"event": "row-finished"') if path.exists() else 0
+
+
+def failed_rows(work: Path, stderr: str) -> str:
+    """The batch's stderr and each unfinished row of its report, for an assertion's message."""
+    path = work / "report.jsonl"
+    rows = path.read_text().splitlines() if path.exists() else []
+    return "\n".join([stderr, *(row for row in rows if '"status": "finished"' not in row)])
 
 
 def wait_rows(work: Path, batch: subprocess.Popen[str], rows: int) -> bool:

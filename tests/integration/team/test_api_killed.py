@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
-from chaos_helpers import BATCH, KEY, ROWS, batch_env, make_work, wait_rows
+from chaos_helpers import BATCH, KEY, ROWS, batch_env, failed_rows, make_work, wait_rows
 from pg_server import PgServer, free_port
 from round_robin import RoundRobin
 from team_helpers import Serve, wait_until
@@ -66,7 +66,7 @@ def test_a_batch_rides_through_an_api_process_killed_behind_two_others(
         assert held.is_set(), "no upload went to api0 after the first rows"
         apis[0].kill()
         _, stderr = batch.communicate(timeout=300)
-        assert batch.returncode == 0, stderr
+        assert batch.returncode == 0, failed_rows(work, stderr)
         auth = {"Authorization": f"Bearer {KEY}"}
         listed = httpx.get(f"{apis[1].base}/v2/jobs", params={"per_page": 1000}, headers=auth, timeout=30)
         jobs = listed.json()["data"]

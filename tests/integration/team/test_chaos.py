@@ -13,7 +13,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from chaos_helpers import BATCH, KEY, batch_env, make_work, s3_away, service_jobs, wait_rows
+from chaos_helpers import BATCH, KEY, batch_env, failed_rows, make_work, s3_away, service_jobs, wait_rows
 from pg_server import PgServer
 from team_helpers import Serve
 
@@ -53,7 +53,7 @@ def test_a_batch_rides_through_a_postgres_restart_and_an_s3_outage(
             faults += 1
         assert faults == 2, "the batch ended before both faults: too few rows to test them"
         _, stderr = batch.communicate(timeout=300)
-        assert batch.returncode == 0, stderr
+        assert batch.returncode == 0, failed_rows(work, stderr)
         jobs = service_jobs(api.base)
     finally:
         if batch.poll() is None:

@@ -229,6 +229,61 @@ async def test_an_upload_cut_midway_to_a_bare_form_is_an_error(make_client, tmp_
     assert seen == ["POST /upload/t1"]
 
 
+def _refused_then_not_waiting(task_status: str) -> tuple[StreamingTransport, list[str]]:
+    """The first upload is answered 503 after its file was taken (the database cut at COMMIT);
+    the upload sent again is refused 409 TASK_NOT_WAITING; a GET of the task answers ``task_status``."""
+    seen: list[str] = []
+
+    def respond(request: httpx.Request, body: bytes) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        if request.method == "GET":
+            return httpx.Response(
+                200, json={"data": task_json(status=task_status, operation="import/upload")}
+            )
+        if seen.count("POST /upload/t1") == 1:
+            return httpx.Response(503, json={"code": "DATABASE_UNAVAILABLE", "message": "away"})
+        return httpx.Response(409, json={"code": "TASK_NOT_WAITING", "message": "The task is finished."})
+
+    return StreamingTransport(respond), seen
+
+
+async def test_a_409_after_a_5xx_asks_the_task_and_a_finished_one_had_its_file(
+    make_client, tmp_path: Path
+) -> None:
+    # CI of stop 41: a PostgreSQL restart cut the upload's COMMIT; the retry's 409 failed the row.
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+    transport, seen = _refused_then_not_waiting("finished")
+    client = make_client(transport=transport)
+    assert await client.upload_file(_waiting_upload_task(), path) == 201
+    assert seen == ["POST /upload/t1", "POST /upload/t1", "GET /v2/tasks/t1"]
+
+
+async def test_a_409_after_a_5xx_to_a_bare_form_is_an_error_that_says_the_outcome_is_unknown(
+    make_client, tmp_path: Path
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+    transport, seen = _refused_then_not_waiting("finished")
+    client = make_client(transport=transport)
+    with pytest.raises(TransferError, match="HTTP 409") as raised:
+        await client.upload_file(_form(), path)
+    assert raised.value.cut
+    assert raised.value.status == 409
+    assert seen == ["POST /upload/t1", "POST /upload/t1"]
+
+
+async def test_a_first_409_is_an_error_without_asking_the_task(make_client, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello")
+    transport = StreamingTransport(lambda r, b: httpx.Response(409, json={"code": "TASK_NOT_WAITING"}))
+    client = make_client(transport=transport)
+    with pytest.raises(TransferError, match="HTTP 409") as raised:
+        await client.upload_file(_waiting_upload_task(), path)
+    assert not raised.value.cut
+    assert len(transport.requests) == 1
+
+
 async def test_upload_of_a_missing_file_is_a_clear_error(make_client, tmp_path: Path) -> None:
     client = make_client(lambda r: httpx.Response(201))
     with pytest.raises(TransferError, match="cannot read the file"):

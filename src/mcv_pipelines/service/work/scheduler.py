@@ -167,7 +167,10 @@ class Scheduler:
             ended = self._end(task_id, failure, ("waiting",))
         else:
             ended = self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
-        self.kick([task_id])
+        # the task has ended: a database gone now only delays its dependants (the janitor's round
+        # starts them), and must not tell the uploader that its file was refused
+        with contextlib.suppress(DatabaseUnavailable):
+            self.kick([task_id])
         return ended
 
     def queue_depth(self) -> int:
