@@ -17,10 +17,13 @@ _HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "upgrad
 
 
 class RecordingProxy:
-    """Relays every request to ``upstream``; ``requests`` holds (method, path, headers) of each."""
+    """Relays every request to ``upstream``; ``requests`` holds (method, path, headers) of each.
+    ``host``: the Host header the upstream sees instead of the relay's (a server that builds URLs from
+    it then names that host)."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, host: str | None = None) -> None:
         self.upstream = upstream.rstrip("/")
+        self.host = host
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         relay = self
 
@@ -36,6 +39,8 @@ class RecordingProxy:
                 length = int(headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 sent = {k: v for k, v in headers.items() if k not in _HOP}
+                if relay.host is not None:
+                    sent["host"] = relay.host
                 with httpx.Client(timeout=60.0) as client:
                     answer = client.request(
                         self.command, relay.upstream + self.path, headers=sent, content=body

@@ -125,6 +125,20 @@ def register(subparsers: Any) -> None:
         "its fingerprint put in the task's result)",
     )
     parser.add_argument(
+        "--gcs-endpoint",
+        default=os.environ.get("MCV_GCS_ENDPOINT") or None,
+        metavar="URL",
+        help="the JSON API root of Google Cloud Storage for import/ and export/google-cloud-storage, for "
+        "a sovereign cloud or an emulator (default: MCV_GCS_ENDPOINT, else https://storage.googleapis.com)",
+    )
+    parser.add_argument(
+        "--gcs-token-uri",
+        default=os.environ.get("MCV_GCS_TOKEN_URI") or None,
+        metavar="URL",
+        help="where a task's Google service account gets its access token (default: MCV_GCS_TOKEN_URI, "
+        "else https://oauth2.googleapis.com/token)",
+    )
+    parser.add_argument(
         "--storage",
         default=None,
         metavar="URL",
@@ -330,6 +344,10 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         if not known.is_file():
             raise UsageError(f"--sftp-known-hosts {known}: no such file (an OpenSSH known_hosts file)")
         settings["sftp_known_hosts"] = str(known.resolve())
+    for option, field in (("--gcs-endpoint", "gcs_endpoint"), ("--gcs-token-uri", "gcs_token_uri")):
+        value = getattr(args, field)
+        if value:
+            settings[field] = _service_url(option, value)
     where, public_url = "--public-url", args.public_url
     if public_url is None and os.environ.get(PUBLIC_URL_VARIABLE, "").strip():
         where, public_url = PUBLIC_URL_VARIABLE, os.environ[PUBLIC_URL_VARIABLE].strip()
@@ -337,8 +355,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         parts = urlsplit(public_url)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
             raise UsageError(
-                f"{where} {public_url!r}: expected http(s)://HOST[:PORT][/PATH], "
-                "e.g. https://mcv.example.com"
+                f"{where} {public_url!r}: expected http(s)://HOST[:PORT][/PATH], e.g. https://mcv.example.com"
             )
         settings["public_url"] = public_url.rstrip("/")
     return settings
@@ -371,6 +388,15 @@ def _storage_settings(args: argparse.Namespace) -> dict[str, Any]:
     except ValueError as exc:
         raise UsageError(f"--s3-endpoint: {exc}") from None
     return {"storage": storage, "s3_endpoint": endpoint}
+
+
+def _service_url(option: str, value: str) -> str:
+    """An operator's address of a store's service: http(s)://HOST[:PORT][/PATH], nothing else."""
+    parts = urlsplit(value.strip())
+    extra = parts.username or parts.query or parts.fragment
+    if parts.scheme not in ("http", "https") or not parts.hostname or extra:
+        raise UsageError(f"{option} {value!r}: expected http(s)://HOST[:PORT][/PATH], without credentials")
+    return value.strip().rstrip("/")
 
 
 def _loopback(host: str) -> bool:

@@ -29,9 +29,7 @@ Sink = Callable[[str, Iterator[bytes]], None]  # (file name, its bytes): writes 
 STORAGE_OPERATIONS = frozenset(
     {
         "import/azure/blob",
-        "import/google-cloud-storage",
         "export/azure/blob",
-        "export/google-cloud-storage",
     }
 )
 
@@ -71,7 +69,6 @@ def storage_unreachable(operation: str, payload: dict[str, Any]) -> TaskFailed:
     kind = operation.split("/", 1)[1]
     where = {
         "azure/blob": f"Azure container {payload.get('container')!r} of {payload.get('storage_account')!r}",
-        "google-cloud-storage": f"Google Cloud Storage bucket {payload.get('bucket')!r}",
     }[kind]
     return TaskFailed(
         "STORAGE_UNSUPPORTED",

@@ -27,6 +27,8 @@ class StoreSettings:
     guard: UrlGuard | None = None
     retry_for: float = 20.0
     known_hosts: str = ""  # SFTP: a known_hosts file pinning servers' keys ("": accept on first use)
+    gcs_endpoint: str = "https://storage.googleapis.com"  # Google Cloud Storage: the JSON API's root
+    gcs_token_uri: str = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address: the token endpoint)
 
 
 @dataclass(frozen=True)

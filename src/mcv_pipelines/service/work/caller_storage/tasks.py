@@ -21,7 +21,11 @@ __all__ = ["export_from_paths", "export_from_store", "import_into_dir", "import_
 
 def _settings(config: ServiceConfig) -> StoreSettings:
     return StoreSettings(
-        guard=config.url_guard, retry_for=config.caller_storage_retry, known_hosts=config.sftp_known_hosts
+        guard=config.url_guard,
+        retry_for=config.caller_storage_retry,
+        known_hosts=config.sftp_known_hosts,
+        gcs_endpoint=config.gcs_endpoint,
+        gcs_token_uri=config.gcs_token_uri,
     )
 
 

@@ -1,0 +1,203 @@
+"""Writing one object to a caller's Google Cloud Storage bucket as a resumable upload session.
+
+The session is opened with the object's name and content type; the bytes follow in chunks of
+UPLOAD_CHUNK (a multiple of 256 KiB, as the API wants of every chunk but the last), each PUT with its
+Content-Range, so no more than a chunk is ever held. The object appears only when the last chunk,
+which carries the total size, is taken; an aborted writer cancels its session and leaves nothing.
+After a cut or a 5xx the session is asked how much it holds and the upload goes on from there.
+The session's address is its own credential: the task's token is never sent to it.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import re
+import time
+from typing import TYPE_CHECKING
+
+import httpx
+
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.caller_storage import errors
+from mcv_pipelines.service.work.caller_storage.contract import Writer
+from mcv_pipelines.service.work.caller_storage.gcs import RETRIED, quote_name
+
+if TYPE_CHECKING:
+    from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
+
+__all__ = ["UPLOAD_CHUNK", "ResumableWriter"]
+
+UPLOAD_CHUNK = 8 * 1024 * 1024
+_QUANTUM = 256 * 1024
+assert UPLOAD_CHUNK % _QUANTUM == 0
+_INCOMPLETE = 308  # the session holds part of the object and wants the rest
+_RANGE = re.compile(r"^bytes=0-(\d+)$")
+
+
+class ResumableWriter(Writer):
+    def __init__(self, store: GcsStore, key: str, content_type: str) -> None:
+        self._store, self._key, self._type = store, key, content_type
+        self._what = f"write {store.location(key)}"
+        self._buffer = bytearray()
+        self._sent = 0  # bytes the session holds
+        self._md5 = hashlib.md5(usedforsecurity=False)
+        self.size = 0
+        self._session: str | None = self._start()
+
+    def _start(self) -> str:
+        store = self._store
+        answer = store.api(
+            self._what,
+            "POST",
+            f"/upload/storage/v1/b/{quote_name(store.bucket)}/o",
+            params={"uploadType": "resumable"},
+            json={"name": self._key, "contentType": self._type},
+            headers={"X-Upload-Content-Type": self._type},
+        )
+        if answer.status_code not in (200, 201):
+            raise store.refusal(answer, self._what)
+        session = str(answer.headers.get("location", ""))
+        self._check_session(session)
+        return session
+
+    def _check_session(self, session: str) -> None:
+        """The session must be an http(s) address; one away from the API's own host is an address the
+        store named, which a served instance's guard checks as it checks a caller's."""
+        store = self._store
+        try:
+            url = httpx.URL(session)
+        except httpx.InvalidURL:
+            url = httpx.URL("")
+        if url.scheme not in ("http", "https") or not url.host:
+            raise store.failed(errors.FAILED, f"The {store.where} opened an upload without a usable address.")
+        same = (url.scheme, url.host, url.port) == (
+            store.endpoint.scheme,
+            store.endpoint.host,
+            store.endpoint.port,
+        )
+        if same or store.guard is None:
+            return
+        try:
+            store.guard.addresses(url.host, url.port or (443 if url.scheme == "https" else 80))
+        except ForbiddenAddress as exc:
+            raise errors.forbidden_address(exc, "the upload session the store answered") from None
+        except UnresolvedHost as exc:
+            raise TaskFailed(
+                errors.UNREACHABLE, f"Could not reach the upload session's host: {exc.reason}."
+            ) from None
+
+    def write(self, data: bytes) -> None:
+        assert self._session is not None, "write after commit or abort"
+        self._buffer += data
+        self._md5.update(data)
+        self.size += len(data)
+        while len(self._buffer) >= UPLOAD_CHUNK:
+            self._put(final=False)
+
+    def commit(self) -> None:
+        assert self._session is not None, "commit after commit or abort"
+        body = self._put(final=True)
+        self._session = None
+        self._check_stored(body)
+
+    def _put(self, final: bool) -> dict[str, object]:
+        """Send the next chunk (all that is left, with the total, when ``final``); after a cut or a
+        transient answer, learn what the session holds and go on from there. The answer's JSON once
+        the object is complete."""
+        store = self._store
+        deadline = time.monotonic() + store.retry_for
+        while True:
+            count = len(self._buffer) if final else min(UPLOAD_CHUNK, len(self._buffer))
+            total = str(self.size) if final else "*"
+            span = f"bytes {self._sent}-{self._sent + count - 1}/{total}" if count else f"bytes */{total}"
+            try:
+                answer = self._session_call(span, bytes(self._buffer[:count]))
+            except httpx.TransportError as exc:
+                code, fault = errors.UNREACHABLE, repr(exc)
+            else:
+                taken = self._taken(answer, final)
+                if taken is not None:
+                    return taken
+                code, fault = errors.FAILED, f"HTTP {answer.status_code}"
+            if time.monotonic() >= deadline:
+                raise store.failed(code, f"Could not {self._what} ({fault}) in the {store.where}.")
+            time.sleep(0.5)
+            complete = self._ask_held(total)
+            if complete is not None:
+                return complete
+            if not final and len(self._buffer) < UPLOAD_CHUNK:  # the rest waits for a full chunk
+                return {}
+
+    def _taken(self, answer: httpx.Response, final: bool) -> dict[str, object] | None:
+        """What a chunk's answer means: taken ({}), the object complete (its JSON), or to be tried
+        again (None); a refusal fails the task."""
+        status = answer.status_code
+        if status in (200, 201) and final:
+            return _json(answer)
+        if status == _INCOMPLETE and not final:
+            self._held(answer)
+            return {}
+        if status not in RETRIED and status != _INCOMPLETE:
+            raise self._store.refusal(answer, self._what)
+        return None
+
+    def _session_call(self, span: str, body: bytes) -> httpx.Response:
+        assert self._session is not None
+        # The object's type on every PUT, as Google's clients send it (some servers take the last one).
+        headers = {"Content-Range": span, "Content-Type": self._type}
+        return self._store.client.put(self._session, content=body, headers=headers)
+
+    def _ask_held(self, total: str) -> dict[str, object] | None:
+        """Ask the session how much it holds (a PUT without bytes) and drop that much of the buffer;
+        the object's JSON if the session says it is complete."""
+        try:
+            answer = self._session_call(f"bytes */{total}", b"")
+        except httpx.TransportError:
+            return None
+        if answer.status_code in (200, 201):
+            return _json(answer)
+        if answer.status_code == _INCOMPLETE:
+            self._held(answer)
+        elif answer.status_code not in RETRIED:
+            raise self._store.refusal(answer, self._what)
+        return None
+
+    def _held(self, answer: httpx.Response) -> None:
+        """Take the session's Range (bytes=0-N: it holds N + 1 bytes; none without one)."""
+        found = _RANGE.match(answer.headers.get("range", ""))
+        held = int(found.group(1)) + 1 if found else 0
+        if not self._sent <= held <= self._sent + len(self._buffer):
+            raise self._store.failed(
+                errors.FAILED, f"Could not {self._what}: the upload session lost bytes it had taken."
+            )
+        del self._buffer[: held - self._sent]
+        self._sent = held
+
+    def _check_stored(self, body: dict[str, object]) -> None:
+        """What the store says it holds is what was sent (size, and MD5 when it gives one)."""
+        store = self._store
+        size, md5 = body.get("size"), body.get("md5Hash")
+        sent_md5 = base64.b64encode(self._md5.digest()).decode()
+        if (size is not None and str(size) != str(self.size)) or (md5 is not None and md5 != sent_md5):
+            raise store.failed(
+                errors.FAILED,
+                f"Could not {self._what}: the stored object is not the file sent (size or MD5).",
+            )
+
+    def abort(self) -> None:
+        if self._session is None:
+            return
+        session, self._session = self._session, None
+        with contextlib.suppress(httpx.HTTPError):  # cancelled (499), or gone already: nothing is left
+            self._store.client.delete(session, timeout=10.0)
+
+
+def _json(answer: httpx.Response) -> dict[str, object]:
+    try:
+        body = answer.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}

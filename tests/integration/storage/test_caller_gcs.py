@@ -1,0 +1,310 @@
+"""import/google-cloud-storage and export/google-cloud-storage on the local service against a real
+GCS server (fake-gcs-server on loopback) and a token endpoint of the test's own that verifies the
+service account's signed grant: file and prefix forms both ways, content types read back, resumable
+uploads in chunks, the errors a user meets, the key shown nowhere, and nothing taken from the
+environment."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from fake_gcs import FakeGcs, ServiceAccount, TokenEndpoint, free_port, need_fake_gcs
+from loopback_listener import Tripwire
+from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
+from mcv_pipelines.service.server import LocalService
+from recording_proxy import RecordingProxy
+
+BUCKET = "mcv-gcs-test"
+
+
+@dataclass
+class Gcs:
+    """The session's server, reached through ``proxy`` (its upload sessions too), and the one service
+    account its token endpoint knows."""
+
+    server: FakeGcs
+    proxy: RecordingProxy
+    account: ServiceAccount
+    tokens: TokenEndpoint
+
+    def settings(self, **more: Any) -> dict[str, Any]:
+        return {"gcs_endpoint": self.proxy.url, "gcs_token_uri": self.tokens.url, **more}
+
+    def task(self, operation: str, **more: Any) -> dict[str, Any]:
+        return {
+            "operation": operation,
+            "project_id": "test-project",
+            "bucket": BUCKET,
+            "client_email": self.account.email,
+            "private_key": self.account.pem,
+            **more,
+        }
+
+
+@pytest.fixture(scope="module")
+def gcs() -> Iterator[Gcs]:
+    binary = need_fake_gcs()
+    port = free_port()
+    with RecordingProxy(f"http://127.0.0.1:{port}") as proxy:
+        server = FakeGcs(binary, port, external_url=proxy.url).start()
+        try:
+            server.bucket(BUCKET)
+            account = ServiceAccount()
+            with TokenEndpoint(account) as tokens:
+                yield Gcs(server, proxy, account, tokens)
+        finally:
+            server.stop()
+
+
+def start(tmp_path: Path, **settings: Any) -> LocalService:
+    return LocalService(data_dir=tmp_path / f"data-{secrets.token_hex(3)}", engines=[], settings=settings)
+
+
+@pytest.fixture
+def service(gcs: Gcs, tmp_path: Path) -> Iterator[LocalService]:
+    with start(tmp_path, **gcs.settings(caller_storage_retry=1.0)) as svc:
+        yield svc
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"caller-{secrets.token_hex(4)}/"
+
+
+def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The job's tasks by name once it ended, payloads included."""
+    with httpx.Client(
+        base_url=svc.base_url,
+        timeout=60.0,
+        headers={"Authorization": f"Bearer {svc.api_key}"},
+        trust_env=False,
+    ) as client:
+        created = client.post("/v2/jobs", json={"tasks": tasks})
+        assert created.status_code == 201, created.text
+        job_id = created.json()["data"]["id"]
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            job = client.get(f"/v2/jobs/{job_id}").json()["data"]
+            if job["status"] in ("finished", "error"):
+                break
+            time.sleep(0.1)
+        shown = [client.get(f"/v2/tasks/{t['id']}", params={"include": "payload"}) for t in job["tasks"]]
+        return {task["name"]: task for task in (answer.json()["data"] for answer in shown)}
+
+
+def error_of(svc: LocalService, task: dict[str, Any]) -> dict[str, Any]:
+    ended = run_job(svc, {"t": task})["t"]
+    assert ended["status"] == "error", ended
+    return ended
+
+
+def test_a_prefix_comes_in_file_by_file_and_goes_out_with_the_token_of_a_signed_grant(
+    gcs: Gcs, service: LocalService, prefix: str
+) -> None:
+    for name, body, kind in (
+        (f"{prefix}in/a.txt", b"alpha", "text/plain"),
+        (f"{prefix}in/sub/b.csv", b"b,c", "text/csv"),
+        (f"{prefix}in-decoy.txt", b"no", "text/plain"),
+    ):
+        gcs.server.put(BUCKET, name, body, kind)
+    grants, issued, seen = len(gcs.tokens.grants), len(gcs.tokens.issued), len(gcs.proxy.requests)
+    escaped = gcs.account.pem.replace("\n", "\\n")  # as some SDKs send a key: backslash and n
+    tasks = run_job(
+        service,
+        {
+            "in": gcs.task("import/google-cloud-storage", file_prefix=f"{prefix}in/"),
+            "out": {
+                **gcs.task("export/google-cloud-storage", private_key=escaped),
+                "input": "in",
+                "file_prefix": f"{prefix}out/",
+            },
+        },
+    )
+    for name in ("in", "out"):
+        assert tasks[name]["status"] == "finished", tasks[name]["message"]
+    assert [(f["filename"], f["size"]) for f in tasks["in"]["result"]["files"]] == [
+        ("a.txt", 5),
+        ("b.csv", 3),
+    ]
+    assert [f["location"] for f in tasks["out"]["result"]["files"]] == [
+        f"gs://{BUCKET}/{prefix}out/a.txt",
+        f"gs://{BUCKET}/{prefix}out/b.csv",
+    ]
+    assert gcs.server.names(BUCKET, f"{prefix}out") == [f"{prefix}out/a.txt", f"{prefix}out/b.csv"]
+    assert gcs.server.get(BUCKET, f"{prefix}out/a.txt") == b"alpha"
+    assert gcs.server.get(BUCKET, f"{prefix}out/b.csv") == b"b,c"
+    assert gcs.server.meta(BUCKET, f"{prefix}out/a.txt")["contentType"] == "text/plain"
+    assert gcs.server.meta(BUCKET, f"{prefix}out/b.csv")["contentType"] == "text/csv"
+    # One grant per task (its token kept for the task's calls), verified by the endpoint.
+    assert len(gcs.tokens.grants) - grants == 2
+    tokens = gcs.tokens.issued[issued:]
+    api = [(m, p, h) for m, p, h in gcs.proxy.requests[seen:] if "upload_id=" not in p]
+    sessions = [(m, p, h) for m, p, h in gcs.proxy.requests[seen:] if "upload_id=" in p]
+    assert {m for m, _, _ in api} == {"GET", "POST"}  # listed, read, two upload sessions opened
+    assert all(h.get("authorization", "").removeprefix("Bearer ") in tokens for _, _, h in api)
+    assert len(sessions) == 2  # one PUT each: small files go in one final chunk
+    assert all("authorization" not in h for _, _, h in sessions)  # the session is its own credential
+    for task in tasks.values():
+        assert "private_key" not in task["payload"]
+
+
+def test_one_file_in_with_its_filename_and_numbered_files_out(
+    gcs: Gcs, service: LocalService, prefix: str
+) -> None:
+    gcs.server.put(BUCKET, f"{prefix}photo.jpg", b"jpeg bytes", "image/jpeg")
+    gcs.server.put(BUCKET, f"{prefix}empty.txt", b"", "text/plain")
+    tasks = run_job(
+        service,
+        {
+            "one": gcs.task("import/google-cloud-storage", file=f"{prefix}photo.jpg", filename="p.jpg"),
+            "two": gcs.task("import/google-cloud-storage", file=f"{prefix}empty.txt"),
+            "out": {
+                **gcs.task("export/google-cloud-storage"),
+                "input": ["one", "two"],
+                "file": f"{prefix}page-%d",
+            },
+        },
+    )
+    assert tasks["one"]["result"]["files"][0]["filename"] == "p.jpg"
+    assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
+    assert gcs.server.get(BUCKET, f"{prefix}page-1") == b"jpeg bytes"
+    assert gcs.server.get(BUCKET, f"{prefix}page-2") == b""  # an empty file is an empty object
+    assert gcs.server.meta(BUCKET, f"{prefix}page-1")["contentType"] == "image/jpeg"  # from p.jpg
+    assert gcs.server.meta(BUCKET, f"{prefix}page-2")["contentType"] == "text/plain"
+
+
+def test_a_large_object_streams_in_and_goes_out_in_resumable_chunks(
+    gcs: Gcs, service: LocalService, prefix: str
+) -> None:
+    body = secrets.token_bytes(20 * 1024 * 1024 + 123)
+    gcs.server.put(BUCKET, f"{prefix}big.bin", body)
+    seen = len(gcs.proxy.requests)
+    tasks = run_job(
+        service,
+        {
+            "in": gcs.task("import/google-cloud-storage", file=f"{prefix}big.bin"),
+            "out": {**gcs.task("export/google-cloud-storage"), "input": "in", "file": f"{prefix}copy.bin"},
+        },
+    )
+    assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
+    assert gcs.server.get(BUCKET, f"{prefix}copy.bin") == body
+    spans = [h["content-range"] for m, p, h in gcs.proxy.requests[seen:] if m == "PUT" and "upload_id=" in p]
+    chunk = 8 * 1024 * 1024
+    total = len(body)
+    assert spans == [
+        f"bytes 0-{chunk - 1}/*",
+        f"bytes {chunk}-{2 * chunk - 1}/*",
+        f"bytes {2 * chunk}-{total - 1}/{total}",
+    ]
+
+
+def test_each_failure_has_its_code_names_the_bucket_and_hides_the_key(
+    gcs: Gcs, service: LocalService, prefix: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    other = ServiceAccount(email=gcs.account.email)  # the right account, another key
+    refused = len(gcs.tokens.refused)
+    wrong = error_of(service, gcs.task("import/google-cloud-storage", private_key=other.pem, file="x"))
+    assert wrong["code"] == "STORAGE_ACCESS_DENIED"
+    assert gcs.account.email in wrong["message"]
+    assert gcs.tokens.refused[refused:] == ["Invalid JWT Signature."]
+    canary = "canary-" + secrets.token_urlsafe(24)
+    garbage = f"-----BEGIN PRIVATE KEY-----\\n{canary}\\n-----END PRIVATE KEY-----\\n"
+    unusable = error_of(service, gcs.task("import/google-cloud-storage", private_key=garbage, file="x"))
+    assert unusable["code"] == "STORAGE_ACCESS_DENIED"
+    assert "not a PEM private key" in unusable["message"]
+    no_bucket = error_of(service, gcs.task("import/google-cloud-storage", bucket="nope-bucket", file="x"))
+    assert no_bucket["code"] == "STORAGE_BUCKET_NOT_FOUND"
+    assert "'nope-bucket'" in no_bucket["message"]
+    no_bucket_out = run_job(
+        service,
+        {
+            "in": {"operation": "import/raw", "file": "x", "filename": "x.txt"},
+            "out": {
+                **gcs.task("export/google-cloud-storage", bucket="nope-bucket"),
+                "input": "in",
+                "file": "x",
+            },
+        },
+    )["out"]
+    assert no_bucket_out["code"] == "STORAGE_BUCKET_NOT_FOUND"
+    no_file = error_of(service, gcs.task("import/google-cloud-storage", file=f"{prefix}missing.txt"))
+    assert no_file["code"] == "STORAGE_FILE_NOT_FOUND"
+    assert f"gs://{BUCKET}/{prefix}missing.txt" in no_file["message"]
+    empty = error_of(service, gcs.task("import/google-cloud-storage", file_prefix=f"{prefix}none/"))
+    assert empty["code"] == "STORAGE_FILE_NOT_FOUND"
+    port = free_port()
+    unreachable = gcs.settings(gcs_endpoint=f"http://127.0.0.1:{port}", caller_storage_retry=0.0)
+    with start(tmp_path, **unreachable) as away_svc:
+        away = error_of(away_svc, gcs.task("import/google-cloud-storage", file="x"))
+    assert away["code"] == "STORAGE_UNREACHABLE"
+    assert f"127.0.0.1:{port}" in away["message"]
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("mcv_pipelines"))
+    shown = str([wrong, unusable, no_bucket, no_bucket_out, no_file, empty, away]) + logged
+    key_lines = [line for line in gcs.account.pem.splitlines() if "-----" not in line]
+    for secret in (canary, *key_lines, *other.pem.splitlines()[1:-1], *gcs.tokens.issued):
+        assert secret not in shown
+    for ended in (wrong, unusable, no_bucket, no_file):
+        assert "private_key" not in ended["payload"]
+
+
+def test_the_service_environment_lends_the_task_nothing(
+    gcs: Gcs, tmp_path: Path, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's emulator and credential variables point at the real server, its proxy variables
+    at a tripwire: a service left at Google's addresses goes there (unreachable offline), and one
+    set to the server reaches it directly."""
+    gcs.server.put(BUCKET, f"{prefix}a.txt", b"direct")
+    key_file = tmp_path / "key.json"
+    key_file.write_text('{"type": "service_account"}')
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", gcs.server.url)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(key_file))
+    monkeypatch.setenv("MCV_GCS_ENDPOINT", gcs.server.url)  # the CLI's variable: the library reads none
+    task = gcs.task("import/google-cloud-storage", file=f"{prefix}a.txt")
+    with Tripwire() as proxy:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            monkeypatch.setenv(name, proxy.url)
+        for name in ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        with start(tmp_path, caller_storage_retry=0.0) as plain:
+            away = error_of(plain, task)
+        settings = {"gcs_endpoint": gcs.server.url, "gcs_token_uri": gcs.tokens.url}
+        with start(tmp_path, **settings) as direct:
+            fine = run_job(direct, {"t": task})["t"]
+    assert away["code"] == "STORAGE_UNREACHABLE"
+    assert "oauth2.googleapis.com" in away["message"]  # the token first: asked of Google itself
+    assert fine["status"] == "finished", fine["message"]
+    assert proxy.hits == []
+
+
+def test_a_served_instance_checks_an_upload_session_on_another_host(gcs: Gcs, tmp_path: Path) -> None:
+    """The operator's endpoint is the operator's choice (loopback here); an upload session the store
+    answers at another host is an address like a caller's, refused when private. (fake-gcs-server
+    names sessions after the Host it was asked by: the relay makes that another host.)"""
+    elsewhere = f"localhost:{free_port()}"
+    job = {
+        "in": {"operation": "import/raw", "file": "x", "filename": "x.txt"},
+        "out": {**gcs.task("export/google-cloud-storage"), "input": "in", "file": "elsewhere.txt"},
+    }
+    with RecordingProxy(gcs.server.url, host=elsewhere) as relay:
+        settings = {"gcs_endpoint": relay.url, "gcs_token_uri": gcs.tokens.url, "caller_storage_retry": 0.0}
+        with start(tmp_path, url_guard=UrlGuard(), **settings) as guarded:
+            refused = run_job(guarded, job)["out"]
+        allowed = UrlGuard(allowed_networks=parse_networks(["127.0.0.0/8", "::1/128"]))
+        with start(tmp_path, url_guard=allowed, **settings) as open_to_loopback:
+            passed = run_job(open_to_loopback, job)["out"]
+    assert refused["code"] == "STORAGE_FORBIDDEN_ADDRESS"
+    assert "is not allowed: localhost resolves to a loopback address" in refused["message"]
+    assert "--allow-private-network" in refused["message"]
+    # Past the guard, the session's host is tried (nothing listens there).
+    assert passed["code"] == "STORAGE_UNREACHABLE", passed["message"]
+    assert gcs.server.names(BUCKET, "elsewhere") == []
