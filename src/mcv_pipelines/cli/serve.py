@@ -395,7 +395,8 @@ def _service_url(option: str, value: str) -> str:
     parts = urlsplit(value.strip())
     extra = parts.username or parts.query or parts.fragment
     if parts.scheme not in ("http", "https") or not parts.hostname or extra:
-        raise UsageError(f"{option} {value!r}: expected http(s)://HOST[:PORT][/PATH], without credentials")
+        shown = "an address with credentials" if parts.username else repr(value)
+        raise UsageError(f"{option} {shown}: expected http(s)://HOST[:PORT][/PATH], without credentials")
     return value.strip().rstrip("/")
 
 

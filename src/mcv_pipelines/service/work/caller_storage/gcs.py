@@ -52,7 +52,7 @@ class GcsStore(CallerStore):
             follow_redirects=False,
             limits=httpx.Limits(max_connections=max(pool, 1) * 2),
         )
-        token_host = httpx.URL(settings.gcs_token_uri).host
+        token_host = httpx.URL(settings.gcs_token_uri).netloc.decode()
         self.tokens = TokenSource(
             self.client,
             self.email,
