@@ -23,14 +23,17 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
 from mcv_pipelines.service.work.caller_storage.gcs_auth import TokenSource, private_key_of
+from mcv_pipelines.service.work.caller_storage.gcs_upload import ResumableWriter
 
-__all__ = ["RETRIED", "GcsStore", "quote_name"]
+__all__ = ["RETRIED", "GcsStore"]
 
 RETRIED = frozenset({408, 429, 500, 502, 503, 504})  # worth another try (Google's own retry list)
 _FIRST_WAIT, _LONGEST_WAIT = 0.25, 5.0
 
 
 class GcsStore(CallerStore):
+    retried = RETRIED
+
     def __init__(self, payload: Mapping[str, Any], settings: StoreSettings, pool: int = 4) -> None:
         self.bucket = str(payload["bucket"])
         self.email = str(payload["client_email"])
@@ -207,9 +210,22 @@ class GcsStore(CallerStore):
             answer.close()
 
     def writer(self, key: str, filename: str) -> Writer:
-        from mcv_pipelines.service.work.caller_storage.gcs_upload import ResumableWriter
-
         return ResumableWriter(self, key, _guess(filename))
+
+    def open_session(self, key: str, content_type: str) -> str:
+        """A resumable upload session for the object ``key`` (its address, from the answer)."""
+        what = f"write {self.location(key)}"
+        answer = self.api(
+            what,
+            "POST",
+            f"/upload/storage/v1/b/{quote_name(self.bucket)}/o",
+            params={"uploadType": "resumable"},
+            json={"name": key, "contentType": content_type},
+            headers={"X-Upload-Content-Type": content_type},
+        )
+        if answer.status_code not in (200, 201):
+            raise self.refusal(answer, what)
+        return str(answer.headers.get("location", ""))
 
     def location(self, key: str) -> str:
         return f"gs://{self.bucket}/{key}"

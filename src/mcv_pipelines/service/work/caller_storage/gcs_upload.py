@@ -23,7 +23,6 @@ from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, Unresolved
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.contract import Writer
-from mcv_pipelines.service.work.caller_storage.gcs import RETRIED, quote_name
 
 if TYPE_CHECKING:
     from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
@@ -48,18 +47,7 @@ class ResumableWriter(Writer):
         self._session: str | None = self._start()
 
     def _start(self) -> str:
-        store = self._store
-        answer = store.api(
-            self._what,
-            "POST",
-            f"/upload/storage/v1/b/{quote_name(store.bucket)}/o",
-            params={"uploadType": "resumable"},
-            json={"name": self._key, "contentType": self._type},
-            headers={"X-Upload-Content-Type": self._type},
-        )
-        if answer.status_code not in (200, 201):
-            raise store.refusal(answer, self._what)
-        session = str(answer.headers.get("location", ""))
+        session = self._store.open_session(self._key, self._type)
         self._check_session(session)
         return session
 
@@ -140,7 +128,7 @@ class ResumableWriter(Writer):
         if status == _INCOMPLETE and not final:
             self._held(answer)
             return {}
-        if status not in RETRIED and status != _INCOMPLETE:
+        if status not in self._store.retried and status != _INCOMPLETE:
             raise self._store.refusal(answer, self._what)
         return None
 
@@ -161,7 +149,7 @@ class ResumableWriter(Writer):
             return _json(answer)
         if answer.status_code == _INCOMPLETE:
             self._held(answer)
-        elif answer.status_code not in RETRIED:
+        elif answer.status_code not in self._store.retried:
             raise self._store.refusal(answer, self._what)
         return None
 
