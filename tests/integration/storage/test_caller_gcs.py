@@ -19,11 +19,14 @@ import pytest
 
 from fake_gcs import FakeGcs, ServiceAccount, TokenEndpoint, free_port, need_fake_gcs
 from loopback_listener import Tripwire
+from mcv_pipelines.cli.main import main
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService
 from recording_proxy import RecordingProxy
 
 BUCKET = "mcv-gcs-test"
+REPO = Path(__file__).resolve().parents[3]
 
 
 @dataclass
@@ -308,3 +311,57 @@ def test_a_served_instance_checks_an_upload_session_on_another_host(gcs: Gcs, tm
     # Past the guard, the session's host is tried (nothing listens there).
     assert passed["code"] == "STORAGE_UNREACHABLE", passed["message"]
     assert gcs.server.names(BUCKET, "elsewhere") == []
+
+
+def test_the_example_recipe_converts_every_image_under_the_prefix_with_mcv_run(
+    gcs: Gcs, tmp_path: Path, prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pipelines/gcs-roundtrip.yaml on a served instance: each image under the prefix becomes a webp
+    under the other one, a decoy beside the prefix is left alone, and `mcv run` lists the gs://
+    objects; the key, given through secret(), is printed nowhere."""
+    assets = REPO / "pipelines" / "assets"
+    for name, asset in (
+        ("incoming/photo.jpg", "photo.jpg"),
+        ("incoming/logo.png", "logo.png"),
+        ("decoy.png", "logo.png"),
+    ):
+        gcs.server.put(BUCKET, prefix + name, (assets / asset).read_bytes())
+    with LocalService(data_dir=tmp_path / "data", engines=[PillowEngine()], settings=gcs.settings()) as svc:
+        for name, value in {
+            "MCV_BASE_URL": svc.base_url,
+            "MCV_API_KEY": svc.api_key,
+            "MCV_CONFIG": str(tmp_path / "no-config.toml"),
+            "MCV_DATA_DIR": str(tmp_path / "embedded"),
+            "GCS_CLIENT_EMAIL": gcs.account.email,
+            "GCS_PRIVATE_KEY": gcs.account.pem,
+        }.items():
+            monkeypatch.setenv(name, value)
+        values = {
+            "project_id": "test-project",
+            "bucket": BUCKET,
+            "source_prefix": f"{prefix}incoming/",
+            "target_prefix": f"{prefix}web/",
+            "width": "48",
+        }
+        arguments = [arg for name, value in values.items() for arg in ("-p", f"{name}={value}")]
+        code = main(
+            ["run", str(REPO / "pipelines" / "gcs-roundtrip.yaml"), *arguments, "--progress", "plain"]
+        )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "2 file(s) stored:" in out
+    for name in ("logo.webp", "photo.webp"):
+        assert f"gs://{BUCKET}/{prefix}web/{name}" in out
+        assert gcs.server.meta(BUCKET, f"{prefix}web/{name}")["contentType"] == "image/webp"
+        assert gcs.server.get(BUCKET, f"{prefix}web/{name}")[8:12] == b"WEBP"
+    assert gcs.server.names(BUCKET, prefix) == sorted(
+        [
+            f"{prefix}decoy.png",
+            f"{prefix}incoming/logo.png",
+            f"{prefix}incoming/photo.jpg",
+            f"{prefix}web/logo.webp",
+            f"{prefix}web/photo.webp",
+        ]
+    )
+    for line in gcs.account.pem.splitlines()[1:-1]:
+        assert line not in out + err
