@@ -35,7 +35,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from engine_needs import unavailable
 
-__all__ = ["FakeGcs", "ServiceAccount", "TokenEndpoint", "find_fake_gcs", "need_fake_gcs"]
+__all__ = ["FakeGcs", "FaultyRelay", "ServiceAccount", "TokenEndpoint", "find_fake_gcs", "need_fake_gcs"]
 
 SCOPE = "https://www.googleapis.com/auth/devstorage.read_write"  # what a read-write grant must ask
 GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -234,6 +234,89 @@ class TokenEndpoint:
         return None
 
     def __enter__(self) -> TokenEndpoint:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+
+class FaultyRelay:
+    """A loopback relay to ``upstream`` that fails once in the ways a store or a network does: the
+    first object listing answers 503, the first whole-object read is cut halfway through its body.
+    ``requests`` holds (method, path, headers) of every request."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self.busy_once, self.cut_once = True, True
+        relay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _relay(self) -> None:
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                relay.requests.append((self.command, self.path, headers))
+                body = self.rfile.read(int(headers.get("content-length") or 0))
+                listing = (
+                    self.command == "GET"
+                    and "alt=media" not in self.path
+                    and self.path.split("?")[0].endswith("/o")
+                )
+                if listing and relay.busy_once:
+                    relay.busy_once = False
+                    self._answer(503, {"content-type": "application/json"}, b'{"error":{"code":503}}')
+                    return
+                sent = {k: v for k, v in headers.items() if k not in ("host", "connection", "content-length")}
+                with httpx.Client(timeout=60.0, trust_env=False) as client:
+                    answer = client.request(
+                        self.command, relay.upstream + self.path, headers=sent, content=body
+                    )
+                kept = {
+                    k: v
+                    for k, v in answer.headers.items()
+                    if k.lower() not in ("content-length", "connection", "transfer-encoding")
+                }
+                if (
+                    "alt=media" in self.path
+                    and "range" not in headers
+                    and relay.cut_once
+                    and len(answer.content) > 2
+                ):
+                    relay.cut_once = False
+                    self.send_response(answer.status_code)
+                    for name, value in kept.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(answer.content)))
+                    self.end_headers()
+                    self.wfile.write(answer.content[: len(answer.content) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                self._answer(answer.status_code, kept, answer.content)
+
+            def _answer(self, status: int, headers: dict[str, str], data: bytes) -> None:
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_PUT = do_POST = do_DELETE = _relay
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FaultyRelay:
         self.thread.start()
         return self
 

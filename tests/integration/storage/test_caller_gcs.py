@@ -6,7 +6,9 @@ environment."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -17,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from fake_gcs import FakeGcs, ServiceAccount, TokenEndpoint, free_port, need_fake_gcs
+from fake_gcs import FakeGcs, FaultyRelay, ServiceAccount, TokenEndpoint, free_port, need_fake_gcs
 from loopback_listener import Tripwire
 from mcv_pipelines.cli.main import main
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
@@ -208,6 +210,27 @@ def test_a_large_object_streams_in_and_goes_out_in_resumable_chunks(
         f"bytes {chunk}-{2 * chunk - 1}/*",
         f"bytes {2 * chunk}-{total - 1}/{total}",
     ]
+
+
+def test_a_busy_listing_is_asked_again_and_a_cut_read_resumes_where_it_stopped(
+    gcs: Gcs, tmp_path: Path, prefix: str
+) -> None:
+    body = secrets.token_bytes(3 * 1024 * 1024 + 7)
+    gcs.server.put(BUCKET, f"{prefix}in/big.bin", body)
+    with FaultyRelay(gcs.server.url) as relay, start(tmp_path, **gcs.settings(gcs_endpoint=relay.url)) as svc:
+        ended = run_job(svc, {"t": gcs.task("import/google-cloud-storage", file_prefix=f"{prefix}in/")})["t"]
+    assert ended["status"] == "finished", ended["message"]
+    [entry] = ended["result"]["files"]
+    assert (entry["size"], entry["md5"]) == (len(body), hashlib.md5(body, usedforsecurity=False).hexdigest())
+    listings = [p for m, p, _ in relay.requests if m == "GET" and "alt=media" not in p]
+    assert len(listings) == 2  # the 503, then the listing
+    reads = [(p, h) for m, p, h in relay.requests if "alt=media" in p]
+    assert len(reads) == 2
+    assert "range" not in reads[0][1]
+    resumed = re.fullmatch(r"bytes=(\d+)-", reads[1][1]["range"])
+    assert resumed is not None
+    assert 0 < int(resumed.group(1)) <= len(body) // 2  # on from the last byte taken, not from 0
+    assert "generation=" in reads[1][0]  # of the same version of the object
 
 
 def test_each_failure_has_its_code_names_the_bucket_and_hides_the_key(

@@ -44,7 +44,7 @@ class GcsStore(CallerStore):
         self.guard = settings.guard
         self.endpoint = httpx.URL(settings.gcs_endpoint.rstrip("/"))
         self.host = self.endpoint.netloc.decode()
-        self.where = f"Google Cloud Storage bucket {self.bucket!r} at {self.endpoint.host}"
+        self.where = f"Google Cloud Storage bucket {self.bucket!r} at {self.host}"
         try:
             key = private_key_of(raw)
         except ValueError as exc:
