@@ -245,13 +245,19 @@ class TokenEndpoint:
 
 class FaultyRelay:
     """A loopback relay to ``upstream`` that fails once in the ways a store or a network does: the
-    first object listing answers 503, the first whole-object read is cut halfway through its body.
-    ``requests`` holds (method, path, headers) of every request."""
+    first object listing answers 503 (``busy``), the first whole-object read is cut halfway through
+    its body (``cut``), the answer to the first chunk of an upload is lost after the chunk was taken
+    (``lose``: a 503 instead of it). ``requests`` holds (method, path, headers) of every request.
 
-    def __init__(self, upstream: str) -> None:
+    fake-gcs-server ends an upload session when asked how much it holds (``Content-Range: bytes */*``,
+    which Google's own answers with 308 and a Range): after a lost answer the relay answers that
+    question itself, with what it passed on."""
+
+    def __init__(self, upstream: str, busy: bool = True, cut: bool = True, lose: bool = False) -> None:
         self.upstream = upstream.rstrip("/")
         self.requests: list[tuple[str, str, dict[str, str]]] = []
-        self.busy_once, self.cut_once = True, True
+        self.busy_once, self.cut_once, self.lose_once = busy, cut, lose
+        self.held = 0  # what the upload session took, once an answer was lost
         relay = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -273,7 +279,12 @@ class FaultyRelay:
                     relay.busy_once = False
                     self._answer(503, {"content-type": "application/json"}, b'{"error":{"code":503}}')
                     return
-                sent = {k: v for k, v in headers.items() if k not in ("host", "connection", "content-length")}
+                span = headers.get("content-range", "")
+                if self.command == "PUT" and span.startswith("bytes */") and relay.held:
+                    self._answer(308, {"range": f"bytes=0-{relay.held - 1}"}, b"")
+                    return
+                # The relay's Host goes on: the server names upload sessions after it, so they come here too.
+                sent = {k: v for k, v in headers.items() if k not in ("connection", "content-length")}
                 with httpx.Client(timeout=60.0, trust_env=False) as client:
                     answer = client.request(
                         self.command, relay.upstream + self.path, headers=sent, content=body
@@ -283,6 +294,11 @@ class FaultyRelay:
                     for k, v in answer.headers.items()
                     if k.lower() not in ("content-length", "connection", "transfer-encoding")
                 }
+                if self.command == "PUT" and answer.status_code == 308 and relay.lose_once:
+                    relay.lose_once = False
+                    relay.held = int(span.split("-")[1].split("/")[0]) + 1
+                    self._answer(503, {"content-type": "application/json"}, b'{"error":{"code":503}}')
+                    return
                 if (
                     "alt=media" in self.path
                     and "range" not in headers

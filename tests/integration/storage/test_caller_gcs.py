@@ -233,6 +233,25 @@ def test_a_busy_listing_is_asked_again_and_a_cut_read_resumes_where_it_stopped(
     assert "generation=" in reads[1][0]  # of the same version of the object
 
 
+def test_an_upload_whose_answer_was_lost_asks_the_session_and_goes_on_without_sending_again(
+    gcs: Gcs, tmp_path: Path, prefix: str
+) -> None:
+    body = secrets.token_bytes(9 * 1024 * 1024 + 5)
+    gcs.server.put(BUCKET, f"{prefix}big.bin", body)
+    job = {
+        "in": gcs.task("import/google-cloud-storage", file=f"{prefix}big.bin"),
+        "out": {**gcs.task("export/google-cloud-storage"), "input": "in", "file": f"{prefix}copy.bin"},
+    }
+    relay = FaultyRelay(gcs.server.url, busy=False, cut=False, lose=True)
+    with relay, start(tmp_path, **gcs.settings(gcs_endpoint=relay.url)) as svc:
+        ended = run_job(svc, job)["out"]
+    assert ended["status"] == "finished", ended["message"]
+    assert gcs.server.get(BUCKET, f"{prefix}copy.bin") == body
+    spans = [h["content-range"] for m, p, h in relay.requests if m == "PUT"]
+    chunk, total = 8 * 1024 * 1024, len(body)
+    assert spans == [f"bytes 0-{chunk - 1}/*", "bytes */*", f"bytes {chunk}-{total - 1}/{total}"]
+
+
 def test_each_failure_has_its_code_names_the_bucket_and_hides_the_key(
     gcs: Gcs, service: LocalService, prefix: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -123,8 +123,8 @@ class ResumableWriter(Writer):
         """What a chunk's answer means: taken ({}), the object complete (its JSON), or to be tried
         again (None); a refusal fails the task."""
         status = answer.status_code
-        if status in (200, 201) and final:
-            return _json(answer)
+        if status in (200, 201):
+            return self._complete(answer, final)
         if status == _INCOMPLETE and not final:
             self._held(answer)
             return {}
@@ -146,12 +146,20 @@ class ResumableWriter(Writer):
         except httpx.TransportError:
             return None
         if answer.status_code in (200, 201):
-            return _json(answer)
+            return self._complete(answer, final=total != "*")
         if answer.status_code == _INCOMPLETE:
             self._held(answer)
         elif answer.status_code not in self._store.retried:
             raise self._store.refusal(answer, self._what)
         return None
+
+    def _complete(self, answer: httpx.Response, final: bool) -> dict[str, object]:
+        """The object's JSON from the answer that ended the session, which only the last chunk may."""
+        if not final:
+            raise self._store.failed(
+                errors.FAILED, f"Could not {self._what}: the upload session ended before the file did."
+            )
+        return _json(answer)
 
     def _held(self, answer: httpx.Response) -> None:
         """Take the session's Range (bytes=0-N: it holds N + 1 bytes; none without one)."""
