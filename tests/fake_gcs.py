@@ -172,6 +172,7 @@ class TokenEndpoint:
         self.issued: list[str] = []
         self.grants: list[dict[str, Any]] = []
         self.refused: list[str] = []
+        self.expires_in = 3599  # seconds a token lasts, as the endpoint says
         endpoint = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -202,7 +203,7 @@ class TokenEndpoint:
             return 400, {"error": "invalid_grant", "error_description": problem}
         token = "ya29.test-" + secrets.token_urlsafe(24)
         self.issued.append(token)
-        return 200, {"access_token": token, "expires_in": 3599, "token_type": "Bearer"}
+        return 200, {"access_token": token, "expires_in": self.expires_in, "token_type": "Bearer"}
 
     def _problem(self, form: dict[str, list[str]]) -> str | None:
         if form.get("grant_type") != [GRANT] or len(form.get("assertion", [])) != 1:

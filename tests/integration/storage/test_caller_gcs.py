@@ -25,6 +25,7 @@ from mcv_pipelines.cli.main import main
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
 from recording_proxy import RecordingProxy
 
 BUCKET = "mcv-gcs-test"
@@ -250,6 +251,27 @@ def test_an_upload_whose_answer_was_lost_asks_the_session_and_goes_on_without_se
     spans = [h["content-range"] for m, p, h in relay.requests if m == "PUT"]
     chunk, total = 8 * 1024 * 1024, len(body)
     assert spans == [f"bytes 0-{chunk - 1}/*", "bytes */*", f"bytes {chunk}-{total - 1}/{total}"]
+
+
+def test_a_long_listing_comes_page_by_page_and_a_token_about_to_end_is_replaced(
+    gcs: Gcs, service: LocalService, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = [f"{prefix}in/{n}.txt" for n in range(5)]
+    for name in names:
+        gcs.server.put(BUCKET, name, name.encode(), "text/plain")
+    monkeypatch.setattr(GcsStore, "page_size", 2)  # the service runs in this process
+    monkeypatch.setattr(gcs.tokens, "expires_in", 200)  # less than the 5 minutes a token must have left
+    grants, seen = len(gcs.tokens.grants), len(gcs.proxy.requests)
+    ended = run_job(service, {"t": gcs.task("import/google-cloud-storage", file_prefix=f"{prefix}in/")})["t"]
+    assert ended["status"] == "finished", ended["message"]
+    assert [f["filename"] for f in ended["result"]["files"]] == [f"{n}.txt" for n in range(5)]
+    listings = [p for m, p, _ in gcs.proxy.requests[seen:] if m == "GET" and "alt=media" not in p]
+    assert len(listings) == 3
+    assert all("pageToken=" in p for p in listings[1:])
+    # A token that ends within 5 minutes is asked for again before each call: never sent stale.
+    calls = [h for m, p, h in gcs.proxy.requests[seen:] if "upload_id=" not in p]
+    assert len(gcs.tokens.grants) - grants == len(calls) == 3 + 5
+    assert len({h["authorization"] for h in calls}) == len(calls)
 
 
 def test_each_failure_has_its_code_names_the_bucket_and_hides_the_key(

@@ -33,6 +33,7 @@ _FIRST_WAIT, _LONGEST_WAIT = 0.25, 5.0
 
 class GcsStore(CallerStore):
     retried = RETRIED
+    page_size = 1000  # objects per listing page (the API's most)
 
     def __init__(self, payload: Mapping[str, Any], settings: StoreSettings, pool: int = 4) -> None:
         self.bucket = str(payload["bucket"])
@@ -146,6 +147,7 @@ class GcsStore(CallerStore):
     def list(self, prefix: str) -> Iterator[Entry]:
         what, params = f"list the objects under {prefix!r}", {"prefix": prefix}
         params["fields"] = "items(name,size),nextPageToken"
+        params["maxResults"] = str(self.page_size)
         while True:
             answer = self.api(what, "GET", f"/storage/v1/b/{quote_name(self.bucket)}/o", params=params)
             if answer.status_code != 200:
