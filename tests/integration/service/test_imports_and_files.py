@@ -95,17 +95,6 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
             {"storage_account": "acc", "container": "c", "sas_token": "tok-123", "blob": "a.txt"},
             "Azure container 'c'",
         ),
-        (
-            "import/google-cloud-storage",
-            {
-                "project_id": "p",
-                "bucket": "g",
-                "client_email": "a@b",
-                "private_key": "-----KEY-----",
-                "file": "a.txt",
-            },
-            "Google Cloud Storage bucket 'g'",
-        ),
     ],
 )
 def test_storage_kinds_not_built_yet_fail_saying_so(
