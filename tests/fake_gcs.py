@@ -248,16 +248,19 @@ class FaultyRelay:
     """A loopback relay to ``upstream`` that fails once in the ways a store or a network does: the
     first object listing answers 503 (``busy``), the first whole-object read is cut halfway through
     its body (``cut``), the answer to the first chunk of an upload is lost after the chunk was taken
-    (``lose``: a 503 instead of it). ``requests`` holds (method, path, headers) of every request.
+    (``lose``: a 503 instead of it), or it is refused (``refuse``: a 400 instead of passing it on).
+    ``requests`` holds (method, path, headers) of every request.
 
     fake-gcs-server ends an upload session when asked how much it holds (``Content-Range: bytes */*``,
     which Google's own answers with 308 and a Range): after a lost answer the relay answers that
     question itself, with what it passed on."""
 
-    def __init__(self, upstream: str, busy: bool = True, cut: bool = True, lose: bool = False) -> None:
+    def __init__(
+        self, upstream: str, busy: bool = True, cut: bool = True, lose: bool = False, refuse: bool = False
+    ) -> None:
         self.upstream = upstream.rstrip("/")
         self.requests: list[tuple[str, str, dict[str, str]]] = []
-        self.busy_once, self.cut_once, self.lose_once = busy, cut, lose
+        self.busy_once, self.cut_once, self.lose_once, self.refuse_once = busy, cut, lose, refuse
         self.held = 0  # what the upload session took, once an answer was lost
         relay = self
 
@@ -283,6 +286,10 @@ class FaultyRelay:
                 span = headers.get("content-range", "")
                 if self.command == "PUT" and span.startswith("bytes */") and relay.held:
                     self._answer(308, {"range": f"bytes=0-{relay.held - 1}"}, b"")
+                    return
+                if self.command == "PUT" and span and relay.refuse_once:
+                    relay.refuse_once = False
+                    self._answer(400, {"content-type": "application/json"}, b'{"error":{"message":"no"}}')
                     return
                 # The relay's Host goes on: the server names upload sessions after it, so they come here too.
                 sent = {k: v for k, v in headers.items() if k not in ("connection", "content-length")}

@@ -253,6 +253,21 @@ def test_an_upload_whose_answer_was_lost_asks_the_session_and_goes_on_without_se
     assert spans == [f"bytes 0-{chunk - 1}/*", "bytes */*", f"bytes {chunk}-{total - 1}/{total}"]
 
 
+def test_a_refused_upload_is_cancelled_and_leaves_no_object(gcs: Gcs, tmp_path: Path, prefix: str) -> None:
+    job = {
+        "in": {"operation": "import/raw", "file": "x", "filename": "x.txt"},
+        "out": {**gcs.task("export/google-cloud-storage"), "input": "in", "file": f"{prefix}x.txt"},
+    }
+    relay = FaultyRelay(gcs.server.url, busy=False, cut=False, refuse=True)
+    with relay, start(tmp_path, **gcs.settings(gcs_endpoint=relay.url)) as svc:
+        ended = run_job(svc, job)["out"]
+    assert ended["code"] == "STORAGE_FAILED"
+    assert "HTTP 400: no" in ended["message"]
+    [session] = [p for m, p, _ in relay.requests if m == "PUT"]
+    assert ("DELETE", session) in [(m, p) for m, p, _ in relay.requests]
+    assert gcs.server.names(BUCKET, prefix) == []
+
+
 def test_a_long_listing_comes_page_by_page_and_a_token_about_to_end_is_replaced(
     gcs: Gcs, service: LocalService, prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
