@@ -33,6 +33,7 @@ from mcv_pipelines.service.server import KeyRevoked, LocalService
 from mcv_pipelines.service.state.config import ALL_SCOPES
 from mcv_pipelines.service.state.database import DatabaseUnavailable, SchemaTooNew
 from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
+from mcv_pipelines.service.work.caller_storage.azure_client import endpoint_problem
 
 __all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
 
@@ -123,6 +124,14 @@ def register(subparsers: Any) -> None:
         help="an OpenSSH known_hosts file: import/sftp and export/sftp connect only to servers whose "
         "key it pins (default: MCV_SFTP_KNOWN_HOSTS, else a server's key is accepted on first use and "
         "its fingerprint put in the task's result)",
+    )
+    parser.add_argument(
+        "--azure-blob-endpoint",
+        default=os.environ.get("MCV_AZURE_BLOB_ENDPOINT") or None,
+        metavar="URL",
+        help="where import/azure/blob and export/azure/blob find a storage account, {account} standing "
+        "for its name: a sovereign cloud or an emulator such as http://127.0.0.1:10000/{account} "
+        "(default: MCV_AZURE_BLOB_ENDPOINT, else https://{account}.blob.core.windows.net)",
     )
     parser.add_argument(
         "--storage",
@@ -330,6 +339,11 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         if not known.is_file():
             raise UsageError(f"--sftp-known-hosts {known}: no such file (an OpenSSH known_hosts file)")
         settings["sftp_known_hosts"] = str(known.resolve())
+    if args.azure_blob_endpoint:
+        problem = endpoint_problem(args.azure_blob_endpoint)
+        if problem is not None:
+            raise UsageError(f"--azure-blob-endpoint {args.azure_blob_endpoint!r}: {problem}")
+        settings["azure_blob_endpoint"] = args.azure_blob_endpoint
     where, public_url = "--public-url", args.public_url
     if public_url is None and os.environ.get(PUBLIC_URL_VARIABLE, "").strip():
         where, public_url = PUBLIC_URL_VARIABLE, os.environ[PUBLIC_URL_VARIABLE].strip()

@@ -53,6 +53,7 @@ class ServiceConfig:
     storage_retry: float = 60.0  # seconds a storage call rides through transient faults before failing
     caller_storage_retry: float = 20.0  # the same for a caller's store (import/s3, export/s3, ...)
     sftp_known_hosts: str = ""  # a known_hosts file SFTP servers' keys must match; "": accept on first use
+    azure_blob_endpoint: str = ""  # a URL template with {account}; "": Azure's public address
     # b"": the key kept in the database (the service fills it in at start); MCV_SIGNING_KEY overrides
     signing_key: bytes = field(default=b"", repr=False)
 

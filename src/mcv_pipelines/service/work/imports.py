@@ -28,9 +28,7 @@ Sink = Callable[[str, Iterator[bytes]], None]  # (file name, its bytes): writes 
 # Kinds of the caller's storage this service has no module for yet (caller_storage.KINDS has the others).
 STORAGE_OPERATIONS = frozenset(
     {
-        "import/azure/blob",
         "import/google-cloud-storage",
-        "export/azure/blob",
         "export/google-cloud-storage",
     }
 )
@@ -70,7 +68,6 @@ def storage_unreachable(operation: str, payload: dict[str, Any]) -> TaskFailed:
     """A kind of storage this service cannot use yet: say so, never pretend success."""
     kind = operation.split("/", 1)[1]
     where = {
-        "azure/blob": f"Azure container {payload.get('container')!r} of {payload.get('storage_account')!r}",
         "google-cloud-storage": f"Google Cloud Storage bucket {payload.get('bucket')!r}",
     }[kind]
     return TaskFailed(

@@ -27,6 +27,7 @@ class StoreSettings:
     guard: UrlGuard | None = None
     retry_for: float = 20.0
     known_hosts: str = ""  # SFTP: a known_hosts file pinning servers' keys ("": accept on first use)
+    azure_blob_endpoint: str = ""  # Azure Blob: a URL template with {account} ("": Azure's public one)
 
 
 @dataclass(frozen=True)

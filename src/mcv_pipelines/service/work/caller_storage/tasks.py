@@ -21,7 +21,10 @@ __all__ = ["export_from_paths", "export_from_store", "import_into_dir", "import_
 
 def _settings(config: ServiceConfig) -> StoreSettings:
     return StoreSettings(
-        guard=config.url_guard, retry_for=config.caller_storage_retry, known_hosts=config.sftp_known_hosts
+        guard=config.url_guard,
+        retry_for=config.caller_storage_retry,
+        known_hosts=config.sftp_known_hosts,
+        azure_blob_endpoint=config.azure_blob_endpoint,
     )
 
 
