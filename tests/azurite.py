@@ -1,7 +1,7 @@
 """A real Azure Blob server for the tests: Azurite (npm ``azurite``), in memory, on a free loopback port.
 
 Found as MCV_AZURITE (its dist/src/blob/main.js or an ``azurite-blob`` program), else ``azurite-blob``
-on PATH, else where scripts/install-test-servers.sh puts it (the user cache, as the Node SDK test's).
+on PATH, else where scripts/install-azurite.sh puts it (the user cache, as the Node SDK test's).
 It serves the well-known development account, whose key Azurite and the Azure docs publish; clients
 address it path-style: ``http://127.0.0.1:PORT/devstoreaccount1``.
 """
@@ -24,7 +24,7 @@ from engine_needs import unavailable
 
 __all__ = ["ACCOUNT", "AZURITE_VERSION", "KEY", "Azurite", "find_azurite", "need_azurite"]
 
-AZURITE_VERSION = "3.37.0"  # what scripts/install-test-servers.sh installs
+AZURITE_VERSION = "3.37.0"  # what scripts/install-azurite.sh installs
 ACCOUNT = "devstoreaccount1"
 KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 _MAIN = Path("node_modules") / "azurite" / "dist" / "src" / "blob" / "main.js"
@@ -52,7 +52,7 @@ def need_azurite() -> list[str]:
     command = find_azurite()
     if command is None:
         unavailable(
-            "needs Azurite, the Azure Storage emulator (scripts/install-test-servers.sh, or "
+            "needs Azurite, the Azure Storage emulator (scripts/install-azurite.sh, or "
             "npm install -g azurite; run .ci/run)"
         )
     return command

@@ -91,11 +91,6 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
     ("operation", "body", "shown"),
     [
         (
-            "import/azure/blob",
-            {"storage_account": "acc", "container": "c", "sas_token": "tok-123", "blob": "a.txt"},
-            "Azure container 'c'",
-        ),
-        (
             "import/google-cloud-storage",
             {
                 "project_id": "p",
