@@ -4,12 +4,15 @@ with Azure's own client, large files in blocks, the errors a user meets, and cre
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +232,73 @@ def test_a_listing_of_several_pages_is_followed_to_its_end(
     assert [f["filename"] for f in ended["result"]["files"]] == [f"{n:02d}.txt" for n in range(7)]
 
 
+class CuttingRelay:
+    """A loopback relay to Azurite that cuts the first blob download halfway through its body (the
+    headers promise all of it), as a dropped connection would; ``ranges`` holds each GET's Range."""
+
+    def __init__(self, upstream: str) -> None:
+        self.ranges: list[str | None] = []
+        relay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                del format, args
+
+            def do_GET(self) -> None:
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                with httpx.Client(timeout=30.0, trust_env=False) as client:
+                    answer = client.get(upstream + self.path, headers=headers)
+                self.send_response(answer.status_code)
+                for name, value in answer.headers.items():
+                    if name.lower() not in ("connection", "transfer-encoding", "content-length"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(answer.content)))
+                self.end_headers()
+                if "comp=" not in self.path:
+                    relay.ranges.append(self.headers.get("Range"))
+                    if len(relay.ranges) == 1:
+                        self.wfile.write(answer.content[: len(answer.content) // 2])
+                        self.wfile.flush()
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        self.close_connection = True
+                        return
+                self.wfile.write(answer.content)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self.server.server_address[1])
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> CuttingRelay:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_download_cut_halfway_goes_on_from_where_it_stopped(
+    azurite: Azurite, container: ContainerClient, tmp_path: Path
+) -> None:
+    body = secrets.token_bytes(3 * 1024 * 1024 + 7)
+    container.upload_blob("cut.bin", body)
+    with CuttingRelay(f"http://127.0.0.1:{azurite.port}") as relay:
+        endpoint = f"http://127.0.0.1:{relay.port}/{{account}}"
+        with start(tmp_path, azurite, azure_blob_endpoint=endpoint, caller_storage_retry=10.0) as svc:
+            ended = run_job(
+                svc, {"in": {"operation": "import/azure/blob", **keyed(container), "blob": "cut.bin"}}
+            )
+    assert ended["in"]["status"] == "finished", ended["in"]["message"]
+    assert ended["in"]["result"]["files"][0]["md5"] == hashlib.md5(body, usedforsecurity=False).hexdigest()
+    assert relay.ranges[0] is None
+    # Only the rest was asked for: from the last whole chunk that arrived before the cut.
+    assert len(relay.ranges) == 2
+    resumed = int(str(relay.ranges[1]).removeprefix("bytes=").removesuffix("-"))
+    assert 0 < resumed <= len(body) // 2
+
+
 class closed_port:
     """A loopback port nothing listens on."""
 
@@ -284,15 +354,16 @@ def test_each_failure_has_its_code_names_the_container_and_hides_the_secret(
     assert "missing.txt" in no_blob["message"]
     empty = error_of(service, {"operation": "import/azure/blob", **keyed(container), "blob_prefix": "none/"})
     assert empty["code"] == "STORAGE_FILE_NOT_FOUND"
-    with closed_port() as port, start(
-        tmp_path,
-        azurite,
-        caller_storage_retry=0.5,
-        azure_blob_endpoint=f"http://127.0.0.1:{port}/{{account}}",
-    ) as away_svc:
-        away = error_of(
-            away_svc, {"operation": "import/azure/blob", **keyed(container), "blob": "there.txt"}
-        )
+    with (
+        closed_port() as port,
+        start(
+            tmp_path,
+            azurite,
+            caller_storage_retry=0.5,
+            azure_blob_endpoint=f"http://127.0.0.1:{port}/{{account}}",
+        ) as away_svc,
+    ):
+        away = error_of(away_svc, {"operation": "import/azure/blob", **keyed(container), "blob": "there.txt"})
     assert away["code"] == "STORAGE_UNREACHABLE"
     assert f"127.0.0.1:{port}" in away["message"]
     logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("mcv_pipelines"))
