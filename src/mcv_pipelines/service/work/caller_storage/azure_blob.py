@@ -11,12 +11,14 @@ so no file is ever whole in memory. A small file is a single Put Blob.
 from __future__ import annotations
 
 import base64
+import contextlib
 import mimetypes
 import re
 import secrets
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs, unquote
 from xml.sax.saxutils import escape
@@ -126,8 +128,9 @@ class AzureBlobStore(CallerStore):
 
 
 class BlockWriter(Writer):
-    """A block blob written BLOCK bytes at a time: each full block is sent as it fills, and commit
-    names them all in one Put Block List (with the blob's headers), which is when the blob appears.
+    """A block blob written BLOCK bytes at a time: each full block is sent from a thread of its own
+    while the next one fills (one in flight, so memory stays at about two blocks), and commit names
+    them all in one Put Block List (with the blob's headers), which is when the blob appears.
 
     Aborted, nothing is committed: the blocks sent stay uncommitted (invisible) until Azure drops
     them, within a week, or the blob is next committed. A file under one block is one Put Blob.
@@ -148,21 +151,37 @@ class BlockWriter(Writer):
         self._buffer = bytearray()
         self._blocks: list[str] = []
         self._tag = secrets.token_hex(6)  # block ids of this upload only: another upload's are not ours
+        self._sender: ThreadPoolExecutor | None = None
+        self._in_flight: Future[None] | None = None
+        self._open = True
         self.size = 0
 
     def write(self, data: bytes) -> None:
+        assert self._open, "write after commit or abort"
         self._buffer += data
         self.size += len(data)
         while len(self._buffer) >= BLOCK:
-            self._put_block(bytes(self._buffer[:BLOCK]))
-            del self._buffer[:BLOCK]
+            self._put_block(BLOCK)
 
-    def _put_block(self, data: bytes) -> None:
+    def _put_block(self, length: int) -> None:
+        """Hand the buffer's first ``length`` bytes to the sender once the block before has arrived."""
+        self._settle()
+        with memoryview(self._buffer) as view:
+            block = bytes(view[:length])
+        del self._buffer[:length]
         # Every id of a blob has the same length (Azure requires it): a fixed-width counter.
         block_id = base64.b64encode(f"{self._tag}-{len(self._blocks):06d}".encode()).decode("ascii")
-        query = [("comp", "block"), ("blockid", block_id)]
-        self._send(query, {}, data)
         self._blocks.append(block_id)
+        if self._sender is None:
+            self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-azure-block")
+        query = [("comp", "block"), ("blockid", block_id)]
+        self._in_flight = self._sender.submit(self._send, query, {}, block)
+
+    def _settle(self) -> None:
+        """Wait for the block in flight; its failure surfaces here."""
+        if self._in_flight is not None:
+            future, self._in_flight = self._in_flight, None
+            future.result()
 
     def _send(self, query: list[tuple[str, str]], headers: Mapping[str, str], content: bytes) -> None:
         self._account.send(
@@ -171,18 +190,31 @@ class BlockWriter(Writer):
         ).close()  # fmt: skip
 
     def commit(self) -> None:
+        assert self._open, "commit after commit or abort"
         if not self._blocks:
             self._send([], {"x-ms-blob-type": "BlockBlob", **self._headers}, bytes(self._buffer))
         else:
             if self._buffer:
-                self._put_block(bytes(self._buffer))
+                self._put_block(len(self._buffer))
+            self._settle()
             latest = "".join(f"<Latest>{escape(block_id)}</Latest>" for block_id in self._blocks)
             body = f'<?xml version="1.0" encoding="utf-8"?><BlockList>{latest}</BlockList>'.encode()
             self._send([("comp", "blocklist")], {"Content-Type": "application/xml", **self._headers}, body)
+        self._close()
+
+    def _close(self) -> None:
+        self._open = False
         self._buffer = bytearray()
+        if self._sender is not None:
+            self._sender.shutdown(wait=True)
+            self._sender = None
 
     def abort(self) -> None:
-        self._buffer = bytearray()
+        if not self._open:
+            return
+        with contextlib.suppress(TaskFailed):  # nothing is committed: the blob stays as it was
+            self._settle()
+        self._close()
 
 
 def _name(element: ET.Element | None) -> str:
