@@ -192,6 +192,30 @@ def test_sas_tokens_with_or_without_question_mark_and_numbered_blobs_out(
     assert refused["code"] == "STORAGE_ACCESS_DENIED", refused
 
 
+def test_dot_segments_of_a_blob_name_stay_in_the_name(
+    service: LocalService, container: ContainerClient
+) -> None:
+    """ "in/../kept.txt" is a blob of that name: no URL handling may turn it into "kept.txt"."""
+    tasks = run_job(
+        service,
+        {
+            "raw": {"operation": "import/raw", "file": "dots", "filename": "d.txt"},
+            "out": {
+                "operation": "export/azure/blob",
+                "input": "raw",
+                **keyed(container),
+                "blob": "in/../kept.txt",
+            },
+        },
+    )
+    assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
+    assert [b.name for b in container.list_blobs()] == ["in/../kept.txt"]
+    back = run_job(
+        service, {"in": {"operation": "import/azure/blob", **keyed(container), "blob_prefix": "in/"}}
+    )
+    assert back["in"]["result"]["files"][0]["size"] == 4
+
+
 def test_a_large_file_goes_out_in_blocks_and_comes_back_streamed(
     service: LocalService, container: ContainerClient
 ) -> None:

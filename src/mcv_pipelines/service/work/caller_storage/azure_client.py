@@ -129,7 +129,7 @@ class AzureAccount:
 
     def _path(self, container: str, blob: str) -> str:
         path = f"{urlsplit(self.base).path}/{quote(container, safe='')}"
-        return f"{path}/{quote(blob, safe='/')}" if blob else path
+        return f"{path}/{'/'.join(_segment(part) for part in blob.split('/'))}" if blob else path
 
     def send(
         self,
@@ -218,6 +218,12 @@ class AzureAccount:
 
     def close(self) -> None:
         self._client.close()
+
+
+def _segment(part: str) -> str:
+    """A blob name's path segment as sent: "." and ".." are legal in a name, and encoded so that no
+    URL handling removes them (which would name another blob, or another container)."""
+    return part.replace(".", "%2E") if part in (".", "..") else quote(part, safe="")
 
 
 def _error_of(response: httpx.Response) -> tuple[str, str]:
