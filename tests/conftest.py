@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import engine_needs
+from azurite import Azurite, need_azurite
 from mcv_pipelines.service.engines.base import Engine
 from seaweed import SeaweedS3, need_weed
 from sshd import Sshd, need_sshd
@@ -99,6 +100,17 @@ def sshd() -> Iterator[Sshd]:
     """A real SFTP server (OpenSSH's sshd, as root) on loopback for the session, with a user of its own."""
     need_sshd()
     server = Sshd().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def azurite() -> Iterator[Azurite]:
+    """A real Azure Blob server (Azurite, in memory) on loopback for the session; each test its own
+    container."""
+    server = Azurite(need_azurite()).start()
     try:
         yield server
     finally:

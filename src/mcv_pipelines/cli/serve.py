@@ -33,6 +33,7 @@ from mcv_pipelines.service.server import KeyRevoked, LocalService
 from mcv_pipelines.service.state.config import ALL_SCOPES
 from mcv_pipelines.service.state.database import DatabaseUnavailable, SchemaTooNew
 from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
+from mcv_pipelines.service.work.caller_storage.azure_client import endpoint_problem
 
 __all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
 
@@ -137,6 +138,14 @@ def register(subparsers: Any) -> None:
         metavar="URL",
         help="where a task's Google service account gets its access token (default: MCV_GCS_TOKEN_URI, "
         "else https://oauth2.googleapis.com/token)",
+    )
+    parser.add_argument(
+        "--azure-blob-endpoint",
+        default=os.environ.get("MCV_AZURE_BLOB_ENDPOINT") or None,
+        metavar="URL",
+        help="where import/azure/blob and export/azure/blob find a storage account, {account} standing "
+        "for its name: a sovereign cloud or an emulator such as http://127.0.0.1:10000/{account} "
+        "(default: MCV_AZURE_BLOB_ENDPOINT, else https://{account}.blob.core.windows.net)",
     )
     parser.add_argument(
         "--storage",
@@ -348,6 +357,11 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, field)
         if value:
             settings[field] = _service_url(option, value)
+    if args.azure_blob_endpoint:
+        problem = endpoint_problem(args.azure_blob_endpoint)
+        if problem is not None:
+            raise UsageError(f"--azure-blob-endpoint {args.azure_blob_endpoint!r}: {problem}")
+        settings["azure_blob_endpoint"] = args.azure_blob_endpoint
     where, public_url = "--public-url", args.public_url
     if public_url is None and os.environ.get(PUBLIC_URL_VARIABLE, "").strip():
         where, public_url = PUBLIC_URL_VARIABLE, os.environ[PUBLIC_URL_VARIABLE].strip()

@@ -63,6 +63,20 @@ def stored_api_key(data_dir: Path) -> str:
     return key
 
 
+def _operator_settings(env: Mapping[str, str]) -> dict[str, Any]:
+    """What `mcv serve` reads from an MCV_* variable and the embedded service reads too, so that a
+    recipe runs the same on both: where Azure storage accounts are (an emulator, a sovereign cloud)."""
+    template = env.get("MCV_AZURE_BLOB_ENDPOINT", "").strip()
+    if not template:
+        return {}
+    from mcv_pipelines.service.work.caller_storage.azure_client import endpoint_problem
+
+    problem = endpoint_problem(template)
+    if problem is not None:
+        raise UsageError(f"MCV_AZURE_BLOB_ENDPOINT {template!r}: {problem}")
+    return {"azure_blob_endpoint": template}
+
+
 @dataclass(frozen=True)
 class EmbeddedService:
     service: LocalService
@@ -98,6 +112,7 @@ def embedded_service(
 
     try:
         key = stored_api_key(directory)
+        settings = {**_operator_settings(os.environ), **(settings or {})}
         service = LocalService(data_dir=directory, api_key=key, faults=faults, settings=settings)
         try:
             service.start()

@@ -26,6 +26,7 @@ from example_checks import NEW_FAMILY_CHECKS
 from PIL import Image
 from pypdf import PdfReader
 
+from azurite import KEY, Azurite
 from engine_needs import engine_program
 from mcv_pipelines.api.client import ApiClient
 from mcv_pipelines.api.models import Job
@@ -55,6 +56,7 @@ VALUES: dict[str, dict[str, Any]] = {
     },
     "product-images": {"photo": "pipelines/assets/photo.jpg"},
     "s3-roundtrip": {"bucket": "media-example", "source_prefix": "incoming/"},
+    "azure-roundtrip": {"account": "devstoreaccount1", "container": "media", "source_prefix": "incoming/"},
     "thumbnails": {"image": "pipelines/assets/logo.png"},
     "video-poster": {"video": "pipelines/assets/clip.mp4", "poster_at": "00:00:01.5"},
     "website-capture": {"name": "loopback"},  # url: the loopback page, set in the test
@@ -238,6 +240,9 @@ async def test_example_pipeline_runs_on_the_local_service(
     if name == "s3-roundtrip":
         await s3_roundtrip(service, request.getfixturevalue("seaweed"), values, tmp_path)
         return
+    if name == "azure-roundtrip":
+        await azure_roundtrip(request.getfixturevalue("azurite"), values, tmp_path)
+        return
     job, outputs = await run_example(service, name, values, tmp_path)
     check_outputs(name, job, outputs)
 
@@ -278,3 +283,36 @@ async def s3_roundtrip(
                 assert (image.format, image.width) == ("WEBP", 64)
     finally:
         client.close()
+
+
+async def azure_roundtrip(azurite: Azurite, values: dict[str, Any], tmp_path: Path) -> None:
+    """Every image under the prefix becomes a webp blob under the other one, with the recipe's
+    metadata; a decoy beside the prefix stays where it is. The service is told where Azurite is."""
+    from azure.storage.blob import BlobServiceClient
+
+    blobs = BlobServiceClient.from_connection_string(azurite.connection_string)
+    container = blobs.create_container(f"media-{secrets.token_hex(4)}")
+    values.update(container=container.container_name, width=64)
+    try:
+        for name, asset in (("incoming/photo.jpg", "photo.jpg"), ("incoming/logo.png", "logo.png")):
+            container.upload_blob(name, (ASSETS / asset).read_bytes())
+        container.upload_blob("decoy.png", (ASSETS / "logo.png").read_bytes())
+        settings = {"azure_blob_endpoint": azurite.endpoint}
+        with LocalService(data_dir=tmp_path / "azure-service", settings=settings) as service:
+            environ = {"AZURE_STORAGE_KEY": KEY}
+            job, _ = await run_example(service, "azure-roundtrip", values, tmp_path, environ)
+        failed = [(t.name, t.code, t.message) for t in job.tasks if t.status == "error"]
+        assert job.status == "finished", failed
+        assert sorted(b.name for b in container.list_blobs(name_starts_with="web/")) == [
+            "web/logo.webp",
+            "web/photo.webp",
+        ]
+        for name in ("logo.webp", "photo.webp"):
+            blob = container.get_blob_client(f"web/{name}")
+            properties = blob.get_blob_properties()
+            assert properties.metadata == {"converted_by": "mcv-pipelines", "source_prefix": "incoming/"}
+            assert properties.content_settings.content_type == "image/webp"
+            with Image.open(io.BytesIO(blob.download_blob().readall())) as image:
+                assert (image.format, image.width) == ("WEBP", 64)
+    finally:
+        blobs.close()

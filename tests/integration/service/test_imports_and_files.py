@@ -87,30 +87,6 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
     assert task_named(done, "bad")["code"] == "INVALID_BASE64"
 
 
-@pytest.mark.parametrize(
-    ("operation", "body", "shown"),
-    [
-        (
-            "import/azure/blob",
-            {"storage_account": "acc", "container": "c", "sas_token": "tok-123", "blob": "a.txt"},
-            "Azure container 'c'",
-        ),
-    ],
-)
-def test_storage_kinds_not_built_yet_fail_saying_so(
-    client: httpx.Client, operation: str, body: dict[str, Any], shown: str
-) -> None:
-    created = client.post(f"/v2/{operation}", json=body)
-    assert created.status_code == 201
-    task = client.get(f"/sync/v2/tasks/{created.json()['data']['id']}", params={"include": "payload"})
-    data = task.json()["data"]
-    assert data["status"] == "error"
-    assert data["code"] == "STORAGE_UNSUPPORTED"
-    assert shown in data["message"]
-    for secret in ("secret_access_key", "access_key_id", "sas_token", "private_key"):
-        assert secret not in data["payload"]
-
-
 def test_download_link_headers_range_and_inline(client: httpx.Client) -> None:
     out = export_of(client, {"operation": "import/raw", "file": "0123456789", "filename": "digits.txt"})
     file = out["result"]["files"][0]

@@ -70,6 +70,10 @@ def test_body_must_be_an_object() -> None:
     ("task", "field"),
     [
         ({"operation": "import/azure/blob", "storage_account": "a", "container": "c"}, "storage_access_key"),
+        (
+            {"operation": "export/azure/blob", "input": "a", "storage_account": "a", "container": "c"},
+            "storage_access_key",
+        ),
         ({"operation": "export/url", "input": ["a", 3]}, "input"),
         ({"operation": "export/url", "input": "a", "inline": "yes"}, "inline"),
         ({"operation": "import/url", "url": "https://x", "headers": {"a": 1}}, "headers"),

@@ -132,7 +132,7 @@ def validate_task(
         value = task.get(name)
         if operation in _ONE_OR_MANY and value is not None and not isinstance(value, dict):
             add(name, f"The {name} must be an object of names to values.")
-    if operation == "import/azure/blob" and not (task.get("storage_access_key") or task.get("sas_token")):
+    if operation.endswith("/azure/blob") and not (task.get("storage_access_key") or task.get("sas_token")):
         add("storage_access_key", "storage_access_key or sas_token is required.")
     for name in _STRINGS:
         if name in task and task[name] is not None and not isinstance(task[name], str):

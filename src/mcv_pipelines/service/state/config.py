@@ -55,6 +55,7 @@ class ServiceConfig:
     sftp_known_hosts: str = ""  # a known_hosts file SFTP servers' keys must match; "": accept on first use
     gcs_endpoint: str = "https://storage.googleapis.com"  # Google Cloud Storage's JSON API (--gcs-endpoint)
     gcs_token_uri: str = "https://oauth2.googleapis.com/token"  # noqa: S105 (the token endpoint)
+    azure_blob_endpoint: str = ""  # a URL template with {account}; "": Azure's public address
     # b"": the key kept in the database (the service fills it in at start); MCV_SIGNING_KEY overrides
     signing_key: bytes = field(default=b"", repr=False)
 

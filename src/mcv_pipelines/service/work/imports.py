@@ -20,18 +20,11 @@ from mcv_pipelines.service.files.paths import safe_filename
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.url_fetch import BadRedirect, Redirected, open_url
 
-__all__ = ["STORAGE_OPERATIONS", "Sink", "download_url", "file_entry", "run_import", "storage_unreachable"]
+__all__ = ["Sink", "download_url", "file_entry", "run_import"]
 
 log = logging.getLogger(__name__)
 _CHUNK = 1024 * 1024
 Sink = Callable[[str, Iterator[bytes]], None]  # (file name, its bytes): writes one downloaded file
-# Kinds of the caller's storage this service has no module for yet (caller_storage.KINDS has the others).
-STORAGE_OPERATIONS = frozenset(
-    {
-        "import/azure/blob",
-        "export/azure/blob",
-    }
-)
 
 
 def file_entry(path: Path) -> dict[str, Any]:
@@ -61,20 +54,7 @@ def run_import(
             data = str(payload["file"]).encode()
         (out_dir / name).write_bytes(data)
         return [out_dir / name]
-    raise storage_unreachable(operation, payload)
-
-
-def storage_unreachable(operation: str, payload: dict[str, Any]) -> TaskFailed:
-    """A kind of storage this service cannot use yet: say so, never pretend success."""
-    kind = operation.split("/", 1)[1]
-    where = {
-        "azure/blob": f"Azure container {payload.get('container')!r} of {payload.get('storage_account')!r}",
-    }[kind]
-    return TaskFailed(
-        "STORAGE_UNSUPPORTED",
-        f"Could not use the {where}: this local service has no access to {kind} storage yet. "
-        "Use import/s3 and export/s3, import/url or import/upload, and export/url.",
-    )
+    raise TaskFailed("INVALID_TASK", f"{operation} is not an import this module runs.")
 
 
 def _download(payload: dict[str, Any], out_dir: Path, guard: UrlGuard | None) -> Path:

@@ -31,12 +31,7 @@ from mcv_pipelines.service.state.store import Doc, now_iso
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import kind_of
 from mcv_pipelines.service.work.caller_storage.tasks import export_from_paths, import_into_dir
-from mcv_pipelines.service.work.imports import (
-    STORAGE_OPERATIONS,
-    file_entry,
-    run_import,
-    storage_unreachable,
-)
+from mcv_pipelines.service.work.imports import file_entry, run_import
 
 __all__ = ["Outcome", "check_sandbox", "execute", "formats_of"]
 
@@ -103,8 +98,6 @@ def execute(
         paths = run_import(operation, payload, out_dir, config.url_guard)
         check_sandbox(config, paths)
         return Outcome({"files": [file_entry(p) for p in paths]}, files=paths)
-    if operation in STORAGE_OPERATIONS:
-        raise storage_unreachable(operation, payload)
     if operation == "export/url":
         return _export_url(config, task, inputs, out_dir)
     if operation == "export/upload":

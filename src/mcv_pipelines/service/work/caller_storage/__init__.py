@@ -43,6 +43,10 @@ def _open_gcs(payload: Mapping[str, Any], settings: StoreSettings, pool: int) ->
     from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
 
     return GcsStore(payload, settings, pool)
+def _open_azure_blob(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
+    from mcv_pipelines.service.work.caller_storage.azure_blob import AzureBlobStore
+
+    return AzureBlobStore(payload, settings, pool)
 
 
 def _in_directory(directory: str, filename: str) -> str:
@@ -70,6 +74,7 @@ KINDS: dict[str, Kind] = {
     "s3": Kind("s3", _open_s3, "key", "key_prefix"),
     "sftp": Kind("sftp", _open_sftp, "file", "path", _in_directory),
     "google-cloud-storage": Kind("google-cloud-storage", _open_gcs, "file", "file_prefix"),
+    "azure/blob": Kind("azure/blob", _open_azure_blob, "blob", "blob_prefix"),
 }
 
 

@@ -29,6 +29,7 @@ class StoreSettings:
     known_hosts: str = ""  # SFTP: a known_hosts file pinning servers' keys ("": accept on first use)
     gcs_endpoint: str = "https://storage.googleapis.com"  # Google Cloud Storage: the JSON API's root
     gcs_token_uri: str = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address: the token endpoint)
+    azure_blob_endpoint: str = ""  # Azure Blob: a URL template with {account} ("": Azure's public one)
 
 
 @dataclass(frozen=True)

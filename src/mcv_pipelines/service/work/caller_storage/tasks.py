@@ -26,6 +26,7 @@ def _settings(config: ServiceConfig) -> StoreSettings:
         known_hosts=config.sftp_known_hosts,
         gcs_endpoint=config.gcs_endpoint,
         gcs_token_uri=config.gcs_token_uri,
+        azure_blob_endpoint=config.azure_blob_endpoint,
     )
 
 
