@@ -39,6 +39,12 @@ def _open_sftp(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -
     return SftpStore(payload, settings, pool)
 
 
+def _open_swift(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
+    from mcv_pipelines.service.work.caller_storage.swift import SwiftStore
+
+    return SwiftStore(payload, settings, pool)
+
+
 def _in_directory(directory: str, filename: str) -> str:
     return f"{directory.rstrip('/')}/{filename}" if directory else filename
 
@@ -63,6 +69,7 @@ class Kind:
 KINDS: dict[str, Kind] = {
     "s3": Kind("s3", _open_s3, "key", "key_prefix"),
     "sftp": Kind("sftp", _open_sftp, "file", "path", _in_directory),
+    "openstack": Kind("openstack", _open_swift, "file", "file_prefix"),
 }
 
 
