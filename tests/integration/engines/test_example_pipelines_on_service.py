@@ -25,6 +25,7 @@ from engine_job_helpers import ASSETS
 from example_checks import NEW_FAMILY_CHECKS
 from PIL import Image
 from pypdf import PdfReader
+from swift_examples import swift_thumbnails
 
 from engine_needs import engine_program
 from mcv_pipelines.api.client import ApiClient
@@ -55,6 +56,7 @@ VALUES: dict[str, dict[str, Any]] = {
     },
     "product-images": {"photo": "pipelines/assets/photo.jpg"},
     "s3-roundtrip": {"bucket": "media-example", "source_prefix": "incoming/"},
+    "swift-thumbnails": {"container": "media-example", "source_prefix": "incoming/"},
     "thumbnails": {"image": "pipelines/assets/logo.png"},
     "video-poster": {"video": "pipelines/assets/clip.mp4", "poster_at": "00:00:01.5"},
     "website-capture": {"name": "loopback"},  # url: the loopback page, set in the test
@@ -237,6 +239,9 @@ async def test_example_pipeline_runs_on_the_local_service(
         values["url"] = page_url
     if name == "s3-roundtrip":
         await s3_roundtrip(service, request.getfixturevalue("seaweed"), values, tmp_path)
+        return
+    if name == "swift-thumbnails":
+        await swift_thumbnails(run_example, service, request.getfixturevalue("swift"), values, tmp_path)
         return
     job, outputs = await run_example(service, name, values, tmp_path)
     check_outputs(name, job, outputs)
