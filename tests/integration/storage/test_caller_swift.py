@@ -20,6 +20,7 @@ import pytest
 from keystone_stub import REGION, KeystoneStub
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks, system_resolver
 from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.work.caller_storage import swift_writer
 from swift_server import SwiftServer
 
 
@@ -322,3 +323,30 @@ def test_a_served_instance_checks_the_auth_url_and_every_catalog_url(
     assert catalog["code"] == "STORAGE_FORBIDDEN_ADDRESS"
     assert "swift.test" in catalog["message"]
     assert [path for path, _ in keystone.requests] == ["/v3/auth/tokens"]
+
+
+def test_a_file_over_the_largest_object_fails_and_leaves_no_object(
+    swift: SwiftServer,
+    keystone: KeystoneStub,
+    service: LocalService,
+    container: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """5 GiB is Swift's largest single object; here the bound is made small to pass it with 3 MiB."""
+    monkeypatch.setattr(swift_writer, "LARGEST", 2 * 1024 * 1024)
+    put(swift, container, {"big.bin": secrets.token_bytes(3 * 1024 * 1024)})
+    tasks = run_job(
+        service,
+        {
+            "in": {"operation": "import/openstack", **login(keystone, container), "file": "big.bin"},
+            "out": {
+                "operation": "export/openstack",
+                "input": "in",
+                **login(keystone, container),
+                "file": "copy.bin",
+            },
+        },
+    )
+    assert tasks["out"]["code"] == "STORAGE_FAILED"
+    assert "Static Large Object" in tasks["out"]["message"]
+    assert names(swift, container) == ["big.bin"]  # the cut upload left nothing under its name
