@@ -144,7 +144,7 @@ class SwiftServer:
         self._wait_ready()
         return self
 
-    def _wait_ready(self, timeout: float = 60.0) -> None:
+    def _wait_ready(self, timeout: float = 180.0) -> None:  # four Python servers on a busy CI machine
         deadline = time.monotonic() + timeout
         checks = [
             f"{self.url}/healthcheck",
