@@ -24,7 +24,7 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.http_calls import retried
 
-__all__ = ["Login", "Session", "log_in"]
+__all__ = ["Login", "Session", "host_of", "log_in"]
 
 _VERSION = re.compile(r"/v(2\.0|3)/?$")
 _DOMAIN = {"name": "Default"}
@@ -49,13 +49,25 @@ class Session:
     storage_url: str
 
 
+def host_of(url: str) -> str:
+    """A URL's host and port for messages: never a user or password written before the host."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    host = parts.hostname or "?"
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port else host
+
+
 def _base(auth_url: str) -> str:
     return _VERSION.sub("", auth_url.rstrip("/"))
 
 
 def log_in(http: httpx.Client, login: Login, retry_for: float, secrets: errors.Secrets) -> Session:
     """A token for ``login`` and its region's object store; TaskFailed with the Identity host named."""
-    host = urlsplit(login.auth_url).netloc or login.auth_url
+    host = host_of(login.auth_url)
     if urlsplit(login.auth_url).scheme not in ("http", "https"):
         raise TaskFailed(errors.FAILED, f"The auth_url {host!r} is not an http(s) URL.")
     if login.tenant_name:
@@ -117,7 +129,7 @@ def _post(
     retry_for: float,
     secrets: errors.Secrets,
 ) -> httpx.Response:
-    what = f"log in to Keystone at {urlsplit(url).netloc}"
+    what = f"log in to Keystone at {host_of(url)}"
     return retried(what, lambda: http.post(url, json=body), retry_for, secrets.hide)
 
 

@@ -9,9 +9,9 @@ writes stream a chunked PUT (swift_writer.py). Swift's answers are mapped here o
 from __future__ import annotations
 
 import mimetypes
-from collections.abc import Iterator, Mapping
-from typing import Any
-from urllib.parse import quote, urlsplit
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -21,11 +21,12 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
 from mcv_pipelines.service.work.caller_storage.http_calls import TRANSIENT, Unreachable, client, retried
-from mcv_pipelines.service.work.caller_storage.keystone import Login, log_in
+from mcv_pipelines.service.work.caller_storage.keystone import Login, host_of, log_in
 from mcv_pipelines.service.work.caller_storage.swift_writer import ChunkedPut
 
 __all__ = ["SwiftStore"]
 
+_T = TypeVar("_T")
 _PAGE = 10000  # names a listing gives at a time (Swift's own most)
 
 
@@ -42,7 +43,7 @@ class SwiftStore(CallerStore):
             region=str(payload["region"]),
             tenant_name=str(tenant) if tenant else None,
         )
-        self.where = f"Swift container {self.container!r} (Keystone at {urlsplit(login.auth_url).netloc})"
+        self.where = f"Swift container {self.container!r} (Keystone at {host_of(login.auth_url)})"
         self._http = client(settings.guard, pool)
         try:
             session = self._guarded(
@@ -54,9 +55,9 @@ class SwiftStore(CallerStore):
         self.secrets = errors.Secrets([login.password, session.token])
         self._token = session.token
         self._base = f"{session.storage_url}/{quote(self.container, safe='')}"
-        self.where = f"Swift container {self.container!r} at {urlsplit(session.storage_url).netloc}"
+        self.where = f"Swift container {self.container!r} at {host_of(session.storage_url)}"
 
-    def _guarded(self, what: str, action: Any) -> Any:
+    def _guarded(self, what: str, action: Callable[[], _T]) -> _T:
         """``action()`` with the guard's refusals and an absent host as the task's failures."""
         try:
             return action()
@@ -79,10 +80,9 @@ class SwiftStore(CallerStore):
             request = self._http.build_request(method, url, headers=headers, **options)
             return self._http.send(request, stream=True)
 
-        response: httpx.Response = self._guarded(
+        return self._guarded(
             "the Swift storage URL", lambda: retried(what, send, self.retry_for, self.secrets.hide)
         )
-        return response
 
     def _url(self, key: str) -> str:
         return f"{self._base}/{quote(key, safe='/')}"
@@ -170,8 +170,7 @@ class SwiftStore(CallerStore):
             def put() -> httpx.Response:
                 return self._http.put(url, content=body, headers=headers)  # chunked: no length given
 
-            response: httpx.Response = self._guarded("the Swift storage URL", put)
-            return response
+            return self._guarded("the Swift storage URL", put)
 
         def judge(answer: httpx.Response) -> None:
             if answer.status_code == 413:
