@@ -127,7 +127,7 @@ def test_a_prefix_comes_in_object_by_object_and_goes_out_under_names_and_a_prefi
             "in": {"operation": "import/openstack", **login(keystone, container), "file_prefix": "in/"},
             "one": {
                 "operation": "import/openstack",
-                **login(keystone, container),
+                **login(keystone, container, auth_url=f"{keystone.url}/v3"),
                 "file": "x.png",
                 "filename": "y.png",
             },
@@ -207,7 +207,7 @@ def test_a_tenant_name_logs_in_with_keystone_v2_or_v3_scoped_where_v2_is_gone(
     assert v2["status"] == "finished", v2["message"]
     assert keystone.requests[-1] == ("/v2.0/tokens", {"user": "demo", "tenant": project})
     keystone.v2 = False
-    v3 = run_job(service, {"t": task})["t"]
+    v3 = run_job(service, {"t": {**task, "auth_url": f"{keystone.url}/v2.0/"}})["t"]  # its version replaced
     assert v3["status"] == "finished", v3["message"]
     scope = {"project": {"name": project, "domain": {"name": "Default"}}}
     assert keystone.requests[-1] == (
