@@ -3,7 +3,9 @@ by the Writer's ``write`` calls through a small queue, sent from a thread of its
 
 Swift stores the object only when the last chunk has come, so an aborted write (the body stops with
 an error and the connection is dropped) leaves nothing under the name; the ETag Swift answers is
-checked against the MD5 of what was sent.
+checked against the MD5 of what was sent. A PUT that did not connect is tried again within the task's
+retry time; one whose body has begun cannot be (the chunks are not kept), so a 5xx answer or a cut
+connection after that fails the file.
 
 Swift refuses single objects over its ``max_file_size`` (5 GiB unless the operator changed it):
 larger ones need segments and a Static Large Object manifest, which this writer does not make yet.
