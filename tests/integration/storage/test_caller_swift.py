@@ -417,3 +417,18 @@ def test_a_cut_read_goes_on_from_where_it_stopped(
     assert len(relay.ranges) == 2
     resumed_at = int(str(relay.ranges[1]).removeprefix("bytes=").removesuffix("-"))
     assert 0 < resumed_at <= 1024 * 1024 + 5  # from what came (whole chunks of it), not from the start
+
+
+def test_a_task_of_its_own_imports_through_its_endpoint(
+    swift: SwiftServer, keystone: KeystoneStub, service: LocalService, container: str
+) -> None:
+    put(swift, container, {"a.txt": b"alone"})
+    with httpx.Client(
+        base_url=service.base_url, headers={"Authorization": f"Bearer {service.api_key}"}, trust_env=False
+    ) as client:
+        created = client.post("/v2/import/openstack", json={**login(keystone, container), "file": "a.txt"})
+        assert created.status_code == 201, created.text
+        task_id = created.json()["data"]["id"]
+        ended = client.get(f"/sync/v2/tasks/{task_id}", timeout=90.0).json()["data"]
+    assert ended["status"] == "finished", ended["message"]
+    assert ended["result"]["files"][0]["size"] == 5
