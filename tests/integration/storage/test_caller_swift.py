@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -432,3 +433,25 @@ def test_a_task_of_its_own_imports_through_its_endpoint(
         ended = client.get(f"/sync/v2/tasks/{task_id}", timeout=90.0).json()["data"]
     assert ended["status"] == "finished", ended["message"]
     assert ended["result"]["files"][0]["size"] == 5
+
+
+def test_names_with_spaces_marks_and_letters_beyond_ascii_go_both_ways(
+    swift: SwiftServer, keystone: KeystoneStub, service: LocalService, container: str
+) -> None:
+    odd = "odd dir/ä b#1?x=%20.txt"
+    put(swift, container, {quote(odd): b"odd"})
+    tasks = run_job(
+        service,
+        {
+            "in": {"operation": "import/openstack", **login(keystone, container), "file_prefix": "odd dir/"},
+            "out": {
+                "operation": "export/openstack",
+                "input": "in",
+                **login(keystone, container),
+                "file": "back/ö %d#?.txt",
+            },
+        },
+    )
+    assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
+    assert tasks["in"]["result"]["files"][0]["size"] == 3
+    assert names(swift, container, "back/") == ["back/ö 1#?.txt"]
