@@ -11,6 +11,7 @@ for up to ``retry_for`` seconds, with growing waits.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 
@@ -45,6 +46,10 @@ class GuardedTransport(httpx.BaseTransport):
 
     def __init__(self, guard: UrlGuard | None, pool: int) -> None:
         self._guard = guard
+        # (host, port) -> its checked addresses, for the task's length: a prefix of a thousand objects
+        # resolves its host once, and each request still goes to an address that was checked.
+        self._checked: dict[tuple[str, int], list[str]] = {}
+        self._lock = threading.Lock()
         self._inner = httpx.HTTPTransport(limits=httpx.Limits(max_connections=max(pool, 4)), retries=0)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -52,7 +57,7 @@ class GuardedTransport(httpx.BaseTransport):
             return self._inner.handle_request(request)
         url = request.url
         host = url.host
-        addresses = self._guard.addresses(host, url.port or _DEFAULT_PORTS.get(url.scheme, 443))
+        addresses = self._addresses(host, url.port or _DEFAULT_PORTS.get(url.scheme, 443))
         request.headers["Host"] = url.netloc.decode("ascii")
         if url.scheme == "https":
             request.extensions = {**request.extensions, "sni_hostname": host}
@@ -65,6 +70,16 @@ class GuardedTransport(httpx.BaseTransport):
                 failure = exc
         assert failure is not None  # the guard raises rather than give no address
         raise failure
+
+    def _addresses(self, host: str, port: int) -> list[str]:
+        assert self._guard is not None
+        with self._lock:
+            known = self._checked.get((host, port))
+        if known is None:
+            known = self._guard.addresses(host, port)
+            with self._lock:
+                self._checked[(host, port)] = known
+        return known
 
     def close(self) -> None:
         self._inner.close()
