@@ -62,6 +62,12 @@ TEST_ONLY=(
     zsh
     fish
     openssh-server  # the sshd the import/sftp and export/sftp tests log in to (as root, on loopback)
+    # OpenStack Swift for the import/openstack and export/openstack tests (tests/swift_server.py): 61
+    # packages, ~8 MB to download, about a minute to install on a busy 2-core machine
+    swift-proxy
+    swift-account
+    swift-container
+    swift-object
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -20,6 +20,7 @@ from azurite import Azurite, need_azurite
 from mcv_pipelines.service.engines.base import Engine
 from seaweed import SeaweedS3, need_weed
 from sshd import Sshd, need_sshd
+from swift_server import SwiftServer, need_swift
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -115,3 +116,12 @@ def azurite() -> Iterator[Azurite]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def swift() -> Iterator[SwiftServer]:
+    """A real OpenStack Swift (proxy, account, container and object servers) on loopback for the
+    session: its rings take seconds to build, its four servers as long to start."""
+    need_swift()
+    with SwiftServer() as server:
+        yield server

@@ -25,6 +25,7 @@ from engine_job_helpers import ASSETS
 from example_checks import NEW_FAMILY_CHECKS
 from PIL import Image
 from pypdf import PdfReader
+from swift_examples import swift_thumbnails
 
 from azurite import KEY, Azurite
 from engine_needs import engine_program
@@ -57,6 +58,7 @@ VALUES: dict[str, dict[str, Any]] = {
     "product-images": {"photo": "pipelines/assets/photo.jpg"},
     "s3-roundtrip": {"bucket": "media-example", "source_prefix": "incoming/"},
     "azure-roundtrip": {"account": "devstoreaccount1", "container": "media", "source_prefix": "incoming/"},
+    "swift-thumbnails": {"container": "media-example", "source_prefix": "incoming/"},
     "thumbnails": {"image": "pipelines/assets/logo.png"},
     "video-poster": {"video": "pipelines/assets/clip.mp4", "poster_at": "00:00:01.5"},
     "website-capture": {"name": "loopback"},  # url: the loopback page, set in the test
@@ -242,6 +244,9 @@ async def test_example_pipeline_runs_on_the_local_service(
         return
     if name == "azure-roundtrip":
         await azure_roundtrip(request.getfixturevalue("azurite"), values, tmp_path)
+        return
+    if name == "swift-thumbnails":
+        await swift_thumbnails(run_example, service, request.getfixturevalue("swift"), values, tmp_path)
         return
     job, outputs = await run_example(service, name, values, tmp_path)
     check_outputs(name, job, outputs)

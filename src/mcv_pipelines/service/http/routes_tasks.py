@@ -46,6 +46,7 @@ STANDALONE = (
     "import/azure/blob",
     "import/google-cloud-storage",
     "import/sftp",
+    "import/openstack",
     "convert",
     "thumbnail",
     "optimize",
@@ -60,6 +61,7 @@ STANDALONE = (
     "export/azure/blob",
     "export/google-cloud-storage",
     "export/sftp",
+    "export/openstack",
     "export/upload",
 )
 

@@ -36,6 +36,7 @@ IMPORTS: dict[str, tuple[str, ...]] = {
     "import/azure/blob": ("storage_account", "container"),
     "import/google-cloud-storage": ("project_id", "bucket", "client_email", "private_key"),
     "import/sftp": ("host", "username"),
+    "import/openstack": ("auth_url", "username", "password", "region", "container"),
 }
 _WITH_INPUT: dict[str, tuple[str, ...]] = {
     "export/url": (),
@@ -44,6 +45,7 @@ _WITH_INPUT: dict[str, tuple[str, ...]] = {
     "export/google-cloud-storage": ("project_id", "bucket", "client_email", "private_key"),
     "export/upload": ("url",),
     "export/sftp": ("host", "username"),
+    "export/openstack": ("auth_url", "username", "password", "region", "container"),
     "convert": ("output_format",),
     "thumbnail": ("output_format",),
     "optimize": (),
@@ -64,6 +66,8 @@ _ONE_OR_MANY = {
     "export/google-cloud-storage": ("file", "file_prefix"),
     "import/sftp": ("file", "path"),
     "export/sftp": ("file", "path"),
+    "import/openstack": ("file", "file_prefix"),
+    "export/openstack": ("file", "file_prefix"),
 }
 _NO_INPUT: dict[str, tuple[str, ...]] = {"capture-website": ("url", "output_format")}
 OPERATIONS: dict[str, tuple[str, ...]] = {**IMPORTS, **_WITH_INPUT, **_NO_INPUT}

@@ -43,10 +43,18 @@ def _open_gcs(payload: Mapping[str, Any], settings: StoreSettings, pool: int) ->
     from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
 
     return GcsStore(payload, settings, pool)
+
+
 def _open_azure_blob(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
     from mcv_pipelines.service.work.caller_storage.azure_blob import AzureBlobStore
 
     return AzureBlobStore(payload, settings, pool)
+
+
+def _open_swift(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
+    from mcv_pipelines.service.work.caller_storage.swift import SwiftStore
+
+    return SwiftStore(payload, settings, pool)
 
 
 def _in_directory(directory: str, filename: str) -> str:
@@ -75,6 +83,7 @@ KINDS: dict[str, Kind] = {
     "sftp": Kind("sftp", _open_sftp, "file", "path", _in_directory),
     "google-cloud-storage": Kind("google-cloud-storage", _open_gcs, "file", "file_prefix"),
     "azure/blob": Kind("azure/blob", _open_azure_blob, "blob", "blob_prefix"),
+    "openstack": Kind("openstack", _open_swift, "file", "file_prefix"),
 }
 
 
