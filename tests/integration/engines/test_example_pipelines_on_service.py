@@ -96,8 +96,20 @@ MORE_ENGINES: dict[str, tuple[tuple[str, ...], ...]] = {
 ENVIRON = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLEEXAMPLE", "AWS_SECRET_ACCESS_KEY": "not-a-real-secret-0123"}
 
 
+# Examples run by a test of their own, with the server they need (the test named is checked to exist).
+RUN_ELSEWHERE = {
+    "gcs-roundtrip": (
+        "storage/test_caller_gcs.py",
+        "test_the_example_recipe_converts_every_image_under_the_prefix_with_mcv_run",
+    ),
+}
+
+
 def test_every_example_has_values_here() -> None:
-    assert {p.stem for p in PIPELINES.glob("*.yaml")} == set(VALUES)
+    assert {p.stem for p in PIPELINES.glob("*.yaml")} == set(VALUES) | set(RUN_ELSEWHERE)
+    assert not set(VALUES) & set(RUN_ELSEWHERE)
+    for module, test in RUN_ELSEWHERE.values():
+        assert f"def {test}(" in (Path(__file__).parents[1] / module).read_text(), (module, test)
 
 
 @pytest.fixture(scope="module")
