@@ -25,7 +25,16 @@ from test_serve_command import SCRIPT
 
 import engine_needs
 
-__all__ = ["CANARIES", "Served", "TreeWatch", "alive", "mixed_tasks", "process_tree", "serve"]
+__all__ = [
+    "CANARIES",
+    "Served",
+    "TreeWatch",
+    "alive",
+    "mixed_tasks",
+    "process_tree",
+    "serve",
+    "slow_sound_tasks",
+]
 
 # Secrets the served process holds; no program of an engine may hold them.
 CANARIES = {
@@ -65,10 +74,11 @@ class Served:
         return str(created.json()["data"]["id"])
 
 
-def serve(data_dir: Path) -> Served:
-    """`mcv serve` in a process of its own, the canaries in its environment, ready to serve."""
+def serve(data_dir: Path, **variables: str) -> Served:
+    """`mcv serve` in a process of its own, the canaries and ``variables`` in its environment, ready
+    to serve."""
     command = [sys.executable, "-c", SCRIPT, "serve", "--port", "0", "--data-dir", str(data_dir)]
-    env = {**os.environ, **CANARIES}
+    env = {**os.environ, **CANARIES, **variables}
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert child.stdout is not None
     lines = dict(child.stdout.readline().split(":", 1) for _ in range(4))
@@ -123,6 +133,17 @@ def mixed_tasks(index: int, families: tuple[str, ...]) -> dict[str, Any]:
         tasks["miff"] = {"operation": "convert", "input": "picture", "output_format": "miff",
                         "engine": "imagemagick"}  # fmt: skip
     return tasks
+
+
+def slow_sound_tasks(index: int) -> dict[str, Any]:
+    """A job whose ffmpeg runs some 20 s whatever the machine (it reads its input at its own pace, -re),
+    silent: a program that writes nothing lives on after its reader is gone (no SIGPIPE ends it)."""
+    return {
+        "sound": _inline(f"sound{index}.wav", _wav(20)),
+        "mp3": {"operation": "command", "input": "sound", "engine": "ffmpeg", "command": "ffmpeg",
+                "arguments": f"-nostats -loglevel error -re -i /input/sound/sound{index}.wav "
+                             f"/output/sound{index}.mp3"},
+    }  # fmt: skip
 
 
 def require_families() -> None:

@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-from served_tree import CANARIES, TreeWatch, mixed_tasks, require_families, serve
+from served_tree import CANARIES, TreeWatch, mixed_tasks, require_families, serve, slow_sound_tasks
 
+from engine_needs import require_engine, unavailable
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 from mcv_pipelines.service.engines.office.pool import _pipe_files  # the sockets of a profile
+from mcv_pipelines.service.engines.seal import FORCE_VARIABLE
 
 _FAMILIES = ("office", "web", "ffmpeg", "pandoc", "imagemagick")
 _GONE_SECONDS = 10.0  # a parent-death signal acts at once; this bounds a slow machine
@@ -99,3 +102,28 @@ def test_no_engine_process_outlives_the_service(tmp_path: Path, stop: signal.Sig
     assert not [path for path in profiles if path.exists()]
     offices = [root for root in profiles if root.name.startswith("mcv-office-")]
     assert not [found for root in offices for found in _pipe_files(root)]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)
+def test_no_landlocked_program_outlives_the_service(tmp_path: Path, stop: signal.Signals) -> None:
+    """Under the landlock seal a program is made by the starter (engines/landlock/starter.py), not
+    forked by the thread that waits for it: it must still die with the service, killed or stopped."""
+    if not landlock_rules.available():
+        unavailable("Landlock or seccomp cannot be set on this machine")
+    require_engine("ffmpeg")
+    served = serve(tmp_path / "data", **{FORCE_VARIABLE: "landlock"})
+    try:
+        with served.client() as client, TreeWatch(served.process.pid) as watch:
+            for index in range(2):
+                served.submit(client, slow_sound_tasks(index))
+            deadline = time.monotonic() + 60
+            while list(watch.left().values()).count("ffmpeg") < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert list(watch.left().values()).count("ffmpeg") == 2, watch.snapshot()
+            served.stop(stop)
+    finally:
+        served.stop(signal.SIGKILL)
+    deadline = time.monotonic() + _GONE_SECONDS  # each ffmpeg had some 20 s left to run
+    while watch.left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not watch.left(), f"left running after {stop.name}: {watch.left()}"

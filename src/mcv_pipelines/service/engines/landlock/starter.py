@@ -5,7 +5,9 @@ Landlock and seccomp must be set in the program's own process, between fork and 
 27 ms for ``true`` from a small process and 120 ms from one holding 200 MB, on a busy machine,
 against 5 without it. Instead one *starter* (starter_main.py), a small Python process started once,
 makes each program: it receives the argv, environment, directory, rules, limits and the program's
-pipes, and clones itself with CLONE_PARENT, so the program is the service's own child. ``StarterPopen``
+pipes, and clones itself with CLONE_PARENT, so the program is the service's own child; the starter
+and every program it makes get SIGKILL when the service ends, however it ends (a parent-death signal,
+set in each before it runs). ``StarterPopen``
 is a ``subprocess.Popen`` whose child the starter makes: waiting, killing its group and reading its
 output work as for any other.
 
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.launcher import launch
 
 __all__ = ["StarterPopen", "fits", "start", "warm"]
 
@@ -48,16 +51,19 @@ class _Starter:
     def _start(self) -> socket.socket:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         rules = json.dumps(landlock_rules.system_rules())
+        # From the launcher thread: the starter's clones are the children of the thread that started
+        # it (CLONE_PARENT), and their parent-death signal fires when that thread ends, so it must be
+        # one that lives as long as the service (launcher.py).
         try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-I", "-S", _MAIN, str(theirs.fileno()), rules],
+            self._process = launch(lambda: subprocess.Popen(
+                [sys.executable, "-I", "-S", _MAIN, str(theirs.fileno()), rules, str(os.getpid())],
                 env={"LC_ALL": "C.UTF-8"},
                 cwd="/",
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 start_new_session=True,
-            )
+            ))  # fmt: skip
         except OSError:
             ours.close()
             raise

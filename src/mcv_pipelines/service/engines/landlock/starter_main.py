@@ -1,12 +1,13 @@
 """The starter: a small process that makes the service's sealed programs (issue 37); starter.py runs it.
 
-    python -I -S starter_main.py CONTROL_FD SYSTEM_RULES_JSON
+    python -I -S starter_main.py CONTROL_FD SYSTEM_RULES_JSON SERVICE_PID
 
 It builds the Landlock ruleset of the system's trees and the seccomp filter ahead of each request,
 then waits on its control socket. A request (JSON: argv, env, cwd, the task's rules or null for no
 task, the limits; with the program's stdin, stdout, stderr and an error pipe as SCM_RIGHTS) gets a
 clone with CLONE_PARENT: the new process is the *service's* child, so the service's Popen of it waits,
-kills and reads it as any other. The clone makes its own session, takes its descriptors, sets the
+kills and reads it as any other. The clone makes its own session, asks SIGKILL when the service ends
+(``PR_SET_PDEATHSIG``, kept across exec: the starter too has it), takes its descriptors, sets the
 limits, adds the task's rules, restricts itself, drops its capabilities, installs the filter and
 executes the program; a failure is written to the error pipe (``errno-in-hex:message``), whose
 closing on exec tells success. The starter answers the clone's pid and builds the next ruleset.
@@ -43,6 +44,15 @@ _CLONE_PARENT = 0x00008000
 _SIGCHLD = 17
 _FDS = 4  # stdin, stdout, stderr, the error pipe
 _HEAD_START = 0.05
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_service(prctl: Any, service: int) -> None:
+    """SIGKILL for this process when the service's launcher thread (its parent's) ends; at once if it
+    ended already. A clone of CLONE_PARENT has the starter's parent, so the same holds for it."""
+    prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != service:
+        os._exit(1)
 
 
 def main() -> int:
@@ -50,6 +60,8 @@ def main() -> int:
     control.set_inheritable(False)
     system = [(path, int(rights)) for path, rights in json.loads(sys.argv[2])]
     libc = ctypes.CDLL(None, use_errno=True)
+    service = int(sys.argv[3])
+    _die_with_service(libc.prctl, service)
     clone = libc.syscall
     clone.restype = ctypes.c_long
     number = _CLONE[platform.machine()]
@@ -84,6 +96,7 @@ def main() -> int:
             continue
         pid = clone(number, ctypes.c_ulong(_CLONE_PARENT | _SIGCHLD), None, None, None, None)
         if pid == 0:
+            _die_with_service(libc.prctl, service)
             _become(json.loads(request), fds, prepared, files, unhandled, install)
         for fd in (*fds, prepared):
             os.close(fd)

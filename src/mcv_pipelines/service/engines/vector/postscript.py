@@ -1,7 +1,8 @@
 """PostScript, EPS and Adobe Illustrator files to PDF, PNG, JPG, EPS and PS with Ghostscript.
 
 Ghostscript runs with ``-dSAFER`` (and ``-dNOSAFER`` is never passed): a PostScript program cannot
-open, write or delete files, so ``(/etc/passwd) (r) file`` fails the task instead of reading it.
+open, write or delete files, so ``(/etc/passwd) (r) file`` fails the task instead of reading it. SAFER
+leaves it its temporary directory, so that is the task's (``TMPDIR``), never the host's /tmp.
 An EPS is cropped to its bounding box; several pages rendered to an image make a file per page.
 """
 
@@ -68,8 +69,11 @@ class PostScriptEngine(ProgramEngine):
             f"-sOutputFile={out}",
             "-f", source.name,
         ]  # fmt: skip
+        # -dSAFER still lets a program read and write its temporary directory: the task's, not the
+        # host's /tmp, which an unnarrowed seal (unshare, none) leaves in reach (issue 37)
         run_checked(argv, what=f"converting {request.inputs[0].path.name} with ghostscript",
-                    cwd=source.parent, timeout=request.timeout, cancelled=request.cancelled)  # fmt: skip
+                    cwd=source.parent, env={"TMPDIR": str(source.parent)}, timeout=request.timeout,
+                    cancelled=request.cancelled)  # fmt: skip
         made = sorted((p for p in pages.iterdir() if p.stat().st_size > 0), key=_number)
         if not made:
             raise EngineError(CONVERSION_FAILED, f"ghostscript made nothing of {request.inputs[0].path.name}")
