@@ -262,6 +262,7 @@ def embedded(work: Path, photos: list[str], tiny: list[str], sizes: dict[str, tu
              code: dict[str, str]) -> tuple[BatchRun, BatchRun]:  # fmt: skip
     """The photos, then the tiny rows, through `mcv batch` against one fresh `mcv serve`."""
     env = {"MCV_SERVE_API_KEY": KEY, **code}
+    work.mkdir(parents=True)
     served = Serve(["--data-dir", str(work / "service")], work / "serve.log", env)
     try:
         pids = [served.process.pid]
