@@ -321,8 +321,8 @@ def main() -> None:
     parser.add_argument("--team", action="store_true", help="also 1 API + 2 workers on PostgreSQL + S3")
     parser.add_argument(
         "--against", type=Path, default=None, metavar="SRC",
-        help="also run client and service from another source tree (its src/, e.g. a `git archive` "
-        "of the commit before a change), side by side in each round",
+        help="also run client and service from another source tree, side by side in each round: the "
+        "src/ of a whole checkout (schemas/ beside it), e.g. `git archive COMMIT | tar -x -C DIR`",
     )  # fmt: skip
     parser.add_argument("--work-dir", type=Path, default=None, help="where the temporary directory goes")
     args = parser.parse_args()
