@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from python_multipart.multipart import MultipartParser, parse_options_header
@@ -26,6 +27,7 @@ from mcv_pipelines.service.http.context import ServiceContext, context
 from mcv_pipelines.service.http.errors import ApiError, InvalidData, not_found
 from mcv_pipelines.service.state.jsontext import FastJSONResponse
 from mcv_pipelines.service.state.render import task_json
+from mcv_pipelines.service.state.store import Doc
 
 __all__ = ["receive_upload"]
 
@@ -185,9 +187,16 @@ def _on_loop(ctx: ServiceContext, request: Request) -> bool:
     return length <= _INLINE and isinstance(ctx.storage, DirectoryStorage) and not ctx.store.db.shared
 
 
-async def _feed(request: Request, parser: MultipartParser, reader: _FormReader, inline: bool) -> None:
+async def _feed(
+    request: Request,
+    parser: MultipartParser,
+    reader: _FormReader,
+    inline: bool,
+    then: Callable[[], None] | None = None,
+) -> None:
     """The body into the parser, in batches of about _BATCH bytes, each in a worker thread (writing
-    to the store blocks), or on the loop when ``inline``."""
+    to the store blocks), or on the loop when ``inline``. ``then`` runs in the same thread as the
+    last batch once the body was whole and accepted: a second hop costs a thread wake-up per upload."""
     batch = bytearray()
     async for chunk in request.stream():
         batch += chunk
@@ -199,14 +208,41 @@ async def _feed(request: Request, parser: MultipartParser, reader: _FormReader, 
     if inline:  # the whole body, at most _INLINE bytes (its Content-Length said so)
         _last(parser, reader, bytes(batch))
     else:
-        await run_in_threadpool(_last, parser, reader, bytes(batch))  # one hop for a small body
+        await run_in_threadpool(_last, parser, reader, bytes(batch), then)  # one hop for a small body
 
 
-def _last(parser: MultipartParser, reader: _FormReader, batch: bytes) -> None:
+def _last(
+    parser: MultipartParser, reader: _FormReader, batch: bytes, then: Callable[[], None] | None = None
+) -> None:
     if batch:
         parser.write(batch)
     if reader.error is None:
         parser.finalize()
+    if then is not None and reader.error is None and reader.files and not reader.open:
+        then()
+
+
+class _Completion:
+    """``complete_upload`` run on the thread that parsed the body's end; what it returned or raised,
+    for the request to answer with once the body's own errors were looked at."""
+
+    def __init__(self, ctx: ServiceContext, task_id: str, reader: _FormReader) -> None:
+        self._ctx, self._task_id, self._reader = ctx, task_id, reader
+        self.ran = False
+        self.ended: Doc | None = None
+        self.error: BaseException | None = None
+
+    def __call__(self) -> None:
+        self.ran = True
+        try:
+            self.ended = self._ctx.scheduler.complete_upload(self._task_id, self._reader.files[0])
+        except Exception as exc:  # raised again by the request, outside the body's error mapping
+            self.error = exc
+
+    def result(self) -> Doc | None:
+        if self.error is not None:
+            raise self.error
+        return self.ended
 
 
 async def receive_upload(request: Request) -> Response:
@@ -223,8 +259,9 @@ async def receive_upload(request: Request) -> Response:
     reader = _FormReader(ctx, task_id)
     parser = reader.parser(options[b"boundary"])
     inline = _on_loop(ctx, request)
+    completion = _Completion(ctx, task_id, reader)
     try:
-        await _feed(request, parser, reader, inline)
+        await _feed(request, parser, reader, inline, None if inline else completion)
     except ValueError as exc:  # python-multipart's parse errors
         raise InvalidData({"file": [f"The multipart body is malformed: {exc}"]}) from exc
     except StorageError as exc:
@@ -237,7 +274,9 @@ async def receive_upload(request: Request) -> Response:
     if not reader.files:
         raise InvalidData({"file": ["The file field is required."]})
     ctx.metrics.bytes_in(int(reader.files[0]["size"]))
-    if inline:
+    if completion.ran:  # on the thread that parsed the body's end
+        ended = completion.result()
+    elif inline:
         ended = ctx.scheduler.complete_upload(task_id, reader.files[0])
     else:
         ended = await run_in_threadpool(ctx.scheduler.complete_upload, task_id, reader.files[0])
