@@ -13,8 +13,9 @@
 # TLS tests make a certificate with it), the servers and runtimes the tests start (PostgreSQL for the
 # team service, node and npm for the official Node SDK), the full chromium (the console's browser tests
 # drive it with Playwright), and zsh and fish (the completion scripts are tested in each shell): about
-# 830 MB an image does not carry. Non-interactive and idempotent: packages already installed are
-# skipped, and apt-get update runs only when something is missing.
+# 830 MB an image does not carry; and podman with debootstrap, with which the suite builds and runs the
+# image. Non-interactive and idempotent: packages already installed are skipped, and apt-get update runs
+# only when something is missing.
 set -euo pipefail
 
 runtime=0 list=0
@@ -68,6 +69,12 @@ TEST_ONLY=(
     swift-account
     swift-container
     swift-object
+    # the image's test (tests/integration/deploy, scripts/build-image.sh): Debian's podman with runc,
+    # netavark for its network, and debootstrap to make the base where no registry is reachable
+    podman
+    runc
+    netavark
+    debootstrap
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -50,6 +50,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         asks = _ENGINE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         if asks or any(f"/tests/{folder}" in where for folder in _ENGINE_FOLDERS):
             item.add_marker(pytest.mark.engines)
+    # The image's tests last (issue 38): .ci/run builds the image in the background while the rest run.
+    items.sort(key=lambda item: item.get_closest_marker("image") is not None)
 
 
 @pytest.fixture

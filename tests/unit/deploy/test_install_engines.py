@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "install-engines.sh"
-TEST_ONLY = {"chromium", "postgresql", "zsh", "fish", "nodejs", "npm", "openssl"}
+TEST_ONLY = {"chromium", "postgresql", "zsh", "fish", "nodejs", "npm", "openssl", "podman", "debootstrap"}
 
 
 def listed(*flags: str) -> list[str]:
