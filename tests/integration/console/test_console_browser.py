@@ -17,6 +17,8 @@ import pytest
 from console_helpers import Served
 from playwright.sync_api import Page, expect
 
+from seaweed import SeaweedS3
+
 pytestmark = pytest.mark.slow
 
 PIPELINE = """version: 1
@@ -245,6 +247,30 @@ def test_a_failed_task_shows_its_code_and_message_and_retry_runs_it_again(
     expect(retried.first).to_contain_text("(retried)")
     expect(retried.last).to_have_attribute("data-status", "finished", timeout=20_000)
     expect(page.locator(".graph .node.status-finished", has_text="fetch")).to_have_count(1)
+    assert_key_nowhere(served, seen, page)
+
+
+def test_an_export_to_a_bucket_shows_where_each_file_was_stored(
+    page: Page, served: Served, seen: Seen, seaweed: SeaweedS3
+) -> None:
+    prefix = f"console-{threading.get_ident()}/"
+    login = {"endpoint": seaweed.endpoint, "region": "us-east-1", "bucket": seaweed.bucket,
+             "access_key_id": seaweed.access_key, "secret_access_key": seaweed.secret_key}  # fmt: skip
+    body = {
+        "tasks": {
+            "note": {"operation": "import/raw", "file": "hello", "filename": "note.txt"},
+            "store": {"operation": "export/s3", **login, "input": "note", "key_prefix": prefix},
+        }
+    }
+    with api(served) as client:
+        job_id = client.post("/v2/jobs", json=body).json()["data"]["id"]
+        client.get(f"/v2/jobs/{job_id}/wait")
+    log_in_with_the_form(page, served)
+    page.goto(served.console(f"#/job/{job_id}"))
+    store = page.locator("tr[data-task=store]")
+    expect(store).to_have_attribute("data-status", "finished")
+    expect(store.locator(".files.stored code")).to_have_text(f"s3://{seaweed.bucket}/{prefix}note.txt")
+    assert seaweed.secret_key not in page.content()
     assert_key_nowhere(served, seen, page)
 
 

@@ -80,9 +80,15 @@ export function jobsView(root, app) {
 
 function files(task) {
   const list = (task.result && task.result.files) || [];
-  if (task.operation !== "export/url" || !list.length) return "–";
-  return el("ul", { class: "files" }, list.map((f) => el("li", {},
-    el("a", { href: f.url, download: f.filename, rel: "noreferrer" }, f.filename))));
+  if (task.operation === "export/url" && list.length) {
+    return el("ul", { class: "files" }, list.map((f) => el("li", {},
+      el("a", { href: f.url, download: f.filename, rel: "noreferrer" }, f.filename))));
+  }
+  // an export to the caller's storage: where each file was stored (s3://bucket/key, sftp://host/path)
+  const stored = task.operation.startsWith("export/") ? list.filter((f) => f.location) : [];
+  if (!stored.length) return "–";
+  return el("ul", { class: "files stored" }, stored.map((f) => el("li", {},
+    el("code", { title: f.filename }, f.location))));
 }
 
 export function jobView(root, app, jobId) {
