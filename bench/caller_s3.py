@@ -184,7 +184,9 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="mcv-bench-caller-s3-") as tmp:
         root = Path(tmp)
-        seaweed = SeaweedS3(weed, root / "weed").start()
+        seaweed = SeaweedS3(weed, root / "weed")
+        seaweed.volumes = 16 + 4 * (4 * args.size_mib // 256 + 1)  # room for the object four times over
+        seaweed.start()
         service = Service(root / "data")
         try:
             table(large(service, seaweed, root, args.size_mib * MIB))

@@ -68,6 +68,8 @@ def _free_ports(count: int) -> list[int]:
 
 
 class SeaweedS3:
+    volumes = 16  # of 256 MB each: 4 GB in all (a benchmark of large objects asks for more)
+
     def __init__(self, weed: str, root: Path, bucket: str = "mcv-test") -> None:
         self.weed, self.root, self.bucket = weed, root, bucket
         self.access_key = "mcvtest" + secrets.token_hex(4)
@@ -133,7 +135,7 @@ class SeaweedS3:
         argv = [
             self.weed, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
             f"-master.port={master}", f"-master.port.grpc={grpc[0]}",
-            f"-volume.port={volume}", f"-volume.port.grpc={grpc[1]}", "-volume.max=16",
+            f"-volume.port={volume}", f"-volume.port.grpc={grpc[1]}", f"-volume.max={self.volumes}",
             "-master.volumeSizeLimitMB=256",
             "-filer", f"-filer.port={filer}", f"-filer.port.grpc={grpc[2]}",
             f"-filer.localSocket={self.root / 'filer.sock'}",
