@@ -119,6 +119,11 @@ if [ -d "$mozilla" ] && [ -f "$system_store" ] && command -v curl >/dev/null 2>&
         secret=(--secret "id=pip-ca,src=$system_store")
     fi
     rm -rf "$roots"
+elif [ -f "$system_store" ]; then
+    # Nothing to probe with (no curl, or no Mozilla bundle): the machine's store is trusted here anyway
+    # and holds the public roots, so handing it to pip costs nothing and works behind such a proxy.
+    echo "build-image: cannot tell whether PyPI needs this machine's trust store: pip gets it"
+    secret=(--secret "id=pip-ca,src=$system_store")
 fi
 
 if podman image exists "$TAG"; then
