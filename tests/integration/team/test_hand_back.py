@@ -12,6 +12,8 @@ import pytest
 from team_helpers import wait_until
 
 from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.state.database import DatabaseUnavailable
+from mcv_pipelines.service.work import scheduler
 from seaweed import SeaweedS3, need_weed
 
 KEY = "sk-hand-back-0123456789abcdef"
@@ -48,3 +50,31 @@ def test_a_task_meeting_a_store_outage_is_handed_back_not_failed(
             assert b"".join(service.storage.read(job["tasks"][0]["id"], "a.txt")) == b"kept"
     finally:
         server.stop()
+
+
+def test_a_task_meeting_the_database_away_is_handed_back_not_failed(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Seen in the chaos test: PostgreSQL restarted while a worker read a task's inputs, and the row
+    failed INTERNAL_ERROR (DatabaseUnavailable). The database cannot be cut on demand at that point,
+    so the first run of the task meets the error such a cut raises; the second runs for real."""
+    runs: list[str] = []
+    real_execute = scheduler.execute
+
+    def execute_after_a_cut(*args: Any, **kwargs: Any) -> Any:
+        runs.append("run")
+        if len(runs) == 1:
+            raise DatabaseUnavailable("cannot reach the database postgresql://127.0.0.1: connection lost")
+        return real_execute(*args, **kwargs)
+
+    monkeypatch.setattr(scheduler, "execute", execute_after_a_cut)
+    service = LocalService(data_dir=tmp_path / "data", api_key=KEY, database=pg_url, lease_seconds=2)
+    with service:
+        tasks = {"in": {"operation": "import/raw", "file": "kept", "filename": "a.txt"}}
+        created = httpx.post(f"{service.base_url}/v2/jobs", json={"tasks": tasks}, headers=AUTH, timeout=30)
+        job_id = created.json()["data"]["id"]
+        waited = httpx.get(f"{service.base_url}/sync/v2/jobs/{job_id}", headers=AUTH, timeout=120)
+        done = waited.json()["data"]
+    assert done["status"] == "finished", done
+    assert len(runs) == 2
+    assert "handed back to the queue" in caplog.text

@@ -28,7 +28,7 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.disk_full import CODE as DISK_FULL
 from mcv_pipelines.service.work.leases import claim_task, end_task, renew_leases
 from mcv_pipelines.service.work.operations import Outcome
-from mcv_pipelines.service.work.scheduler import Scheduler
+from mcv_pipelines.service.work.scheduler import DatabaseAway, Scheduler
 from mcv_pipelines.service.work.staging import clear_stale_staging
 from mcv_pipelines.service.work.task_events import JobEvents, ended_change
 from mcv_pipelines.service.work.taskfiles import discard
@@ -183,8 +183,9 @@ class LeaseScheduler(Scheduler):
     # ending
     def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
         owner = self.owner if allowed == ("processing",) else None
-        if owner is not None and isinstance(outcome, StorageError) and outcome.transient:
-            self._hand_back(task_id, outcome.message)  # the store was away: not the task's fault
+        away = isinstance(outcome, DatabaseAway) or (isinstance(outcome, StorageError) and outcome.transient)
+        if owner is not None and isinstance(outcome, TaskFailed) and away:
+            self._hand_back(task_id, outcome.message)  # the store or the database was away: not its fault
             return None
         if isinstance(outcome, TaskFailed) and outcome.code == DISK_FULL:
             log.warning("this worker claims no task for %.0f s: its disk is full", _DISK_FULL_PAUSE)

@@ -33,7 +33,15 @@ from mcv_pipelines.service.work.retention import Retention
 from mcv_pipelines.service.work.task_events import JobEvents, ended_change
 from mcv_pipelines.service.work.taskfiles import check_stored_sandbox, discard, fetch_input, publish
 
-__all__ = ["JobEvents", "Scheduler"]
+__all__ = ["DatabaseAway", "JobEvents", "Scheduler"]
+
+
+class DatabaseAway(TaskFailed):
+    """The service's database went away while a task ran (its inputs or progress could not be read or
+    written): not the task's fault. A team's worker hands such a task back to the queue."""
+
+    def __init__(self, exc: DatabaseUnavailable) -> None:
+        super().__init__("DATABASE_UNAVAILABLE", f"The service's database was away while the task ran: {exc}")
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +288,9 @@ class Scheduler:
                 outcome: Outcome | TaskFailed = publish(self.storage, self.config, task_id, done)
             except TaskFailed as failure:
                 outcome = disk_full(failure, self.config.data_dir) or failure
+            except DatabaseUnavailable as exc:  # reading its inputs or writing its percent
+                log.warning("task %s met the database away: %s", task_id, exc)
+                outcome = DatabaseAway(exc)
             except Exception as exc:  # an engine bug must not take the service down
                 full = disk_full(exc, self.config.data_dir)
                 if full is not None:
