@@ -9,7 +9,6 @@ import logging
 import secrets
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +23,7 @@ from azure.storage.blob import (
     ContainerSasPermissions,
     generate_container_sas,
 )
+from caller_jobs import error_of, run_job
 
 from azurite import ACCOUNT, KEY, Azurite
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
@@ -53,31 +53,6 @@ def container(azurite: Azurite) -> Iterator[ContainerClient]:
         client.close()
 
 
-def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The job's tasks by name once it ended, payloads included."""
-    with httpx.Client(
-        base_url=svc.base_url,
-        timeout=60.0,
-        headers={"Authorization": f"Bearer {svc.api_key}"},
-        trust_env=False,
-    ) as client:
-        created = client.post("/v2/jobs", json={"tasks": tasks})
-        assert created.status_code == 201, created.text
-        job_id = created.json()["data"]["id"]
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            job = client.get(f"/v2/jobs/{job_id}").json()["data"]
-            if job["status"] in ("finished", "error"):
-                break
-            time.sleep(0.1)
-        shown = [client.get(f"/v2/tasks/{t['id']}", params={"include": "payload"}) for t in job["tasks"]]
-        return {task["name"]: task for task in (answer.json()["data"] for answer in shown)}
-
-
-def error_of(svc: LocalService, task: dict[str, Any]) -> dict[str, Any]:
-    ended = run_job(svc, {"t": task})["t"]
-    assert ended["status"] == "error", ended
-    return ended
 
 
 def keyed(container: ContainerClient, **extra: Any) -> dict[str, Any]:

@@ -10,14 +10,13 @@ import hashlib
 import logging
 import re
 import secrets
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+from caller_jobs import error_of, run_job
 
 from fake_gcs import FakeGcs, FaultyRelay, ServiceAccount, TokenEndpoint, free_port, need_fake_gcs
 from loopback_listener import Tripwire
@@ -86,31 +85,6 @@ def prefix() -> str:
     return f"caller-{secrets.token_hex(4)}/"
 
 
-def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The job's tasks by name once it ended, payloads included."""
-    with httpx.Client(
-        base_url=svc.base_url,
-        timeout=60.0,
-        headers={"Authorization": f"Bearer {svc.api_key}"},
-        trust_env=False,
-    ) as client:
-        created = client.post("/v2/jobs", json={"tasks": tasks})
-        assert created.status_code == 201, created.text
-        job_id = created.json()["data"]["id"]
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            job = client.get(f"/v2/jobs/{job_id}").json()["data"]
-            if job["status"] in ("finished", "error"):
-                break
-            time.sleep(0.1)
-        shown = [client.get(f"/v2/tasks/{t['id']}", params={"include": "payload"}) for t in job["tasks"]]
-        return {task["name"]: task for task in (answer.json()["data"] for answer in shown)}
-
-
-def error_of(svc: LocalService, task: dict[str, Any]) -> dict[str, Any]:
-    ended = run_job(svc, {"t": task})["t"]
-    assert ended["status"] == "error", ended
-    return ended
 
 
 def test_a_prefix_comes_in_file_by_file_and_goes_out_with_the_token_of_a_signed_grant(

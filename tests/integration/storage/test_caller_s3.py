@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from caller_jobs import error_of, run_job
 
 from loopback_listener import Tripwire
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
@@ -30,26 +30,6 @@ def service(tmp_path: Path) -> Iterator[LocalService]:
     with start(tmp_path, caller_storage_retry=1.0) as svc:
         yield svc
 
-
-def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The job's tasks by name once it ended, payloads included."""
-    with httpx.Client(
-        base_url=svc.base_url,
-        timeout=60.0,
-        headers={"Authorization": f"Bearer {svc.api_key}"},
-        trust_env=False,  # a test sets proxy variables for the service, not for itself
-    ) as client:
-        created = client.post("/v2/jobs", json={"tasks": tasks})
-        assert created.status_code == 201, created.text
-        job_id = created.json()["data"]["id"]
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            job = client.get(f"/v2/jobs/{job_id}").json()["data"]
-            if job["status"] in ("finished", "error"):
-                break
-            time.sleep(0.1)
-        shown = [client.get(f"/v2/tasks/{t['id']}", params={"include": "payload"}) for t in job["tasks"]]
-        return {task["name"]: task for task in (answer.json()["data"] for answer in shown)}
 
 
 def bucket_of(s3: SeaweedS3, endpoint: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -202,11 +182,6 @@ def test_a_large_object_streams_both_ways_as_multipart(
         client.close()
     assert seaweed.multipart_uploads(prefix) == []
 
-
-def error_of(svc: LocalService, task: dict[str, Any]) -> dict[str, Any]:
-    ended = run_job(svc, {"t": task})["t"]
-    assert ended["status"] == "error"
-    return ended
 
 
 def test_each_failure_has_its_code_names_the_bucket_and_hides_the_secret(

@@ -5,14 +5,13 @@ fingerprint in the result, pinned keys, errors, and the guard of a served instan
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import asyncssh
-import httpx
 import pytest
+from caller_jobs import run_job
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.server import LocalService
@@ -28,22 +27,6 @@ def service(tmp_path: Path) -> Iterator[LocalService]:
     with start(tmp_path, caller_storage_retry=1.0) as svc:
         yield svc
 
-
-def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    with httpx.Client(
-        base_url=svc.base_url, timeout=60.0, headers={"Authorization": f"Bearer {svc.api_key}"}
-    ) as client:
-        created = client.post("/v2/jobs", json={"tasks": tasks})
-        assert created.status_code == 201, created.text
-        job_id = created.json()["data"]["id"]
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            job = client.get(f"/v2/jobs/{job_id}").json()["data"]
-            if job["status"] in ("finished", "error"):
-                break
-            time.sleep(0.1)
-        shown = [client.get(f"/v2/tasks/{t['id']}", params={"include": "payload"}) for t in job["tasks"]]
-        return {task["name"]: task for task in (answer.json()["data"] for answer in shown)}
 
 
 def login(sshd: Sshd, by: str = "password", **extra: Any) -> dict[str, Any]:

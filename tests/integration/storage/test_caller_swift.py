@@ -9,7 +9,6 @@ import hashlib
 import logging
 import secrets
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from caller_jobs import error_of, run_job
 
 from cutting_relay import CuttingRelay
 from keystone_stub import REGION, KeystoneStub
@@ -55,26 +55,6 @@ def container(swift: SwiftServer) -> str:
     assert httpx.put(f"{swift.account_url('demo')}/{name}", trust_env=False).status_code == 201
     return name
 
-
-def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The job's tasks by name once it ended, payloads included."""
-    with httpx.Client(
-        base_url=svc.base_url,
-        timeout=60.0,
-        headers={"Authorization": f"Bearer {svc.api_key}"},
-        trust_env=False,
-    ) as client:
-        created = client.post("/v2/jobs", json={"tasks": tasks})
-        assert created.status_code == 201, created.text
-        job_id = created.json()["data"]["id"]
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            job = client.get(f"/v2/jobs/{job_id}").json()["data"]
-            if job["status"] in ("finished", "error"):
-                break
-            time.sleep(0.1)
-        shown = [client.get(f"/v2/tasks/{t['id']}", params={"include": "payload"}) for t in job["tasks"]]
-        return {task["name"]: task for task in (answer.json()["data"] for answer in shown)}
 
 
 def login(keystone: KeystoneStub, container: str, **extra: Any) -> dict[str, Any]:
@@ -215,11 +195,6 @@ def test_a_tenant_name_logs_in_with_keystone_v2_or_v3_scoped_where_v2_is_gone(
         {"user": "demo", "domain": {"name": "Default"}, "scope": scope},
     )
 
-
-def error_of(svc: LocalService, task: dict[str, Any]) -> dict[str, Any]:
-    ended = run_job(svc, {"t": task})["t"]
-    assert ended["status"] == "error", ended
-    return ended
 
 
 def test_each_failure_has_its_code_names_what_failed_and_hides_the_password(
