@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -29,6 +32,9 @@ class KeystoneStub:
         self.password = "pw-" + secrets.token_urlsafe(12)
         self.project = "demo"
         self.tokens: set[str] = set()
+        self.issued: list[str] = []  # tokens in the order they were given
+        self.lifetime: float | None = None  # seconds a token lasts (expires_at); None: not said
+        self.on_issue: Callable[[str], None] = lambda token: None  # told of each token given
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.v2 = True  # False: /v2.0 answers 404, as a Keystone without v2 does
         stub = self
@@ -84,13 +90,20 @@ class KeystoneStub:
             return
         token = "tok-" + secrets.token_hex(16)
         self.tokens.add(token)
+        self.issued.append(token)
+        self.on_issue(token)
+        ends = {}
+        if self.lifetime is not None:
+            moment = datetime.fromtimestamp(time.time() + self.lifetime, UTC)
+            ends = {"expires_at": moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")}
         endpoints = self._endpoints(project)
         if path.startswith("/v3"):
             catalog = [
                 {"type": "identity", "endpoints": []},
                 {"type": "object-store", "name": "swift", "endpoints": endpoints},
             ]
-            self._send(handler, 201, {"token": {"catalog": catalog}}, {"X-Subject-Token": token})
+            body = {"token": {"catalog": catalog, **ends}}
+            self._send(handler, 201, body, {"X-Subject-Token": token})
         else:
             v2 = [
                 {
@@ -102,7 +115,8 @@ class KeystoneStub:
                 if e["interface"] == "public"
             ]
             catalog = [{"type": "object-store", "name": "swift", "endpoints": v2}]
-            self._send(handler, 200, {"access": {"token": {"id": token}, "serviceCatalog": catalog}})
+            given = {"id": token, **({"expires": ends["expires_at"]} if ends else {})}
+            self._send(handler, 200, {"access": {"token": given, "serviceCatalog": catalog}})
 
     @staticmethod
     def _send(

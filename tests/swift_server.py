@@ -4,7 +4,10 @@ rings built by swift-ring-builder and devices in a temporary directory.
 
 The proxy's pipeline has no auth middleware, so any ``/v1/AUTH_<project>`` account is open and made on
 first use (``account_autocreate``): Keystone, the part a caller talks to first, is ``keystone_stub.py``
-(the test's own token answer, with a catalog pointing here).
+(the test's own token answer, with a catalog pointing here). Tokens written to ``revoked`` are refused
+401, as an ended token is (swift_middleware/cluster_filters.py). The cluster's ``max_file_size`` is
+``LARGEST`` (12 MiB instead of 5 GiB), so that a file too large for one object, written as a Static
+Large Object through the proxy's ``slo`` middleware, takes megabytes rather than gigabytes.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ _PROGRAMS = (
     "swift-object-server",
 )
 _BACKENDS = ("account", "container", "object")
+LARGEST = 12 * 1024 * 1024
 
 
 def need_swift() -> None:
@@ -58,6 +62,11 @@ class SwiftServer:
         self.port = _free_port()
         self.ports = {name: _free_port() for name in _BACKENDS}
         self.processes: list[subprocess.Popen[bytes]] = []
+        self.revoked = self.root / "revoked"  # tokens the proxy refuses, one a line
+
+    def revoke(self, token: str) -> None:
+        with self.revoked.open("a") as out:
+            out.write(token + "\n")
 
     @property
     def url(self) -> str:
@@ -71,7 +80,8 @@ class SwiftServer:
         (devices / "d1").mkdir(parents=True, exist_ok=True)
         (self.root / "swift.conf").write_text(
             "[swift-hash]\nswift_hash_path_suffix = mcv-tests\nswift_hash_path_prefix = mcv-tests\n\n"
-            "[storage-policy:0]\nname = Policy-0\ndefault = yes\n"
+            "[storage-policy:0]\nname = Policy-0\ndefault = yes\n\n"
+            f"[swift-constraints]\nmax_file_size = {LARGEST}\n"
         )
         common = (
             f"[DEFAULT]\nbind_ip = 127.0.0.1\nworkers = 0\nswift_dir = {self.root}\nuser = {_user()}\n"
@@ -85,10 +95,15 @@ class SwiftServer:
             )
         (self.root / "proxy-server.conf").write_text(
             f"{common}bind_port = {self.port}\n\n"
-            "[pipeline:main]\npipeline = catch_errors proxy-logging proxy-server\n\n"
+            "[pipeline:main]\npipeline = catch_errors proxy-logging revoked-tokens slo own-constraints "
+            "proxy-server\n\n"
             "[app:proxy-server]\nuse = egg:swift#proxy\naccount_autocreate = true\n\n"
             "[filter:catch_errors]\nuse = egg:swift#catch_errors\n\n"
-            "[filter:proxy-logging]\nuse = egg:swift#proxy_logging\n"
+            "[filter:proxy-logging]\nuse = egg:swift#proxy_logging\n\n"
+            "[filter:slo]\nuse = egg:swift#slo\n\n"
+            "[filter:revoked-tokens]\npaste.filter_factory = cluster_filters:revoked_tokens\n"
+            f"revoked_file = {self.revoked}\n\n"
+            "[filter:own-constraints]\npaste.filter_factory = cluster_filters:own_constraints\n"
         )
 
     def _build_rings(self) -> None:
@@ -138,6 +153,7 @@ class SwiftServer:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
+                    env={**os.environ, "PYTHONPATH": str(Path(__file__).parent / "swift_middleware")},
                 )
             )
         log.close()

@@ -22,8 +22,7 @@ from cutting_relay import CuttingRelay
 from keystone_stub import REGION, KeystoneStub
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks, system_resolver
 from mcv_pipelines.service.server import LocalService
-from mcv_pipelines.service.work.caller_storage import swift_writer
-from swift_server import SwiftServer
+from swift_server import LARGEST, SwiftServer
 
 
 def start(tmp_path: Path, **settings: Any) -> LocalService:
@@ -54,7 +53,6 @@ def container(swift: SwiftServer) -> str:
     name = f"c-{secrets.token_hex(4)}"
     assert httpx.put(f"{swift.account_url('demo')}/{name}", trust_env=False).status_code == 201
     return name
-
 
 
 def login(keystone: KeystoneStub, container: str, **extra: Any) -> dict[str, Any]:
@@ -196,7 +194,6 @@ def test_a_tenant_name_logs_in_with_keystone_v2_or_v3_scoped_where_v2_is_gone(
     )
 
 
-
 def test_each_failure_has_its_code_names_what_failed_and_hides_the_password(
     swift: SwiftServer,
     keystone: KeystoneStub,
@@ -302,16 +299,20 @@ def test_a_served_instance_checks_the_auth_url_and_every_catalog_url(
     assert [path for path, _ in keystone.requests] == ["/v3/auth/tokens"]
 
 
-def test_a_file_over_the_largest_object_fails_and_leaves_no_object(
-    swift: SwiftServer,
-    keystone: KeystoneStub,
-    service: LocalService,
-    container: str,
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_file_over_the_largest_object_is_stored_in_segments_and_reads_back_whole(
+    swift: SwiftServer, keystone: KeystoneStub, service: LocalService, container: str
 ) -> None:
-    """5 GiB is Swift's largest single object; here the bound is made small to pass it with 3 MiB."""
-    monkeypatch.setattr(swift_writer, "LARGEST", 2 * 1024 * 1024)
-    put(swift, container, {"big.bin": secrets.token_bytes(3 * 1024 * 1024)})
+    """The test cluster's max_file_size is 12 MiB (as 5 GiB is a real one's): a 30 MiB file is
+    refused as one object, so the export writes it as a Static Large Object, which reads back whole.
+    The file comes in from a large object too, which reads as one."""
+    body = secrets.token_bytes(2 * LARGEST + 6 * 1024 * 1024 + 5)
+    assert (
+        httpx.put(
+            f"{swift.account_url('demo')}/{container}/direct.bin", content=body, trust_env=False
+        ).status_code
+        == 413
+    )  # the bound holds for one object
+    source = slo(swift, container, "big.bin", body)  # a large object made by hand, to read in
     tasks = run_job(
         service,
         {
@@ -320,13 +321,99 @@ def test_a_file_over_the_largest_object_fails_and_leaves_no_object(
                 "operation": "export/openstack",
                 "input": "in",
                 **login(keystone, container),
-                "file": "copy.bin",
+                "file": "large/copy.bin",
             },
         },
     )
-    assert tasks["out"]["code"] == "STORAGE_FAILED"
-    assert "Static Large Object" in tasks["out"]["message"]
-    assert names(swift, container) == ["big.bin"]  # the cut upload left nothing under its name
+    assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
+    stored = get(swift, container, "large/copy.bin")
+    assert stored.status_code == 200
+    assert stored.headers.get("X-Static-Large-Object") == "True"
+    assert stored.headers["Content-Type"] == "application/octet-stream"
+    assert hashlib.sha256(stored.content).digest() == hashlib.sha256(body).digest()
+    segments = [name for name in names(swift, f"{container}_segments") if name.startswith("large/")]
+    assert len(segments) == 3  # 12 MiB segments (the cluster's bound) for 30 MiB
+    assert all(name.startswith("large/copy.bin/slo/") for name in segments)
+    assert names(swift, container, "large/") == ["large/copy.bin"]  # no part under the object's name
+    assert source in names(swift, container)
+
+
+def slo(swift: SwiftServer, container: str, name: str, body: bytes) -> str:
+    """``body`` stored as a Static Large Object of 8 MiB segments, written straight to Swift."""
+    each = 8 * 1024 * 1024
+    made = httpx.put(f"{swift.account_url('demo')}/{container}_segments", trust_env=False)
+    assert made.status_code in (201, 202)  # the export finds it there and stores its segments beside
+    manifest = []
+    for n, start in enumerate(range(0, len(body), each)):
+        part = body[start : start + each]
+        path = f"{container}_segments/by-hand/{n:03d}"
+        answer = httpx.put(f"{swift.account_url('demo')}/{path}", content=part, trust_env=False)
+        assert answer.status_code == 201, answer.text
+        manifest.append(
+            {
+                "path": f"/{path}",
+                "etag": hashlib.md5(part, usedforsecurity=False).hexdigest(),
+                "size_bytes": len(part),
+            }
+        )
+    answer = httpx.put(
+        f"{swift.account_url('demo')}/{container}/{name}",
+        params={"multipart-manifest": "put"},
+        json=manifest,
+        trust_env=False,
+    )
+    assert answer.status_code == 201, answer.text
+    return name
+
+
+def test_a_token_refused_mid_task_is_renewed_by_logging_in_again(
+    swift: SwiftServer, keystone: KeystoneStub, service: LocalService, container: str
+) -> None:
+    """Swift refuses each task's first token 401, as it refuses one that has ended: each task logs in
+    again and lists, reads and writes with the new token."""
+    put(swift, container, {f"r/{n}.txt": f"file {n}".encode() for n in range(3)})
+    keystone.on_issue = lambda token: swift.revoke(token) if len(keystone.issued) % 2 else None
+    tasks = run_job(
+        service,
+        {
+            "in": {"operation": "import/openstack", **login(keystone, container), "file_prefix": "r/"},
+            "out": {
+                "operation": "export/openstack",
+                "input": "in",
+                **login(keystone, container),
+                "file_prefix": "copied/",
+            },
+        },
+    )
+    for task in tasks.values():
+        assert task["status"] == "finished", task["message"]
+    assert [get(swift, container, f"copied/{n}.txt").content for n in range(3)] == [
+        f"file {n}".encode() for n in range(3)
+    ]
+    assert len(keystone.issued) == 4  # each task's login, then each one's renewal
+
+
+def test_a_token_about_to_end_is_renewed_before_it_is_used(
+    swift: SwiftServer, keystone: KeystoneStub, service: LocalService, container: str
+) -> None:
+    """Keystone says the token ends in 30 s, less than the minute a write may need: the export logs
+    in again before each file rather than be refused in the middle of one."""
+    keystone.lifetime = 30.0
+    tasks = run_job(
+        service,
+        {
+            "in": {"operation": "import/raw", "file": "soon", "filename": "soon.txt"},
+            "out": {
+                "operation": "export/openstack",
+                "input": "in",
+                **login(keystone, container),
+                "file": "soon.txt",
+            },
+        },
+    )
+    assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
+    assert get(swift, container, "soon.txt").content == b"soon"
+    assert len(keystone.issued) >= 2  # the first login, then at least one renewal before the PUT
 
 
 def test_a_cut_read_goes_on_from_where_it_stopped(

@@ -114,7 +114,7 @@ class AzureBlobStore(CallerStore):
         finally:
             answer.close()
 
-    def writer(self, key: str, filename: str) -> Writer:
+    def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         guessed = mimetypes.guess_type(filename, strict=False)[0] or "application/octet-stream"
         headers = {"x-ms-blob-content-type": guessed}
         headers.update({f"x-ms-meta-{name}": value for name, value in self.metadata.items()})

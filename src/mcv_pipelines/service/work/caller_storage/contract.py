@@ -54,9 +54,10 @@ class CallerStore(ABC):
         """The object's bytes in chunks; fails before the first chunk when it is not there."""
 
     @abstractmethod
-    def writer(self, key: str, filename: str) -> Writer:
+    def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         """A stream that becomes the object ``key`` on commit, stored with the task's attributes
-        (``filename``: the file's own name, for what is derived from it, such as a content type)."""
+        (``filename``: the file's own name, for what is derived from it, such as a content type;
+        ``size``: the bytes that will come, when known, for a store that writes large files apart)."""
 
     @abstractmethod
     def location(self, key: str) -> str:

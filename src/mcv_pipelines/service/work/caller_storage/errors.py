@@ -28,6 +28,7 @@ __all__ = [
     "FORBIDDEN_ADDRESS",
     "UNREACHABLE",
     "Secrets",
+    "SendAgain",
     "forbidden_address",
 ]
 
@@ -37,6 +38,12 @@ FILE_NOT_FOUND = "STORAGE_FILE_NOT_FOUND"
 UNREACHABLE = "STORAGE_UNREACHABLE"
 FORBIDDEN_ADDRESS = "STORAGE_FORBIDDEN_ADDRESS"
 FAILED = "STORAGE_FAILED"
+
+
+class SendAgain(TaskFailed):
+    """A write refused for a reason its store has since put right (a token that ended, renewed):
+    the file may be sent again from its start, once. Its code and message are what the user reads
+    if the second sending is refused too."""
 
 
 class Secrets:

@@ -211,7 +211,7 @@ class GcsStore(CallerStore):
         finally:
             answer.close()
 
-    def writer(self, key: str, filename: str) -> Writer:
+    def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         return ResumableWriter(self, key, _guess(filename))
 
     def open_session(self, key: str, content_type: str) -> str:

@@ -8,6 +8,7 @@ serves v2 (404) is asked v3 for that project in the "Default" domain instead. ``
 Identity endpoint with or without its version (``https://id.example:5000`` or ``.../v3``).
 
 The object store is the catalog's ``object-store`` service, public interface, in the task's region.
+The token's end (v3 ``expires_at``, v2 ``expires``) comes with it, so a long task can log in again.
 Every address here (auth_url, the storage URL) goes through the task's guard when the request is sent.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,10 +45,12 @@ class Login:
 
 @dataclass(frozen=True)
 class Session:
-    """A token and the public object-store URL of the region (``https://.../v1/AUTH_<project>``)."""
+    """A token and the public object-store URL of the region (``https://.../v1/AUTH_<project>``);
+    ``expires``: when the token ends (seconds since the epoch), if Keystone said."""
 
     token: str
     storage_url: str
+    expires: float | None = None
 
 
 def host_of(url: str) -> str:
@@ -96,7 +100,19 @@ def log_in(http: httpx.Client, login: Login, retry_for: float, secrets: errors.S
         for e in _endpoints(catalog)
         if e.get("interface") == "public"
     ]
-    return Session(token, _in_region(urls, login, host))
+    return Session(token, _in_region(urls, login, host), _moment(_dig(body, "token", "expires_at")))
+
+
+def _moment(text: Any) -> float | None:
+    """An ISO 8601 time as seconds since the epoch; None for what is not one (the token is then
+    taken to last, and a refusal is what makes the task log in again)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.timestamp() if moment.tzinfo is not None else None
 
 
 def _v2_session(body: dict[str, Any], login: Login, host: str) -> Session:
@@ -105,7 +121,8 @@ def _v2_session(body: dict[str, Any], login: Login, host: str) -> Session:
         raise TaskFailed(errors.FAILED, f"Keystone at {host} answered without a token.")
     catalog = _dig(body, "access", "serviceCatalog") or []
     urls = [(str(e.get("region") or ""), str(e.get("publicURL") or "")) for e in _endpoints(catalog)]
-    return Session(token, _in_region(urls, login, host))
+    expires = _moment(_dig(body, "access", "token", "expires"))
+    return Session(token, _in_region(urls, login, host), expires)
 
 
 def _v2_body(login: Login) -> dict[str, Any]:

@@ -195,7 +195,7 @@ class S3Store(CallerStore):
         except StorageError as exc:  # cut and not resumed in time
             raise self.secrets.failed(errors.UNREACHABLE, f"{exc.message} ({self.where})") from None
 
-    def writer(self, key: str, filename: str) -> Writer:
+    def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         return MultipartWriter(
             self._client, self.bucket, key, self.retry_for, self.attributes(filename), self._do
         )

@@ -169,7 +169,7 @@ class SftpStore(CallerStore):
             with contextlib.suppress(asyncssh.Error, OSError):
                 self._run(handle.close())
 
-    def writer(self, key: str, filename: str) -> Writer:
+    def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         del filename
         return _SftpWriter(self, key)
 

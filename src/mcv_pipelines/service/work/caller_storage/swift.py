@@ -3,12 +3,17 @@
 The task logs in to Keystone (keystone.py) for a token and its region's object-store URL, then:
 listings are ``GET {container}?prefix=&format=json`` paged by ``marker``; reads stream ``GET`` of the
 object (a cut answer is resumed with a Range from where it stopped, if the object is the same one);
-writes stream a chunked PUT (swift_writer.py). Swift's answers are mapped here onto errors.py's codes.
+writes stream a chunked PUT (swift_writer.py), or segments and a manifest for a file larger than the
+cluster's ``max_file_size`` (swift_segments.py). A token that ends while the task runs (it is renewed
+a minute before its ``expires``) or that Swift refuses with 401 is replaced by logging in again, once
+per refusal. Swift's answers are mapped here onto errors.py's codes.
 """
 
 from __future__ import annotations
 
 import mimetypes
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -21,13 +26,20 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
 from mcv_pipelines.service.work.caller_storage.http_calls import TRANSIENT, Unreachable, client, retried
-from mcv_pipelines.service.work.caller_storage.keystone import Login, host_of, log_in
+from mcv_pipelines.service.work.caller_storage.keystone import Login, Session, host_of, log_in
+from mcv_pipelines.service.work.caller_storage.swift_segments import (
+    Limits,
+    SegmentCalls,
+    SegmentedPut,
+    segment_size,
+)
 from mcv_pipelines.service.work.caller_storage.swift_writer import ChunkedPut
 
 __all__ = ["SwiftStore"]
 
 _T = TypeVar("_T")
 _PAGE = 10000  # names a listing gives at a time (Swift's own most)
+_MARGIN = 60.0  # seconds before a token's end at which it is renewed
 
 
 class SwiftStore(CallerStore):
@@ -44,18 +56,43 @@ class SwiftStore(CallerStore):
             tenant_name=str(tenant) if tenant else None,
         )
         self.where = f"Swift container {self.container!r} (Keystone at {host_of(login.auth_url)})"
+        self._login = login
         self._http = client(settings.guard, pool)
+        self._lock = threading.RLock()  # one login at a time; the segments container made once
+        self._tokens: list[str] = []
+        self._limits: Limits | None = None
+        self._segments_ready = False
         try:
-            session = self._guarded(
-                "the Keystone auth_url", lambda: log_in(self._http, login, self.retry_for, self.secrets)
-            )
+            self._use(self._log_in())
         except BaseException:
             self._http.close()
             raise
-        self.secrets = errors.Secrets([login.password, session.token])
-        self._token = session.token
-        self._base = f"{session.storage_url}/{quote(self.container, safe='')}"
-        self.where = f"Swift container {self.container!r} at {host_of(session.storage_url)}"
+        self._storage_url = self._session.storage_url
+        self._base = f"{self._storage_url}/{quote(self.container, safe='')}"
+        self.where = f"Swift container {self.container!r} at {host_of(self._storage_url)}"
+
+    def _log_in(self) -> Session:
+        return self._guarded(
+            "the Keystone auth_url", lambda: log_in(self._http, self._login, self.retry_for, self.secrets)
+        )
+
+    def _use(self, session: Session) -> None:
+        self._session = session
+        self._tokens.append(session.token)
+        self.secrets = errors.Secrets([self._login.password, *self._tokens])
+
+    def _token(self) -> str:
+        """The task's token, renewed first when it ends within a minute."""
+        session = self._session
+        if session.expires is not None and session.expires - time.time() < _MARGIN:
+            self._renew(session.token)
+        return self._session.token
+
+    def _renew(self, stale: str) -> None:
+        """Log in again, unless another thread already replaced the ``stale`` token."""
+        with self._lock:
+            if self._session.token == stale:
+                self._use(self._log_in())
 
     def _guarded(self, what: str, action: Callable[[], _T]) -> _T:
         """``action()`` with the guard's refusals and an absent host as the task's failures."""
@@ -73,16 +110,25 @@ class SwiftStore(CallerStore):
             ) from None
 
     def _call(self, what: str, method: str, url: str, **options: Any) -> httpx.Response:
-        """One request (streamed answer) with the token, transient faults retried."""
-        headers = {"X-Auth-Token": self._token, **options.pop("headers", {})}
+        """One request (streamed answer) with the token, transient faults retried; a token refused
+        with 401 is renewed and the request sent once more."""
+        extra = options.pop("headers", {})
+        for renewed in (False, True):
+            token = self._token()
+            headers = {"X-Auth-Token": token, **extra}
 
-        def send() -> httpx.Response:
-            request = self._http.build_request(method, url, headers=headers, **options)
-            return self._http.send(request, stream=True)
+            def send(headers: dict[str, str] = headers) -> httpx.Response:
+                request = self._http.build_request(method, url, headers=headers, **options)
+                return self._http.send(request, stream=True)
 
-        return self._guarded(
-            "the Swift storage URL", lambda: retried(what, send, self.retry_for, self.secrets.hide)
-        )
+            answer = self._guarded(
+                "the Swift storage URL", lambda: retried(what, send, self.retry_for, self.secrets.hide)
+            )
+            if answer.status_code != 401 or renewed:
+                return answer
+            answer.close()
+            self._renew(token)
+        raise AssertionError("unreachable")
 
     def _url(self, key: str) -> str:
         return f"{self._base}/{quote(key, safe='/')}"
@@ -162,9 +208,30 @@ class SwiftStore(CallerStore):
         finally:
             answer.close()
 
-    def writer(self, key: str, filename: str) -> Writer:
-        url = self._url(key)
-        headers = {"X-Auth-Token": self._token, "Content-Type": _guess(filename)}
+    def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
+        limits = self._cluster_limits()
+        content_type = _guess(filename)
+        if size is None or size <= limits.max_file_size:
+            return self._put(self._url(key), key, content_type, limits.max_file_size)
+        each = segment_size(size, limits, self.where)
+        segments = f"{self.container}_segments"
+        self._make_segments_container(segments)
+        base = f"{self._storage_url}/{quote(segments, safe='')}"
+        calls = SegmentCalls(
+            segment=lambda name: self._put(
+                f"{base}/{quote(name, safe='/')}", name, content_type, limits.max_file_size
+            ),
+            manifest=lambda body: self._manifest(key, content_type, body),
+            remove=lambda name: self._call(
+                f"delete the segment {name!r}", "DELETE", f"{base}/{quote(name, safe='/')}"
+            ).close(),
+        )
+        return SegmentedPut(calls, segments, key, size, each)
+
+    def _put(self, url: str, key: str, content_type: str, largest: int) -> ChunkedPut:
+        """One object streamed to ``url`` by a chunked PUT."""
+        token = self._token()
+        headers = {"X-Auth-Token": token, "Content-Type": content_type}
 
         def send(body: Iterator[bytes]) -> httpx.Response:
             def put() -> httpx.Response:
@@ -173,12 +240,74 @@ class SwiftStore(CallerStore):
             return self._guarded("the Swift storage URL", put)
 
         def judge(answer: httpx.Response) -> None:
+            if answer.status_code == 401:  # the token ended while the file waited: renewed, sent again
+                self._renew(token)
+                refusal = self._refusal(answer, f"store {self.location(key)}")
+                raise errors.SendAgain(refusal.code, refusal.message)
             if answer.status_code == 413:
                 raise TaskFailed(errors.FAILED, f"The {self.where} refused {key!r} as too large (413).")
             if answer.status_code >= 300:
                 raise self._refusal(answer, f"store {self.location(key)}")
 
-        return ChunkedPut(send, judge, self.where, self.retry_for)
+        return ChunkedPut(send, judge, self.where, self.retry_for, largest)
+
+    def _cluster_limits(self) -> Limits:
+        """What the cluster's ``/info`` says of object sizes, asked once; its defaults when the
+        operator hides it."""
+        with self._lock:
+            if self._limits is None:
+                root = self._storage_url.split("/v1/", 1)[0]
+                answer = self._guarded(  # public: no token sent
+                    "the Swift storage URL",
+                    lambda: retried(
+                        "read the cluster's /info",
+                        lambda: self._http.send(self._http.build_request("GET", f"{root}/info"), stream=True),
+                        self.retry_for,
+                        self.secrets.hide,
+                    ),
+                )
+                info: Any = None
+                try:
+                    if answer.status_code == 200:
+                        answer.read()
+                        info = answer.json()
+                except (ValueError, *TRANSIENT):
+                    info = None
+                finally:
+                    answer.close()
+                self._limits = Limits.from_info(info)
+            return self._limits
+
+    def _make_segments_container(self, name: str) -> None:
+        with self._lock:
+            if self._segments_ready:
+                return
+            answer = self._call(
+                f"make the container {name!r}", "PUT", f"{self._storage_url}/{quote(name, safe='')}"
+            )
+            if answer.status_code >= 300:
+                raise self._refusal(answer, f"make the container {name!r} for the segments of a large file")
+            answer.close()
+            self._segments_ready = True
+
+    def _manifest(self, key: str, content_type: str, body: bytes) -> None:
+        what = f"store the manifest of {self.location(key)}"
+        answer = self._call(
+            what,
+            "PUT",
+            self._url(key),
+            params={"multipart-manifest": "put"},
+            content=body,
+            headers={"Content-Type": content_type},
+        )
+        if answer.status_code >= 300:
+            answer.read()
+            reason = self.secrets.hide(answer.text[:300].strip())
+            if answer.status_code == 400:
+                answer.close()
+                raise TaskFailed(errors.FAILED, f"The {self.where} refused the manifest of {key!r}: {reason}")
+            raise self._refusal(answer, what)
+        answer.close()
 
     def location(self, key: str) -> str:
         return f"swift://{self.container}/{key}"

@@ -7,9 +7,9 @@ checked against the MD5 of what was sent. A PUT that did not connect is tried ag
 retry time; one whose body has begun cannot be (the chunks are not kept), so a 5xx answer or a cut
 connection after that fails the file.
 
-Swift refuses single objects over its ``max_file_size`` (5 GiB unless the operator changed it):
-larger ones need segments and a Static Large Object manifest, which this writer does not make yet.
-It streams regardless and stops with a clear error as soon as a file passes 5 GiB.
+Swift refuses single objects over its ``max_file_size`` (5 GiB unless the operator changed it): a
+file known to be larger is written in segments (swift_segments.py); one that passes the bound all
+the same (its size was not known) stops with a clear error as soon as it does.
 """
 
 from __future__ import annotations
@@ -48,8 +48,9 @@ class ChunkedPut(Writer):
         judge: Callable[[httpx.Response], None],
         where: str,
         retry_for: float,
+        largest: int = LARGEST,
     ) -> None:
-        self._send, self._judge, self._where = send, judge, where
+        self._send, self._judge, self._where, self._largest = send, judge, where, largest
         self._deadline = time.monotonic() + retry_for
         self._started = False  # once the body is being sent, the PUT cannot be made again
         self._chunks: queue.Queue[object] = queue.Queue(_IN_FLIGHT)
@@ -105,16 +106,21 @@ class ChunkedPut(Writer):
         raise TaskFailed(errors.UNREACHABLE, f"The {self._where} stopped taking the file: {failure}")
 
     def write(self, data: bytes) -> None:
-        if self.size + len(data) > LARGEST:
+        if self.size + len(data) > self._largest:
             raise TaskFailed(
                 errors.FAILED,
-                f"A file over 5 GiB cannot be stored as one object in the {self._where}: Swift needs "
-                "segments (a Static Large Object) for it, which this service does not write yet.",
+                f"A file over {self._largest} bytes cannot be stored as one object in the {self._where}, "
+                "and its size was not known beforehand to write it in segments (a Static Large Object).",
             )
         if data:
             self._md5.update(data)
             self.size += len(data)
             self._put(bytes(data))
+
+    @property
+    def md5(self) -> str:
+        """The MD5 of what was written, as hex: the ETag Swift gives the object."""
+        return self._md5.hexdigest()
 
     def commit(self) -> None:
         self._put(_STOP)

@@ -67,7 +67,8 @@ def export_from_paths(
 ) -> dict[str, Any]:
     names = _names([(item.task_name, item.path.name) for item in inputs])
     sources = [
-        Source(name, partial(_file_chunks, item.path)) for name, item in zip(names, inputs, strict=True)
+        Source(name, partial(_file_chunks, item.path), item.path.stat().st_size)
+        for name, item in zip(names, inputs, strict=True)
     ]
     return run_export(kind, payload, _settings(config), sources, cancelled)
 
@@ -82,7 +83,7 @@ def export_from_store(
     """``inputs``: (input task id, its name, file name) of each file, read from the service's store."""
     names = _names([(task_name, filename) for _, task_name, filename in inputs])
     sources = [
-        Source(name, partial(storage.read, task_id, filename))
+        Source(name, partial(storage.read, task_id, filename), storage.size(task_id, filename))
         for name, (task_id, _, filename) in zip(names, inputs, strict=True)
     ]
     return run_export(kind, payload, _settings(config), sources)

@@ -36,6 +36,7 @@ class Source:
 
     filename: str
     chunks: Callable[[], Iterator[bytes]]
+    size: int | None = None  # known from the file, for a store that writes large files apart
 
 
 def import_files(
@@ -125,7 +126,16 @@ def _numbered(key: str, n: int) -> str:
 def _copy_out(
     store: CallerStore, source: Source, key: str, cancelled: threading.Event | None
 ) -> dict[str, Any]:
-    writer = store.writer(key, source.filename)
+    try:
+        return _send(store, source, key, cancelled)
+    except errors.SendAgain:
+        return _send(store, source, key, cancelled)  # the store put its refusal right: once more
+
+
+def _send(
+    store: CallerStore, source: Source, key: str, cancelled: threading.Event | None
+) -> dict[str, Any]:
+    writer = store.writer(key, source.filename, source.size)
     try:
         for chunk in source.chunks():
             _check(cancelled)
