@@ -31,7 +31,6 @@ def service(tmp_path: Path) -> Iterator[LocalService]:
         yield svc
 
 
-
 def bucket_of(s3: SeaweedS3, endpoint: str | None = None, **extra: Any) -> dict[str, Any]:
     return {
         "bucket": s3.bucket,
@@ -183,7 +182,6 @@ def test_a_large_object_streams_both_ways_as_multipart(
     assert seaweed.multipart_uploads(prefix) == []
 
 
-
 def test_each_failure_has_its_code_names_the_bucket_and_hides_the_secret(
     seaweed: SeaweedS3, service: LocalService, prefix: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -315,6 +313,41 @@ def test_a_served_instance_refuses_a_private_endpoint_unless_allowed(
         assert "--allow-private-network" in ended["message"]
     assert fine["status"] == "finished", fine["message"]
     assert proxy.requests
+
+
+def test_a_served_instance_connects_only_to_the_address_its_guard_checked(
+    seaweed: SeaweedS3, tmp_path: Path, prefix: str
+) -> None:
+    """DNS rebinding: the guard is told ``localhost`` is 127.0.0.2 (let in, as --allow-private-network
+    127.0.0.2/32 would), while the machine's resolver, which botocore would ask again when it connects,
+    says 127.0.0.1, where a tripwire listens on the same port. Every request must go to 127.0.0.2 (a
+    relay to the store) with the name in its Host header, and nothing to 127.0.0.1."""
+    put(seaweed, {f"{prefix}in.txt": b"checked"})
+    guard = UrlGuard(
+        resolver=lambda host, _: {"localhost": ["127.0.0.2"]}[host],
+        allowed_networks=parse_networks(["127.0.0.2/32"]),
+    )
+    with Tripwire("127.0.0.1") as rebound:
+        with RecordingProxy(seaweed.endpoint, address=("127.0.0.2", rebound.port)) as checked:
+            named = bucket_of(seaweed, f"http://localhost:{rebound.port}")
+            with start(tmp_path, url_guard=guard, caller_storage_retry=1.0) as svc:
+                tasks = run_job(
+                    svc,
+                    {
+                        "in": {"operation": "import/s3", **named, "key": f"{prefix}in.txt"},
+                        "out": {"operation": "export/s3", "input": "in", **named, "key": f"{prefix}out.txt"},
+                    },
+                )
+        assert rebound.hits == []  # the rebound address got no connection at all
+    for name in ("in", "out"):
+        assert tasks[name]["status"] == "finished", tasks[name]["message"]
+    assert {method for method, _, _ in checked.requests} >= {"GET", "PUT"}
+    assert {headers["host"] for _, _, headers in checked.requests} == {f"localhost:{rebound.port}"}
+    client = seaweed.client()
+    try:
+        assert client.get_object(Bucket=seaweed.bucket, Key=f"{prefix}out.txt")["Body"].read() == b"checked"
+    finally:
+        client.close()
 
 
 def test_on_a_service_that_keeps_its_files_in_s3_both_ways_stream_store_to_store(
