@@ -18,7 +18,7 @@ from loopback_listener import Tripwire
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService
 from recording_proxy import RecordingProxy
-from seaweed import SeaweedS3
+from seaweed import SeaweedS3, need_weed
 
 
 def start(tmp_path: Path, **settings: Any) -> LocalService:
@@ -288,6 +288,57 @@ def test_neither_a_proxy_nor_an_aws_config_of_the_environment_changes_a_transfer
             )["t"]
         assert ended["status"] == "finished", ended["message"]
         assert proxy.hits == []
+
+
+@pytest.fixture
+def seaweed_sts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedS3]:
+    """An S3 server of its own that also issues temporary credentials (its STS, AssumeRole)."""
+    server = SeaweedS3(need_weed(), tmp_path_factory.mktemp("seaweed-sts"), sts=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_temporary_credentials_from_a_real_sts_carry_a_file_both_ways_and_a_wrong_token_is_refused(
+    seaweed_sts: SeaweedS3, service: LocalService, prefix: str
+) -> None:
+    put(seaweed_sts, {f"{prefix}in.txt": b"temporary"})
+    issued = seaweed_sts.temporary_credentials()
+    temporary = {
+        **bucket_of(seaweed_sts),
+        "access_key_id": issued["AccessKeyId"],
+        "secret_access_key": issued["SecretAccessKey"],
+        "session_token": issued["SessionToken"],
+    }
+    tasks = run_job(
+        service,
+        {
+            "in": {"operation": "import/s3", **temporary, "key": f"{prefix}in.txt"},
+            "out": {"operation": "export/s3", "input": "in", **temporary, "key": f"{prefix}out.txt"},
+        },
+    )
+    for name in ("in", "out"):
+        assert tasks[name]["status"] == "finished", tasks[name]["message"]
+    client = seaweed_sts.client()
+    try:
+        assert (
+            client.get_object(Bucket=seaweed_sts.bucket, Key=f"{prefix}out.txt")["Body"].read()
+            == b"temporary"
+        )
+    finally:
+        client.close()
+    token = issued["SessionToken"]
+    forged = token[:-6] + ("AAAAAA" if not token.endswith("AAAAAA") else "BBBBBB")  # its signature broken
+    without = {name: value for name, value in temporary.items() if name != "session_token"}
+    # a token the server did not sign; the temporary keys without their token
+    for wrong in ({**temporary, "session_token": forged}, without):
+        ended = error_of(service, {"operation": "import/s3", **wrong, "key": f"{prefix}in.txt"})
+        assert ended["code"] == "STORAGE_ACCESS_DENIED", ended
+        assert "session_token" in ended["message"]
+        assert issued["SecretAccessKey"] not in ended["message"]
+        assert token[-20:] not in ended["message"]
 
 
 def test_a_served_instance_refuses_a_private_endpoint_unless_allowed(
