@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -133,6 +135,20 @@ class SeaweedS3:
             for name in ("AccessKeyId", "SecretAccessKey", "SessionToken")
         }
 
+    def moved(self, token: str, seconds: int) -> str:
+        """``token`` (one of this server's session tokens) with its times moved by ``seconds`` and
+        signed again with the server's key: ``moved(token, -7200)`` is the token as it is once expired."""
+
+        def encoded(data: bytes) -> str:
+            return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+        header, claims, _ = token.split(".")
+        fields = json.loads(base64.urlsafe_b64decode(claims + "=" * (-len(claims) % 4)))
+        for name in ("exp", "nbf", "iat"):
+            fields[name] += seconds
+        signed = f"{header}.{encoded(json.dumps(fields, separators=(',', ':')).encode())}"
+        return f"{signed}.{encoded(hmac.new(self.sts_key, signed.encode(), hashlib.sha256).digest())}"
+
     def _iam_config(self) -> Path:
         """The advanced IAM config of ``sts=True``: a signing key, one role, one policy."""
         everything = {
@@ -167,6 +183,19 @@ class SeaweedS3:
         path = self.root / "iam.json"
         path.write_text(json.dumps(config))
         return path
+
+    def client_with(self, issued: dict[str, str], token: str) -> Any:
+        """A boto3 client of this server with temporary keys ``issued`` and session ``token``."""
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=issued["AccessKeyId"],
+            aws_secret_access_key=issued["SecretAccessKey"],
+            aws_session_token=token,
+            region_name="us-east-1",
+        )
 
     def multipart_uploads(self, prefix: str) -> list[str]:
         """The keys under ``prefix`` with a multipart upload begun and neither completed nor aborted:

@@ -301,7 +301,7 @@ def seaweed_sts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedS3]
         server.stop()
 
 
-def test_temporary_credentials_from_a_real_sts_carry_a_file_both_ways_and_a_wrong_token_is_refused(
+def test_temporary_credentials_from_a_real_sts_carry_a_file_both_ways_and_a_wrong_or_expired_token_is_refused(
     seaweed_sts: SeaweedS3, service: LocalService, prefix: str
 ) -> None:
     put(seaweed_sts, {f"{prefix}in.txt": b"temporary"})
@@ -331,9 +331,15 @@ def test_temporary_credentials_from_a_real_sts_carry_a_file_both_ways_and_a_wron
         client.close()
     token = issued["SessionToken"]
     forged = token[:-6] + ("AAAAAA" if not token.endswith("AAAAAA") else "BBBBBB")  # its signature broken
+    expired = seaweed_sts.moved(token, -7200)
+    signed_again = seaweed_sts.client_with(issued, seaweed_sts.moved(token, 0))
+    try:  # the token signed again as it was is still good: what makes ``expired`` fail is its time
+        signed_again.head_object(Bucket=seaweed_sts.bucket, Key=f"{prefix}in.txt")
+    finally:
+        signed_again.close()
     without = {name: value for name, value in temporary.items() if name != "session_token"}
-    # a token the server did not sign; the temporary keys without their token
-    for wrong in ({**temporary, "session_token": forged}, without):
+    # a token the server did not sign; one that expired; the temporary keys without their token
+    for wrong in ({**temporary, "session_token": forged}, {**temporary, "session_token": expired}, without):
         ended = error_of(service, {"operation": "import/s3", **wrong, "key": f"{prefix}in.txt"})
         assert ended["code"] == "STORAGE_ACCESS_DENIED", ended
         assert "session_token" in ended["message"]
