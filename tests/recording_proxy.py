@@ -19,9 +19,11 @@ _HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "upgrad
 class RecordingProxy:
     """Relays every request to ``upstream``; ``requests`` holds (method, path, headers) of each.
     ``host``: the Host header the upstream sees instead of the relay's (a server that builds URLs from
-    it then names that host)."""
+    it then names that host). ``address``: where the relay listens (a free loopback port by default)."""
 
-    def __init__(self, upstream: str, host: str | None = None) -> None:
+    def __init__(
+        self, upstream: str, host: str | None = None, address: tuple[str, int] = ("127.0.0.1", 0)
+    ) -> None:
         self.upstream = upstream.rstrip("/")
         self.host = host
         self.requests: list[tuple[str, str, dict[str, str]]] = []
@@ -56,8 +58,8 @@ class RecordingProxy:
 
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _relay
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.server = ThreadingHTTPServer(address, Handler)
+        self.url = f"http://{address[0]}:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> RecordingProxy:

@@ -2,11 +2,20 @@
 
 Everything binds to 127.0.0.1 on free ports, keeps its data in a temporary directory, and accepts one
 identity whose keys are generated per server (given to clients as the AWS_* variables).
+
+With ``sts=True`` the server also issues temporary credentials (``temporary_credentials``): SeaweedFS's
+advanced IAM config (``-s3.iam.config``) gets an STS signing key of its own and one role the identity
+may assume with STS AssumeRole, allowed every s3 action. Its session tokens are JWTs the server signs
+and checks on each request. (GetFederationToken answers without that config too, but its credentials
+carry no permission there; GetSessionToken is taken for an IAM write and refused.)
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -70,8 +79,11 @@ def _free_ports(count: int) -> list[int]:
 class SeaweedS3:
     volumes = 16  # of 256 MB each: 4 GB in all (a benchmark of large objects asks for more)
 
-    def __init__(self, weed: str, root: Path, bucket: str = "mcv-test") -> None:
-        self.weed, self.root, self.bucket = weed, root, bucket
+    role = "arn:aws:iam::role/mcv-temporary"  # the role temporary_credentials() assumes (sts=True)
+
+    def __init__(self, weed: str, root: Path, bucket: str = "mcv-test", *, sts: bool = False) -> None:
+        self.weed, self.root, self.bucket, self.sts = weed, root, bucket, sts
+        self.sts_key = secrets.token_bytes(32)  # signs the session tokens (sts=True); kept over a restart
         self.access_key = "mcvtest" + secrets.token_hex(4)
         self.secret_key = secrets.token_urlsafe(30)
         self.sse_key = secrets.token_hex(32)
@@ -98,6 +110,90 @@ class SeaweedS3:
             endpoint_url=self.endpoint,
             aws_access_key_id=self.access_key,
             aws_secret_access_key=self.secret_key,
+            region_name="us-east-1",
+        )
+
+    def temporary_credentials(self, seconds: int = 900) -> dict[str, str]:
+        """AccessKeyId, SecretAccessKey and SessionToken from the server's own STS (AssumeRole), for
+        ``seconds``; the server must have been made with ``sts=True``."""
+        import boto3
+
+        assert self.sts, "SeaweedS3(..., sts=True) issues temporary credentials"
+        sts = boto3.client(
+            "sts",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=self.access_key,
+            aws_secret_access_key=self.secret_key,
+            region_name="us-east-1",
+        )
+        try:
+            answer = sts.assume_role(RoleArn=self.role, RoleSessionName="mcv-test", DurationSeconds=seconds)
+        finally:
+            sts.close()
+        return {
+            name: str(answer["Credentials"][name])
+            for name in ("AccessKeyId", "SecretAccessKey", "SessionToken")
+        }
+
+    def moved(self, token: str, seconds: int) -> str:
+        """``token`` (one of this server's session tokens) with its times moved by ``seconds`` and
+        signed again with the server's key: ``moved(token, -7200)`` is the token as it is once expired."""
+
+        def encoded(data: bytes) -> str:
+            return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+        header, claims, _ = token.split(".")
+        fields = json.loads(base64.urlsafe_b64decode(claims + "=" * (-len(claims) % 4)))
+        for name in ("exp", "nbf", "iat"):
+            fields[name] += seconds
+        signed = f"{header}.{encoded(json.dumps(fields, separators=(',', ':')).encode())}"
+        return f"{signed}.{encoded(hmac.new(self.sts_key, signed.encode(), hashlib.sha256).digest())}"
+
+    def _iam_config(self) -> Path:
+        """The advanced IAM config of ``sts=True``: a signing key, one role, one policy."""
+        everything = {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Action": "s3:*", "Resource": "*"},
+                {"Effect": "Allow", "Action": "sts:ValidateSession", "Resource": "*"},
+            ],
+        }
+        trust = {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": ["sts:AssumeRole"]}],
+        }
+        config = {
+            "sts": {
+                "tokenDuration": "1h",
+                "maxSessionLength": "12h",
+                "issuer": "mcv-test-sts",
+                "signingKey": base64.b64encode(self.sts_key).decode(),
+            },
+            "policy": {"defaultEffect": "Deny", "storeType": "memory"},
+            "roles": [
+                {
+                    "roleName": self.role.rsplit("/", 1)[1],
+                    "roleArn": self.role,
+                    "trustPolicy": trust,
+                    "attachedPolicies": ["mcv-everything"],
+                }
+            ],
+            "policies": [{"name": "mcv-everything", "document": everything}],
+        }
+        path = self.root / "iam.json"
+        path.write_text(json.dumps(config))
+        return path
+
+    def client_with(self, issued: dict[str, str], token: str) -> Any:
+        """A boto3 client of this server with temporary keys ``issued`` and session ``token``."""
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=issued["AccessKeyId"],
+            aws_secret_access_key=issued["SecretAccessKey"],
+            aws_session_token=token,
             region_name="us-east-1",
         )
 
@@ -142,6 +238,8 @@ class SeaweedS3:
             "-s3", f"-s3.port={s3}", f"-s3.port.grpc={grpc[3]}", f"-s3.config={config}",
             f"-s3.localSocket={self.root / 's3.sock'}", "-s3.port.iceberg=0", "-s3.port.lance=0",
         ]  # fmt: skip
+        if self.sts:
+            argv.append(f"-s3.iam.config={self._iam_config()}")
         # -volume.max: a collection grows 7 volumes at once (replication 000); with room for only 4,
         # whichever collection grew first (the filer's own log, at times) took them all and every
         # write to the bucket failed ("No writable volumes", seen under load). Volumes are sparse files.

@@ -85,8 +85,6 @@ def prefix() -> str:
     return f"caller-{secrets.token_hex(4)}/"
 
 
-
-
 def test_a_prefix_comes_in_file_by_file_and_goes_out_with_the_token_of_a_signed_grant(
     gcs: Gcs, service: LocalService, prefix: str
 ) -> None:
@@ -342,26 +340,69 @@ def test_the_service_environment_lends_the_task_nothing(
     assert proxy.hits == []
 
 
+def test_a_served_instance_checks_the_operators_endpoint_and_token_uri_as_azures(
+    gcs: Gcs, tmp_path: Path, prefix: str
+) -> None:
+    """As Azure's endpoint is, the operator's --gcs-token-uri and --gcs-endpoint are addresses the guard
+    checks on a served instance: loopback and private ones are refused, unless --allow-private-network
+    lets them in, and nothing is sent to them."""
+    gcs.server.put(BUCKET, f"{prefix}a.txt", b"guarded")
+    task = gcs.task("import/google-cloud-storage", file=f"{prefix}a.txt")
+    asked, relayed = len(gcs.tokens.issued), len(gcs.proxy.requests)
+    with start(tmp_path, url_guard=UrlGuard(), **gcs.settings(caller_storage_retry=0.0)) as guarded:
+        no_token = error_of(guarded, task)
+    assert len(gcs.tokens.issued) == asked  # the token endpoint was never asked
+    # The token endpoint let in, the API root named by a host the guard finds private.
+    port = gcs.proxy.url.rsplit(":", 1)[1]
+    named = UrlGuard(
+        resolver=lambda host, _: {"storage.example": ["10.20.30.40"]}[host],
+        allowed_networks=parse_networks(["127.0.0.1/32"]),
+    )
+    settings = gcs.settings(gcs_endpoint=f"http://storage.example:{port}", caller_storage_retry=0.0)
+    with start(tmp_path, url_guard=named, **settings) as guarded_api:
+        no_api = error_of(guarded_api, task)
+    assert len(gcs.proxy.requests) == relayed  # nothing reached the store
+    allowed = UrlGuard(allowed_networks=parse_networks(["127.0.0.0/8"]))
+    with start(tmp_path, url_guard=allowed, **gcs.settings(caller_storage_retry=0.0)) as open_to_loopback:
+        fine = run_job(open_to_loopback, {"t": task})["t"]
+    for ended, what in (
+        (no_token, "the Google token endpoint"),
+        (no_api, "the Google Cloud Storage endpoint"),
+    ):
+        assert ended["code"] == "STORAGE_FORBIDDEN_ADDRESS", ended["message"]
+        assert f"The address of {what} is not allowed" in ended["message"]
+        assert "--allow-private-network" in ended["message"]
+    assert "127.0.0.1 resolves to a loopback address" in no_token["message"]
+    assert "storage.example resolves to a private address" in no_api["message"]
+    assert fine["status"] == "finished", fine["message"]
+
+
 def test_a_served_instance_checks_an_upload_session_on_another_host(gcs: Gcs, tmp_path: Path) -> None:
-    """The operator's endpoint is the operator's choice (loopback here); an upload session the store
-    answers at another host is an address like a caller's, refused when private. (fake-gcs-server
-    names sessions after the Host it was asked by: the relay makes that another host.)"""
-    elsewhere = f"localhost:{free_port()}"
+    """An upload session the store answers at another host is an address like a caller's, refused
+    when private, and connected to at the address checked. (fake-gcs-server names sessions after the
+    Host it was asked by: the relay makes that another host.) The operator's loopback addresses are
+    let in here; the session's host resolves to another loopback address, refused until allowed."""
+    elsewhere = f"sessions.example:{free_port()}"
     job = {
         "in": {"operation": "import/raw", "file": "x", "filename": "x.txt"},
         "out": {**gcs.task("export/google-cloud-storage"), "input": "in", "file": "elsewhere.txt"},
     }
+
+    def resolver(host: str, port: int) -> list[str]:
+        return {"sessions.example": ["127.0.0.2"]}[host]
+
     with RecordingProxy(gcs.server.url, host=elsewhere) as relay:
         settings = {"gcs_endpoint": relay.url, "gcs_token_uri": gcs.tokens.url, "caller_storage_retry": 0.0}
-        with start(tmp_path, url_guard=UrlGuard(), **settings) as guarded:
+        operator_only = UrlGuard(resolver=resolver, allowed_networks=parse_networks(["127.0.0.1/32"]))
+        with start(tmp_path, url_guard=operator_only, **settings) as guarded:
             refused = run_job(guarded, job)["out"]
-        allowed = UrlGuard(allowed_networks=parse_networks(["127.0.0.0/8", "::1/128"]))
+        allowed = UrlGuard(resolver=resolver, allowed_networks=parse_networks(["127.0.0.0/8"]))
         with start(tmp_path, url_guard=allowed, **settings) as open_to_loopback:
             passed = run_job(open_to_loopback, job)["out"]
     assert refused["code"] == "STORAGE_FORBIDDEN_ADDRESS"
-    assert "is not allowed: localhost resolves to a loopback address" in refused["message"]
+    assert "is not allowed: sessions.example resolves to a loopback address" in refused["message"]
     assert "--allow-private-network" in refused["message"]
-    # Past the guard, the session's host is tried (nothing listens there).
+    # Past the guard, the session's checked address is tried (nothing listens there).
     assert passed["code"] == "STORAGE_UNREACHABLE", passed["message"]
     assert gcs.server.names(BUCKET, "elsewhere") == []
 

@@ -18,7 +18,7 @@ from loopback_listener import Tripwire
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService
 from recording_proxy import RecordingProxy
-from seaweed import SeaweedS3
+from seaweed import SeaweedS3, need_weed
 
 
 def start(tmp_path: Path, **settings: Any) -> LocalService:
@@ -29,7 +29,6 @@ def start(tmp_path: Path, **settings: Any) -> LocalService:
 def service(tmp_path: Path) -> Iterator[LocalService]:
     with start(tmp_path, caller_storage_retry=1.0) as svc:
         yield svc
-
 
 
 def bucket_of(s3: SeaweedS3, endpoint: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -183,7 +182,6 @@ def test_a_large_object_streams_both_ways_as_multipart(
     assert seaweed.multipart_uploads(prefix) == []
 
 
-
 def test_each_failure_has_its_code_names_the_bucket_and_hides_the_secret(
     seaweed: SeaweedS3, service: LocalService, prefix: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -292,6 +290,63 @@ def test_neither_a_proxy_nor_an_aws_config_of_the_environment_changes_a_transfer
         assert proxy.hits == []
 
 
+@pytest.fixture
+def seaweed_sts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedS3]:
+    """An S3 server of its own that also issues temporary credentials (its STS, AssumeRole)."""
+    server = SeaweedS3(need_weed(), tmp_path_factory.mktemp("seaweed-sts"), sts=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_temporary_credentials_from_a_real_sts_carry_a_file_both_ways_and_a_wrong_or_expired_token_is_refused(
+    seaweed_sts: SeaweedS3, service: LocalService, prefix: str
+) -> None:
+    put(seaweed_sts, {f"{prefix}in.txt": b"temporary"})
+    issued = seaweed_sts.temporary_credentials()
+    temporary = {
+        **bucket_of(seaweed_sts),
+        "access_key_id": issued["AccessKeyId"],
+        "secret_access_key": issued["SecretAccessKey"],
+        "session_token": issued["SessionToken"],
+    }
+    tasks = run_job(
+        service,
+        {
+            "in": {"operation": "import/s3", **temporary, "key": f"{prefix}in.txt"},
+            "out": {"operation": "export/s3", "input": "in", **temporary, "key": f"{prefix}out.txt"},
+        },
+    )
+    for name in ("in", "out"):
+        assert tasks[name]["status"] == "finished", tasks[name]["message"]
+    client = seaweed_sts.client()
+    try:
+        assert (
+            client.get_object(Bucket=seaweed_sts.bucket, Key=f"{prefix}out.txt")["Body"].read()
+            == b"temporary"
+        )
+    finally:
+        client.close()
+    token = issued["SessionToken"]
+    forged = token[:-6] + ("AAAAAA" if not token.endswith("AAAAAA") else "BBBBBB")  # its signature broken
+    expired = seaweed_sts.moved(token, -7200)
+    signed_again = seaweed_sts.client_with(issued, seaweed_sts.moved(token, 0))
+    try:  # the token signed again as it was is still good: what makes ``expired`` fail is its time
+        signed_again.head_object(Bucket=seaweed_sts.bucket, Key=f"{prefix}in.txt")
+    finally:
+        signed_again.close()
+    without = {name: value for name, value in temporary.items() if name != "session_token"}
+    # a token the server did not sign; one that expired; the temporary keys without their token
+    for wrong in ({**temporary, "session_token": forged}, {**temporary, "session_token": expired}, without):
+        ended = error_of(service, {"operation": "import/s3", **wrong, "key": f"{prefix}in.txt"})
+        assert ended["code"] == "STORAGE_ACCESS_DENIED", ended
+        assert "session_token" in ended["message"]
+        assert issued["SecretAccessKey"] not in ended["message"]
+        assert token[-20:] not in ended["message"]
+
+
 def test_a_served_instance_refuses_a_private_endpoint_unless_allowed(
     seaweed: SeaweedS3, tmp_path: Path, prefix: str
 ) -> None:
@@ -315,6 +370,41 @@ def test_a_served_instance_refuses_a_private_endpoint_unless_allowed(
         assert "--allow-private-network" in ended["message"]
     assert fine["status"] == "finished", fine["message"]
     assert proxy.requests
+
+
+def test_a_served_instance_connects_only_to_the_address_its_guard_checked(
+    seaweed: SeaweedS3, tmp_path: Path, prefix: str
+) -> None:
+    """DNS rebinding: the guard is told ``localhost`` is 127.0.0.2 (let in, as --allow-private-network
+    127.0.0.2/32 would), while the machine's resolver, which botocore would ask again when it connects,
+    says 127.0.0.1, where a tripwire listens on the same port. Every request must go to 127.0.0.2 (a
+    relay to the store) with the name in its Host header, and nothing to 127.0.0.1."""
+    put(seaweed, {f"{prefix}in.txt": b"checked"})
+    guard = UrlGuard(
+        resolver=lambda host, _: {"localhost": ["127.0.0.2"]}[host],
+        allowed_networks=parse_networks(["127.0.0.2/32"]),
+    )
+    with Tripwire("127.0.0.1") as rebound:
+        with RecordingProxy(seaweed.endpoint, address=("127.0.0.2", rebound.port)) as checked:
+            named = bucket_of(seaweed, f"http://localhost:{rebound.port}")
+            with start(tmp_path, url_guard=guard, caller_storage_retry=1.0) as svc:
+                tasks = run_job(
+                    svc,
+                    {
+                        "in": {"operation": "import/s3", **named, "key": f"{prefix}in.txt"},
+                        "out": {"operation": "export/s3", "input": "in", **named, "key": f"{prefix}out.txt"},
+                    },
+                )
+        assert rebound.hits == []  # the rebound address got no connection at all
+    for name in ("in", "out"):
+        assert tasks[name]["status"] == "finished", tasks[name]["message"]
+    assert {method for method, _, _ in checked.requests} >= {"GET", "PUT"}
+    assert {headers["host"] for _, _, headers in checked.requests} == {f"localhost:{rebound.port}"}
+    client = seaweed.client()
+    try:
+        assert client.get_object(Bucket=seaweed.bucket, Key=f"{prefix}out.txt")["Body"].read() == b"checked"
+    finally:
+        client.close()
 
 
 def test_on_a_service_that_keeps_its_files_in_s3_both_ways_stream_store_to_store(

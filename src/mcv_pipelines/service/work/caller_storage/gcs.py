@@ -6,6 +6,9 @@ the byte reached, on the same generation, when a connection is cut); a write is 
 session fed a chunk at a time (gcs_upload.py). Where the API and the token endpoint are is the
 operator's choice (``--gcs-endpoint``, ``--gcs-token-uri``), never the caller's nor the environment's:
 the HTTP client reads no proxy, CA or netrc variable, and no STORAGE_EMULATOR_HOST or GOOGLE_* either.
+On a served instance every host it connects to (the API root, the token endpoint and any upload
+session the store answers) is checked by the address guard, the operator's own settings included as
+Azure's endpoint is, and connected to at the address checked (http_calls.GuardedTransport).
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from urllib.parse import quote
 
 import httpx
 
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.files.storage.base import CHUNK
 from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors
+from mcv_pipelines.service.work.caller_storage import errors, http_calls
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
 from mcv_pipelines.service.work.caller_storage.gcs_auth import TokenSource, private_key_of
 from mcv_pipelines.service.work.caller_storage.gcs_upload import ResumableWriter
@@ -50,12 +54,8 @@ class GcsStore(CallerStore):
             key = private_key_of(raw)
         except ValueError as exc:
             raise TaskFailed(errors.ACCESS_DENIED, f"Cannot sign in as {self.email!r}: {exc}.") from None
-        self.client = httpx.Client(
-            timeout=httpx.Timeout(60.0, connect=10.0),
-            trust_env=False,  # no HTTP(S)_PROXY (it would resolve names past any guard), no SSL_CERT_FILE
-            follow_redirects=False,
-            limits=httpx.Limits(max_connections=max(pool, 1) * 2),
-        )
+        # no HTTP(S)_PROXY (it would resolve names past any guard), no SSL_CERT_FILE, no redirect
+        self.client = http_calls.client(settings.guard, max(pool, 1) * 2)
         token_host = httpx.URL(settings.gcs_token_uri).netloc.decode()
         self.tokens = TokenSource(
             self.client,
@@ -87,6 +87,13 @@ class GcsStore(CallerStore):
         while True:
             try:
                 answer = make()
+            except ForbiddenAddress as exc:  # a served instance's guard (the operator's hosts too)
+                what_host = "the Google token endpoint" if host else "the Google Cloud Storage endpoint"
+                raise errors.forbidden_address(exc, what_host) from None
+            except UnresolvedHost as exc:
+                raise self.failed(
+                    errors.UNREACHABLE, f"Could not reach {host or self.host}: {exc.reason}."
+                ) from None
             except httpx.TransportError as exc:
                 if time.monotonic() + wait >= deadline:
                     raise self.failed(

@@ -136,7 +136,14 @@ class ResumableWriter(Writer):
         assert self._session is not None
         # The object's type on every PUT, as Google's clients send it (some servers take the last one).
         headers = {"Content-Range": span, "Content-Type": self._type}
-        return self._store.client.put(self._session, content=body, headers=headers)
+        try:  # the session's host was checked (_check_session); the connection goes where it was
+            return self._store.client.put(self._session, content=body, headers=headers)
+        except ForbiddenAddress as exc:
+            raise errors.forbidden_address(exc, "the upload session the store answered") from None
+        except UnresolvedHost as exc:
+            raise TaskFailed(
+                errors.UNREACHABLE, f"Could not reach the upload session's host: {exc.reason}."
+            ) from None
 
     def _ask_held(self, total: str) -> dict[str, object] | None:
         """Ask the session how much it holds (a PUT without bytes) and drop that much of the buffer;
@@ -187,7 +194,8 @@ class ResumableWriter(Writer):
         if self._session is None:
             return
         session, self._session = self._session, None
-        with contextlib.suppress(httpx.HTTPError):  # cancelled (499), or gone already: nothing is left
+        # cancelled (499), or gone already, or a host the guard refuses: nothing is left
+        with contextlib.suppress(httpx.HTTPError, ForbiddenAddress, UnresolvedHost):
             self._store.client.delete(session, timeout=10.0)
 
 

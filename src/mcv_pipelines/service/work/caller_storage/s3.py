@@ -28,7 +28,7 @@ from mcv_pipelines.service.files.storage.s3_upload import MultipartWriter, call
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
-from mcv_pipelines.service.work.caller_storage.s3_client import endpoint_for, host_and_port, s3_client
+from mcv_pipelines.service.work.caller_storage.s3_client import endpoint_for, host_and_port, pin, s3_client
 
 __all__ = ["S3Store", "open_s3"]
 
@@ -82,7 +82,7 @@ class S3Store(CallerStore):
         self.host = urlsplit(endpoint).netloc
         self.where = f"S3 bucket {self.bucket!r} at {self.host}"
         self._guard = settings.guard
-        self._checked: set[tuple[str, int]] = set()
+        self._checked: dict[tuple[str, int], list[str]] = {}  # (host, port) -> its checked addresses
         self._lock = threading.Lock()
         if self._guard is not None:
             self._check_address(endpoint)
@@ -92,21 +92,29 @@ class S3Store(CallerStore):
             raise self.secrets.failed(errors.FAILED, f"Cannot use the {self.where}: {exc}") from None
         if self._guard is not None:  # every request, redirects to another region's host included
             self._client.meta.events.register("before-send.s3", self._guard_request)
+            pin(self._client, self._addresses)  # and its sockets go to what the guard checked
 
     def _check_address(self, url: str) -> None:
         host, port = host_and_port(url)
-        with self._lock:
-            if (host, port) in self._checked:
-                return
         assert self._guard is not None
         try:
-            self._guard.addresses(host, port)
+            self._addresses(host, port)
         except ForbiddenAddress as exc:
             raise errors.forbidden_address(exc, "the S3 endpoint") from None
         except UnresolvedHost as exc:
             raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc.reason}.") from None
+
+    def _addresses(self, host: str, port: int) -> list[str]:
+        """The addresses checked for (host, port), the guard asked once for the task's length: each
+        request is checked before it is sent (``before-send``) and its connection opened to these."""
         with self._lock:
-            self._checked.add((host, port))
+            known = self._checked.get((host, port))
+        if known is None:
+            assert self._guard is not None
+            known = list(self._guard.addresses(host, port))
+            with self._lock:
+                self._checked[(host, port)] = known
+        return known
 
     def _guard_request(self, request: Any, **_: Any) -> None:
         self._check_address(str(request.url))

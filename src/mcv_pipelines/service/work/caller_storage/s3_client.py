@@ -4,16 +4,28 @@ boto3 reads credentials, endpoints, a CA bundle, proxies, retry modes and whole 
 AWS_* variables and ~/.aws of the process that runs it. A worker serving strangers must not lend
 them its own identity or settings, so the session here reads no variable and no file: the task's
 keys, its region and its endpoint (else the region's public one) are all it uses.
+
+On a served instance ``pin`` makes the client's connections go to the addresses the guard checked
+for a host, never resolving the name again (a name that answers a public address to the guard and
+127.0.0.1 to the connect, DNS rebinding, gets nowhere). Only the socket's address changes: the URL,
+the signed Host header, the TLS name (SNI) and the certificate check stay the name's.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import socket
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import botocore.session
+from botocore.awsrequest import (
+    AWSHTTPConnection,
+    AWSHTTPConnectionPool,
+    AWSHTTPSConnection,
+    AWSHTTPSConnectionPool,
+)
 from botocore.config import Config
 from botocore.configprovider import (
     BOTOCORE_DEFAUT_SESSION_VARIABLES,
@@ -23,8 +35,12 @@ from botocore.configprovider import (
     ConfigValueStore,
     SectionConfigProvider,
 )
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+from urllib3.util.connection import create_connection
 
-__all__ = ["endpoint_for", "s3_client"]
+__all__ = ["endpoint_for", "host_and_port", "pin", "s3_client"]
+
+Addresses = Callable[[str, int], Sequence[str]]  # (host, port) -> the addresses checked for it
 
 
 def endpoint_for(region: str) -> str:
@@ -91,3 +107,44 @@ def s3_client(payload: Mapping[str, Any], endpoint: str, pool: int) -> Any:
 def host_and_port(url: str) -> tuple[str, int]:
     parts = urlsplit(url)
     return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+
+
+def pin(client: Any, addresses: Addresses) -> None:
+    """Makes ``client`` connect to ``addresses(host, port)`` only: this client's pools, no other.
+
+    botocore offers no setting for it, so its URLLib3Session's pool classes are replaced by ones whose
+    connections open their socket to a checked address (the rest of each connection, TLS included, is
+    botocore's own). No proxy is ever configured here, so this one manager makes every connection.
+    """
+    session = client._endpoint.http_session  # no public way to reach the pools
+    session._manager.pool_classes_by_scheme = {
+        "http": _pinned(AWSHTTPConnectionPool, AWSHTTPConnection, addresses),
+        "https": _pinned(AWSHTTPSConnectionPool, AWSHTTPSConnection, addresses),
+    }
+
+
+def _pinned(pool: type[Any], connection: type[Any], addresses: Addresses) -> type[Any]:
+    default_port = 443 if issubclass(connection, AWSHTTPSConnection) else 80
+
+    class Pinned(connection):  # type: ignore[misc]
+        def _new_conn(self) -> socket.socket:
+            port = int(self.port or default_port)
+            try:
+                found = list(addresses(str(self.host).strip("[]").lower(), port))
+            except Exception as exc:  # the guard's refusal: no socket at all
+                raise NewConnectionError(self, f"Refused to connect to {self.host}: {exc}") from None
+            failure: OSError | None = None
+            for address in found:  # each one checked; the next only when the last did not connect
+                try:
+                    return create_connection(
+                        (address, port), self.timeout, self.source_address, self.socket_options
+                    )
+                except TimeoutError as exc:
+                    raise ConnectTimeoutError(
+                        self, f"Connection to {self.host} timed out. (connect timeout={self.timeout})"
+                    ) from exc
+                except OSError as exc:
+                    failure = exc
+            raise NewConnectionError(self, f"Failed to establish a new connection: {failure or 'no address'}")
+
+    return type(f"Pinned{pool.__name__}", (pool,), {"ConnectionCls": Pinned})
