@@ -113,23 +113,28 @@ def prepare(
     readable: Sequence[Path] | None,
     writable: Sequence[Path],
     limits: Callable[[], None] | None = None,
+    extra: Sequence[tuple[str, int]] = (),
+    drop_capabilities: bool = True,
 ) -> Callable[[], None]:
     """A ``preexec_fn`` that sets ``limits``, then seals with Landlock and seccomp. ``readable`` None:
-    no task, the file system is left as it is. OSError where this machine cannot seal so."""
+    no task, the file system is left as it is. ``extra`` rules on top (a warm process's own needs);
+    ``drop_capabilities`` False for a program that needs them to make namespaces and drops them itself
+    before what it runs (office_view.py). OSError where this machine cannot seal so."""
     installer = _filter()
     if installer is None:
         raise OSError("seccomp: no filter for this architecture")
     if readable is None:
         confine = ruleset.Ruleset(files=False)
     else:
-        confine = ruleset.Ruleset(rules_for(argv, readable, writable))
+        confine = ruleset.Ruleset((*rules_for(argv, readable, writable), *extra))
     restrict, drop = confine.restrictor(), privileges.dropper()
 
     def preexec() -> None:
         if limits is not None:
             limits()
         restrict()
-        drop()
+        if drop_capabilities:
+            drop()
         installer()
 
     return preexec
