@@ -11,7 +11,9 @@ The module has a service of its own, so each warm process it starts is started u
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -42,7 +44,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
 
 
 @pytest.fixture
-def secrets(service: LocalService, client: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> Iterator[Planted]:
+def secrets(
+    service: LocalService, client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Planted]:
     with planted(service, client, monkeypatch) as found:
         yield found
 
@@ -88,3 +92,42 @@ def test_a_linked_picture_from_outside_stays_out(
     assert sorted(files) == ["linked.odt", "linked.pdf"]
     for path in files.values():
         assert secrets.found_in(all_bytes(path)) == [], path.name
+
+
+def _soffice_bins_of_this_process() -> list[Path]:
+    """/proc entries of the soffice.bin processes this test process started (through its service)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                parents.setdefault(parent, []).append(int(entry.name))
+    found, queue = [], [os.getpid()]
+    while queue:
+        children = parents.get(queue.pop(), [])
+        found += children
+        queue += children
+    return [
+        Path(f"/proc/{pid}") for pid in found if _read(Path(f"/proc/{pid}/comm")).strip() == "soffice.bin"
+    ]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def test_the_warm_soffice_runs_sealed(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """The seal is on the warm process itself: no new privileges, the seccomp filter, no capability."""
+    require_engine("libreoffice", "convert", "rtf", "pdf")
+    _convert(client, include_picture_rtf(tmp_path / "plain.rtf", "missing.png"), ("pdf",), tmp_path / "out")
+    processes = _soffice_bins_of_this_process()
+    assert processes, "no warm soffice.bin is running for this service"
+    for process in processes:
+        status = dict(line.split(":", 1) for line in _read(process / "status").splitlines() if ":" in line)
+        sealed = {name: status.get(name, "").strip() for name in ("NoNewPrivs", "Seccomp", "CapEff")}
+        assert sealed == {"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0000000000000000"}, process
