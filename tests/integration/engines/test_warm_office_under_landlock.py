@@ -6,7 +6,8 @@ names a picture planted outside the task (the host's /tmp, /var/tmp, another key
 directory), and a docx whose picture is linked to one, convert without it: the output holds none of
 the planted bytes. With Landlock taken off the warm process the RTF embeds every one of them.
 
-The module has a service of its own, so each warm process it starts is started under this seal.
+The module has services of its own, so each warm process they start is started under this seal: once
+inside ``unshare`` (as on this machine) and once without it (as in a container that refuses namespaces).
 """
 
 from __future__ import annotations
@@ -33,12 +34,18 @@ from office_samples import include_picture_rtf, linked_picture_docx
 RequireEngine = Callable[..., Engine]
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
+@pytest.fixture(scope="module", params=["with-unshare", "landlock-alone"])
+def service(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalService]:
+    """A service whose warm processes start under the landlock seal: inside ``unshare`` (network and
+    PID namespaces) where this machine allows it, and alone, as in a container that refuses them."""
     if not landlock_rules.available():
         unavailable(f"Landlock (ABI {ruleset.abi()}) or seccomp cannot be set on this machine")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(seal.FORCE_VARIABLE, "landlock")  # read when each warm process starts
+        if request.param == "landlock-alone":
+            patch.setattr(seal, "unshare_prefix", lambda: ())
         with LocalService(data_dir=tmp_path_factory.mktemp("data"), settings={"rate_limit": 10_000}) as svc:
             yield svc
 
