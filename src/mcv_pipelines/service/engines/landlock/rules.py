@@ -32,7 +32,16 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines.landlock import privileges, ruleset, seccomp
 
-__all__ = ["available", "layers", "prepare", "rules_for", "system_rules", "task_environment", "task_rules"]
+__all__ = [
+    "available",
+    "files_only",
+    "layers",
+    "prepare",
+    "rules_for",
+    "system_rules",
+    "task_environment",
+    "task_rules",
+]
 
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _READ_ONLY = (
@@ -136,6 +145,21 @@ def prepare(
         if drop_capabilities:
             drop()
         installer()
+
+    return preexec
+
+
+def files_only(program: str, writable: Sequence[Path]) -> Callable[[], None]:
+    """A ``preexec_fn`` for a warm ``program`` that needs TCP (Chromium: every request it makes is
+    guarded and goes through a pinning proxy on a loopback port each task picks): Landlock on the file
+    system only (the system read-only, ``writable`` its own) and no capability; neither the seccomp
+    filter nor Landlock's TCP rules, which would cut it off from the proxies."""
+    confine = ruleset.Ruleset(rules_for([program], (), writable), net=False)
+    restrict, drop = confine.restrictor(), privileges.dropper()
+
+    def preexec() -> None:
+        restrict()
+        drop()
 
     return preexec
 
