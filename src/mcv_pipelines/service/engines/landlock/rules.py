@@ -32,7 +32,16 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines.landlock import privileges, ruleset, seccomp
 
-__all__ = ["available", "layers", "prepare", "rules_for", "system_rules", "task_environment", "task_rules"]
+__all__ = [
+    "available",
+    "files_only",
+    "layers",
+    "prepare",
+    "rules_for",
+    "system_rules",
+    "task_environment",
+    "task_rules",
+]
 
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _READ_ONLY = (
@@ -113,24 +122,44 @@ def prepare(
     readable: Sequence[Path] | None,
     writable: Sequence[Path],
     limits: Callable[[], None] | None = None,
+    extra: Sequence[tuple[str, int]] = (),
+    drop_capabilities: bool = True,
 ) -> Callable[[], None]:
     """A ``preexec_fn`` that sets ``limits``, then seals with Landlock and seccomp. ``readable`` None:
-    no task, the file system is left as it is. OSError where this machine cannot seal so."""
+    no task, the file system is left as it is. ``extra`` rules on top (a warm process's own needs);
+    ``drop_capabilities`` False for a program that needs them to make namespaces and drops them itself
+    before what it runs (office_view.py). OSError where this machine cannot seal so."""
     installer = _filter()
     if installer is None:
         raise OSError("seccomp: no filter for this architecture")
     if readable is None:
         confine = ruleset.Ruleset(files=False)
     else:
-        confine = ruleset.Ruleset(rules_for(argv, readable, writable))
+        confine = ruleset.Ruleset((*rules_for(argv, readable, writable), *extra))
     restrict, drop = confine.restrictor(), privileges.dropper()
 
     def preexec() -> None:
         if limits is not None:
             limits()
         restrict()
-        drop()
+        if drop_capabilities:
+            drop()
         installer()
+
+    return preexec
+
+
+def files_only(program: str, writable: Sequence[Path]) -> Callable[[], None]:
+    """A ``preexec_fn`` for a warm ``program`` that needs TCP (Chromium: every request it makes is
+    guarded and goes through a pinning proxy on a loopback port each task picks): Landlock on the file
+    system only (the system read-only, ``writable`` its own) and no capability; neither the seccomp
+    filter nor Landlock's TCP rules, which would cut it off from the proxies."""
+    confine = ruleset.Ruleset(rules_for([program], (), writable), net=False)
+    restrict, drop = confine.restrictor(), privileges.dropper()
+
+    def preexec() -> None:
+        restrict()
+        drop()
 
     return preexec
 

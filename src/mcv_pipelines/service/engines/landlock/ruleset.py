@@ -28,7 +28,7 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["READ", "READ_DIR_ONLY", "WRITE", "Builder", "Ruleset", "abi"]
+__all__ = ["MAKE_SOCK", "READ", "READ_DIR_ONLY", "WRITE", "Builder", "Ruleset", "abi"]
 
 # Syscall numbers: the generic table's, shared by x86_64 and aarch64.
 _SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
@@ -41,6 +41,7 @@ EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 # remove dir and file, make char, dir, regular file, socket, fifo, block device, symlink
 _MAKE_AND_REMOVE = sum(1 << bit for bit in range(4, 13))
 REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+MAKE_SOCK = 1 << 9  # a Unix socket's file, and nothing else (a warm LibreOffice's pipes in /tmp)
 _FS_BY_ABI = {
     1: EXECUTE | WRITE_FILE | READ_FILE | READ_DIR | _MAKE_AND_REMOVE,
     2: REFER,

@@ -22,10 +22,24 @@ from the service's launcher thread, which lives as long as the service (launcher
 signal set on bwrap alone did not hold: with four office jobs running, SIGTERM, SIGINT or SIGKILL of
 the service left every bwrap, oosplash and soffice.bin (or bridge) running.
 
-Without bubblewrap (seal ``landlock``, ``unshare`` or ``none``) soffice keeps ``unshare --net --pid``
-where it works and the exchange directory still carries every task's files, at the same paths on both
-sides. Both are started by the pool from the service's launcher thread with a parent-death signal
-(launcher.py), so none outlives the service; under bubblewrap its PID namespace's init goes with it.
+Under the ``landlock`` seal (no namespaces: a container's default profile, Kubernetes) soffice gets
+Landlock and the seccomp filter (landlock/rules.py) before it runs: the system's trees and what
+LibreOffice reads under /var read-only, its process directory writable (profile, exchange, and ``run``
+as its ``TMPDIR``), nothing else of the machine: not the data directory, another task, /root or the
+host's /tmp. One exception: LibreOffice puts its pipes in /tmp whenever ``access("/tmp", W_OK)``
+answers yes (sal's pipe.cxx), which Landlock does not answer, and the single-instance pipe's name is
+fixed; so soffice may make a socket file in /tmp, and nothing else there (no read, write or removal;
+the pool removes the pipes). Nor may it remove one, so it must not restart itself: a first start with
+a fresh profile asks for a restart (exit 81) when the profile's ``user/extensions/buildid`` is not this
+LibreOffice's, and the restarted soffice.bin found its own single-instance pipe still there and gave
+up; so the profile is given that file before the first start. The bridge, which parses no document,
+stays outside the seal.
+
+Without bubblewrap soffice also keeps ``unshare --net --pid`` where it works (its capabilities,
+which unshare needs, are then dropped by ``setpriv`` after it) and the exchange directory still
+carries every task's files, at the same paths on both sides. Both are started by the pool from the
+service's launcher thread with a parent-death signal (launcher.py), so none outlives the service;
+under bubblewrap its PID namespace's init goes with it.
 """
 
 from __future__ import annotations
@@ -33,11 +47,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines import seal, system_view
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import ruleset
 
 __all__ = ["OfficeView"]
 
@@ -45,6 +61,14 @@ _INSIDE = Path("/office")
 _TMP = "/tmp"  # noqa: S108 - the view's own /tmp, the run directory of this process
 # The seal's namespaces and devices, --die-with-parent included (see above).
 _BASE = seal.BWRAP_BASE
+# Under the landlock seal: what /usr/lib/libreoffice links to under /var (extensions, their cache),
+# and the directory of LibreOffice's pipes (see above).
+_LANDLOCK_EXTRA = (
+    ("/var/lib/libreoffice", ruleset.READ_DIR_ONLY),
+    ("/var/spool/libreoffice", ruleset.READ_DIR_ONLY),
+    (_TMP, ruleset.MAKE_SOCK),
+)
+_DROP_ALL = ("--bounding-set", "-all", "--inh-caps", "-all", "--ambient-caps", "-all")
 
 
 class OfficeView:
@@ -64,10 +88,45 @@ class OfficeView:
 
     def office_argv(self, argv: Sequence[str]) -> list[str]:
         """soffice's command line in its view (or with no network only, without bubblewrap)."""
+        if self.landlocked:
+            _skip_first_restart(self.root / "profile", argv[0])
         if not self.sealed:
-            return [*_no_network(self.method), *argv]
+            namespaces = _no_network(self.method)
+            if namespaces and self.landlocked:  # unshare needs root's capabilities; soffice gets none
+                setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+                return [*namespaces, setpriv, *_DROP_ALL, "--", *argv]
+            return [*namespaces, *argv]
         binds = ["--bind", str(self.root), str(_INSIDE), "--bind", str(self.root / "run"), _TMP]
         return [*self._wrapper(argv[0]), *binds, "--setenv", "HOME", str(_INSIDE), "--", *argv]
+
+    @property
+    def landlocked(self) -> bool:
+        return self.method == "landlock"
+
+    def office_preexec(
+        self, argv: Sequence[str], first: Callable[[], None] | None
+    ) -> Callable[[], None] | None:
+        """soffice's ``preexec_fn``: ``first`` (its parent-death signal), then under the landlock seal
+        Landlock and seccomp on its process directory (see above). ``argv`` is ``office_argv``'s."""
+        if not self.landlocked:
+            return first
+        # Through unshare (office_argv), setpriv drops the capabilities once the namespaces are made.
+        through_unshare = bool(_no_network(self.method))
+        seal_it = landlock_rules.prepare(
+            argv, (), [self.root], extra=_LANDLOCK_EXTRA, drop_capabilities=not through_unshare
+        )
+
+        def preexec() -> None:
+            if first is not None:
+                first()
+            seal_it()
+
+        return preexec
+
+    def environment(self, env: dict[str, str]) -> dict[str, str]:
+        """soffice's environment: under the landlock seal its temporary files in its ``run``
+        directory (under bubblewrap that directory is its /tmp already)."""
+        return {**env, "TMPDIR": str(self.root / "run")} if self.landlocked else env
 
     def bridge_argv(self, argv: Sequence[str], script: Path) -> list[str]:
         """The UNO bridge's command line: the pipe's directory as its /tmp, its script read-only."""
@@ -122,6 +181,18 @@ class OfficeView:
         named = [child for child in found if _name(child) == "soffice.bin"]
         chosen = named or found[-1:]
         return chosen[0] if chosen else None
+
+
+def _skip_first_restart(profile: Path, soffice: str) -> None:
+    """Write the build id a fresh profile lacks, which makes LibreOffice restart itself (see above)."""
+    versionrc = Path(os.path.realpath(shutil.which(soffice) or soffice)).with_name("versionrc")
+    with contextlib.suppress(OSError):
+        for line in versionrc.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.lower().startswith("buildid="):
+                extensions = profile / "user" / "extensions"
+                extensions.mkdir(parents=True, exist_ok=True)
+                (extensions / "buildid").write_text(line.partition("=")[2], encoding="utf-8")
+                return
 
 
 def _no_network(method: seal.Method) -> tuple[str, ...]:

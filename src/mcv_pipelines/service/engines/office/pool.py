@@ -121,10 +121,11 @@ class OfficeProcess:
             [soffice, f"-env:UserInstallation={profile}", "--headless", "--invisible",
              "--norestore", "--nologo", "--nodefault", "--nolockcheck", "--nofirststartwizard",
              f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"])  # fmt: skip
+        office_preexec = self.view.office_preexec(office_argv, die_with_parent())  # Landlock, if so sealed
         self.office: subprocess.Popen[bytes] | None = launch(lambda: subprocess.Popen(
             office_argv,
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, preexec_fn=die_with_parent(),
+            env=self.view.environment(env), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=office_preexec,
         ))  # fmt: skip
         bridge_argv = self.view.bridge_argv([python, "-I", str(BRIDGE_SCRIPT), pipe], BRIDGE_SCRIPT)
         self.bridge: subprocess.Popen[bytes] | None = launch(lambda: subprocess.Popen(

@@ -68,6 +68,7 @@ class DevToolsPipe:
         argv: Sequence[str],
         handlers: Mapping[str, Callable[[Message], None]] | None = None,
         env: Mapping[str, str] | None = None,
+        seal: Callable[[], None] | None = None,
     ) -> None:
         self.handlers = dict(handlers or {})
         self._replies: dict[int, _Reply] = {}
@@ -92,7 +93,8 @@ class DevToolsPipe:
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
                 pass_fds=(to_browser_read, from_browser_write),
-                preexec_fn=die_with_parent(),  # a warm browser starts rarely: the fork's cost is fine
+                preexec_fn=_then(die_with_parent(), seal),  # a warm browser starts rarely: the fork's
+                # cost is fine; ``seal``: Landlock under the landlock seal (warm.py)
             ))  # fmt: skip
         except OSError as exc:
             os.close(self._to_browser)
@@ -222,3 +224,15 @@ class DevToolsPipe:
         with contextlib.suppress(OSError):
             os.close(self._from_browser)
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _then(first: Callable[[], None] | None, second: Callable[[], None] | None) -> Callable[[], None] | None:
+    """One ``preexec_fn`` running ``first``, then ``second`` (either may be None)."""
+    if first is None or second is None:
+        return first or second
+
+    def both() -> None:
+        first()
+        second()
+
+    return both

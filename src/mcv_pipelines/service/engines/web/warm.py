@@ -25,7 +25,9 @@ the task.
 The browser does not outlive the service (issue 37): it is started from the service's launcher
 thread with a parent-death signal (launcher.py), under bubblewrap in a PID namespace of its own that
 ends with it, with an environment of its own (environment.py); its profile and singleton socket are
-swept by the next browser of a service killed outright (leftovers.py).
+swept by the next browser of a service killed outright (leftovers.py). Under the landlock seal (no
+namespaces) Landlock keeps its file system to the system's trees read-only and its profile (also its
+TMPDIR); its TCP is left to the guard and the proxies, whose ports each task picks.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.environment import program_environment
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 from mcv_pipelines.service.engines.leftovers import HeldDirectory, sweep
 from mcv_pipelines.service.engines.seal import networked_argv, seal_method
 from mcv_pipelines.service.engines.web.dead_end import proxy_flags, websocket_rule
@@ -145,8 +148,15 @@ class _Running:
         try:
             # WebSockets escape the Fetch domain: they go to a proxy that drops them (dead_end.py).
             flags = [*argv, *proxy_flags(), f"--user-data-dir={self.profile}"]
-            env = program_environment({"HOME": str(self.profile)})
-            self.pipe = DevToolsPipe(networked_argv(flags, [self.profile], seal_method()), handlers, env)
+            method = seal_method()
+            own = {"HOME": str(self.profile)}
+            sealing = None
+            if method == "landlock":  # no namespaces: Landlock keeps it to the system and its profile
+                program = shutil.which(flags[0]) or flags[0]
+                sealing = landlock_rules.files_only(program, [self.profile])
+                own["TMPDIR"] = str(self.profile)  # its shared memory too (--disable-dev-shm-usage)
+            env = program_environment(own)
+            self.pipe = DevToolsPipe(networked_argv(flags, [self.profile], method), handlers, env, sealing)
         except EngineError:
             self.held.remove()
             raise

@@ -1,0 +1,140 @@
+"""The warm LibreOffice under the landlock seal reads nothing outside its own directory (issue 37).
+
+Where namespaces are refused (a container's default seccomp profile, Kubernetes) bubblewrap cannot
+give the warm soffice a view of its own; Landlock does instead. An RTF whose ``INCLUDEPICTURE`` field
+names a picture planted outside the task (the host's /tmp, /var/tmp, another key's upload in the data
+directory), and a docx whose picture is linked to one, convert without it: the output holds none of
+the planted bytes. With Landlock taken off the warm process the RTF embeds every one of them.
+
+The module has services of its own, so each warm process they start is started under this seal: once
+inside ``unshare`` (as on this machine) and once without it (as in a container that refuses namespaces).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from engine_job_helpers import b64_import, download_all, run_job, task_named
+from planted_secrets import Planted, all_bytes, planted
+
+from engine_needs import unavailable
+from mcv_pipelines.service.engines import seal
+from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.landlock import rules as landlock_rules
+from mcv_pipelines.service.engines.landlock import ruleset
+from mcv_pipelines.service.server import LocalService
+from office_samples import include_picture_rtf, linked_picture_docx
+
+RequireEngine = Callable[..., Engine]
+
+
+@pytest.fixture(scope="module", params=["with-unshare", "landlock-alone"])
+def service(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalService]:
+    """A service whose warm processes start under the landlock seal: inside ``unshare`` (network and
+    PID namespaces) where this machine allows it, and alone, as in a container that refuses them."""
+    if not landlock_rules.available():
+        unavailable(f"Landlock (ABI {ruleset.abi()}) or seccomp cannot be set on this machine")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(seal.FORCE_VARIABLE, "landlock")  # read when each warm process starts
+        if request.param == "landlock-alone":
+            patch.setattr(seal, "unshare_prefix", lambda: ())
+        with LocalService(data_dir=tmp_path_factory.mktemp("data"), settings={"rate_limit": 10_000}) as svc:
+            yield svc
+
+
+@pytest.fixture
+def secrets(
+    service: LocalService, client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Planted]:
+    with planted(service, client, monkeypatch) as found:
+        yield found
+
+
+def _convert(client: httpx.Client, source: Path, formats: tuple[str, ...], out: Path) -> dict[str, Path]:
+    job = run_job(
+        client,
+        {
+            "in": b64_import(source),
+            **{
+                fmt: {"operation": "convert", "input": "in", "output_format": fmt, "engine": "libreoffice"}
+                for fmt in formats
+            },
+            "export": {"operation": "export/url", "input": list(formats)},
+        },
+    )
+    for fmt in formats:
+        done = task_named(job, fmt)
+        assert done["status"] == "finished", json.dumps(done)
+        assert done["engine"] == "libreoffice"
+    return download_all(job, out)
+
+
+@pytest.mark.parametrize("place", ["tmp", "var-tmp", "upload"])
+def test_an_included_picture_from_outside_stays_out(
+    place: str, secrets: Planted, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("libreoffice", "convert", "rtf", "odt")
+    rtf = include_picture_rtf(tmp_path / "included.rtf", str(secrets.pictures[place]))
+    files = _convert(client, rtf, ("docx", "odt"), tmp_path / "out")
+    assert sorted(files) == ["included.docx", "included.odt"]
+    for path in files.values():
+        assert secrets.found_in(all_bytes(path)) == [], path.name
+
+
+@pytest.mark.parametrize("place", ["tmp", "upload"])
+def test_a_linked_picture_from_outside_stays_out(
+    place: str, secrets: Planted, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("libreoffice", "convert", "docx", "odt")
+    docx = linked_picture_docx(tmp_path / "linked.docx", secrets.pictures[place].as_uri())
+    files = _convert(client, docx, ("odt", "pdf"), tmp_path / "out")
+    assert sorted(files) == ["linked.odt", "linked.pdf"]
+    for path in files.values():
+        assert secrets.found_in(all_bytes(path)) == [], path.name
+
+
+def _soffice_bins_of_this_process() -> list[Path]:
+    """/proc entries of the soffice.bin processes this test process started (through its service)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                parents.setdefault(parent, []).append(int(entry.name))
+    found, queue = [], [os.getpid()]
+    while queue:
+        children = parents.get(queue.pop(), [])
+        found += children
+        queue += children
+    return [
+        Path(f"/proc/{pid}") for pid in found if _read(Path(f"/proc/{pid}/comm")).strip() == "soffice.bin"
+    ]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def test_the_warm_soffice_runs_sealed(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """The seal is on the warm process itself: no new privileges, the seccomp filter, no capability."""
+    require_engine("libreoffice", "convert", "rtf", "pdf")
+    _convert(client, include_picture_rtf(tmp_path / "plain.rtf", "missing.png"), ("pdf",), tmp_path / "out")
+    processes = _soffice_bins_of_this_process()
+    assert processes, "no warm soffice.bin is running for this service"
+    for process in processes:
+        status = dict(line.split(":", 1) for line in _read(process / "status").splitlines() if ":" in line)
+        sealed = {name: status.get(name, "").strip() for name in ("NoNewPrivs", "Seccomp", "CapEff")}
+        assert sealed == {"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0000000000000000"}, process
