@@ -149,12 +149,18 @@ def prepare(
     return preexec
 
 
-def files_only(program: str, writable: Sequence[Path]) -> Callable[[], None]:
-    """A ``preexec_fn`` for a warm ``program`` that needs TCP (Chromium: every request it makes is
-    guarded and goes through a pinning proxy on a loopback port each task picks): Landlock on the file
-    system only (the system read-only, ``writable`` its own) and no capability; neither the seccomp
-    filter nor Landlock's TCP rules, which would cut it off from the proxies."""
-    confine = ruleset.Ruleset(rules_for([program], (), writable), net=False)
+def files_only(
+    program: str,
+    writable: Sequence[Path],
+    readable: Sequence[Path] = (),
+    extra: Sequence[tuple[str, int]] = (),
+) -> Callable[[], None]:
+    """A ``preexec_fn`` for a warm ``program`` that needs sockets (Chromium: every request it makes is
+    guarded and goes through a pinning proxy on a loopback port each task picks; the UNO bridge:
+    soffice's pipe): Landlock on the file system only (the system read-only, ``readable`` too,
+    ``writable`` its own, ``extra`` rules) and no capability; neither the seccomp filter nor Landlock's
+    TCP rules, which would cut it off."""
+    confine = ruleset.Ruleset((*rules_for([program], readable, writable), *extra), net=False)
     restrict, drop = confine.restrictor(), privileges.dropper()
 
     def preexec() -> None:

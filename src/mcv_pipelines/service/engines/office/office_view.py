@@ -91,13 +91,22 @@ class OfficeView:
         if self.landlocked:
             _skip_first_restart(self.root / "profile", argv[0])
         if not self.sealed:
-            namespaces = _no_network(self.method)
+            namespaces = self._namespaces()
             if namespaces and self.landlocked:  # unshare needs root's capabilities; soffice gets none
                 setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
                 return [*namespaces, setpriv, *_DROP_ALL, "--", *argv]
             return [*namespaces, *argv]
         binds = ["--bind", str(self.root), str(_INSIDE), "--bind", str(self.root / "run"), _TMP]
         return [*self._wrapper(argv[0]), *binds, "--setenv", "HOME", str(_INSIDE), "--", *argv]
+
+    def _namespaces(self) -> tuple[str, ...]:
+        """unshare's prefix for soffice, if any. Under the landlock seal, none where unshare needs a
+        user namespace (a service not run as root): Landlock, set before unshare runs, keeps it from
+        writing its /proc/self/uid_map, and the seccomp filter closes the network there already."""
+        prefix = _no_network(self.method)
+        if self.landlocked and "--map-current-user" in prefix:
+            return ()
+        return prefix
 
     @property
     def landlocked(self) -> bool:
@@ -111,7 +120,7 @@ class OfficeView:
         if not self.landlocked:
             return first
         # Through unshare (office_argv), setpriv drops the capabilities once the namespaces are made.
-        through_unshare = bool(_no_network(self.method))
+        through_unshare = bool(self._namespaces())
         seal_it = landlock_rules.prepare(
             argv, (), [self.root], extra=_LANDLOCK_EXTRA, drop_capabilities=not through_unshare
         )
@@ -127,6 +136,27 @@ class OfficeView:
         """soffice's environment: under the landlock seal its temporary files in its ``run``
         directory (under bubblewrap that directory is its /tmp already)."""
         return {**env, "TMPDIR": str(self.root / "run")} if self.landlocked else env
+
+    def bridge_preexec(
+        self, python: str, script: Path, first: Callable[[], None] | None
+    ) -> Callable[[], None] | None:
+        """The UNO bridge's ``preexec_fn``: ``first``, then under the landlock seal Landlock on its file
+        system alone (no seccomp: it connects to soffice's pipe). It parses no document; it is sealed
+        so that it sees the machine as soffice does: without /etc/passwd neither finds the user, and
+        both name the pipe alike (an unsealed bridge of a user other than root looked for
+        ``OSL_PIPE_<uid>_<name>`` while soffice made ``OSL_PIPE_<name>``, and the pool never started)."""
+        if not self.landlocked:
+            return first
+        seal_it = landlock_rules.files_only(
+            python, [self.root], readable=[script.parent], extra=_LANDLOCK_EXTRA[:2]
+        )
+
+        def preexec() -> None:
+            if first is not None:
+                first()
+            seal_it()
+
+        return preexec
 
     def bridge_argv(self, argv: Sequence[str], script: Path) -> list[str]:
         """The UNO bridge's command line: the pipe's directory as its /tmp, its script read-only."""

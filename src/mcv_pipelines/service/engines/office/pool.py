@@ -128,10 +128,11 @@ class OfficeProcess:
             stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=office_preexec,
         ))  # fmt: skip
         bridge_argv = self.view.bridge_argv([python, "-I", str(BRIDGE_SCRIPT), pipe], BRIDGE_SCRIPT)
+        bridge_preexec = self.view.bridge_preexec(python, BRIDGE_SCRIPT, die_with_parent())
         self.bridge: subprocess.Popen[bytes] | None = launch(lambda: subprocess.Popen(
             bridge_argv,
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True, preexec_fn=die_with_parent(),
+            start_new_session=True, preexec_fn=bridge_preexec,
         ))  # fmt: skip
         self._pending = b""
         try:
