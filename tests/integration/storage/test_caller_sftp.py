@@ -15,7 +15,7 @@ from caller_jobs import run_job
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.server import LocalService
-from sshd import Sshd
+from sshd import SftpServer
 
 
 def start(tmp_path: Path, **settings: Any) -> LocalService:
@@ -29,7 +29,7 @@ def service(tmp_path: Path) -> Iterator[LocalService]:
 
 
 
-def login(sshd: Sshd, by: str = "password", **extra: Any) -> dict[str, Any]:
+def login(sshd: SftpServer, by: str = "password", **extra: Any) -> dict[str, Any]:
     secret = (
         {"password": sshd.password}
         if by == "password"
@@ -39,7 +39,7 @@ def login(sshd: Sshd, by: str = "password", **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def folder(sshd: Sshd) -> str:
+def folder(sshd: SftpServer) -> str:
     """A fresh directory in the user's home, named relative to it."""
     name = f"t-{secrets.token_hex(3)}"
     (sshd.home / name).mkdir()
@@ -47,7 +47,7 @@ def folder(sshd: Sshd) -> str:
     return name
 
 
-def seed(sshd: Sshd, files: dict[str, bytes]) -> None:
+def seed(sshd: SftpServer, files: dict[str, bytes]) -> None:
     for name, body in files.items():
         (sshd.home / name).parent.mkdir(parents=True, exist_ok=True)
         (sshd.home / name).write_bytes(body)
@@ -55,7 +55,7 @@ def seed(sshd: Sshd, files: dict[str, bytes]) -> None:
 
 
 def test_files_come_in_and_go_out_with_password_and_key_logins(
-    sshd: Sshd, service: LocalService, folder: str
+    sshd: SftpServer, service: LocalService, folder: str
 ) -> None:
     seed(sshd, {f"{folder}/in/a.txt": b"alpha", f"{folder}/in/b.txt": b"beta", f"{folder}/decoy.txt": b"no"})
     tasks = run_job(
@@ -95,7 +95,7 @@ def test_files_come_in_and_go_out_with_password_and_key_logins(
     ("kind", "form"), [("ecdsa", "openssh"), ("ecdsa", "pkcs8-pem"), ("rsa", "pkcs1-pem")]
 )
 def test_ecdsa_and_rsa_keys_in_openssh_or_pem_form_log_in(
-    sshd: Sshd, service: LocalService, folder: str, kind: str, form: str
+    sshd: SftpServer, service: LocalService, folder: str, kind: str, form: str
 ) -> None:
     seed(sshd, {f"{folder}/a.txt": b"a"})
     key = sshd.other_keys[kind].export_private_key(form).decode()
@@ -111,7 +111,7 @@ def test_ecdsa_and_rsa_keys_in_openssh_or_pem_form_log_in(
 
 
 def test_wrong_password_missing_file_and_unpinned_key_each_fail_with_their_code(
-    sshd: Sshd, service: LocalService, folder: str, tmp_path: Path
+    sshd: SftpServer, service: LocalService, folder: str, tmp_path: Path
 ) -> None:
     canary = "canary-" + secrets.token_urlsafe(20)
     wrong = run_job(
@@ -139,7 +139,7 @@ def test_wrong_password_missing_file_and_unpinned_key_each_fail_with_their_code(
     assert fine["status"] == "finished", fine["message"]
 
 
-def test_a_served_instance_refuses_a_loopback_host(sshd: Sshd, tmp_path: Path) -> None:
+def test_a_served_instance_refuses_a_loopback_host(sshd: SftpServer, tmp_path: Path) -> None:
     with start(tmp_path, url_guard=UrlGuard()) as guarded:
         ended = run_job(guarded, {"t": {"operation": "import/sftp", **login(sshd), "file": "x"}})["t"]
     assert ended["code"] == "STORAGE_FORBIDDEN_ADDRESS"
