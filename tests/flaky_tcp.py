@@ -1,25 +1,30 @@
 """A loopback TCP relay in front of a server that misbehaves as a network does: its port refuses
 connections until ``serve()`` (bound, not listening), and it can cut connections once ``cut_after``
 bytes went through them (both directions counted), as a connection lost mid-transfer. What the SFTP
-retry tests put between the service and the server. Imported by name (tests/ is on sys.path)."""
+retry tests put between the service and the server; the team tests read ``owners``, the process that
+made each connection (from /proc), to see which process of a deployment reached a caller's store.
+Imported by name (tests/ is on sys.path)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import struct
 import threading
 
-__all__ = ["FlakyRelay"]
+__all__ = ["FlakyRelay", "owner_of"]
 
 
 class FlakyRelay:
-    """Relays 127.0.0.1:``port`` to ``upstream``; ``cuts``: how many connections it cut."""
+    """Relays 127.0.0.1:``port`` to ``upstream``; ``cuts``: how many connections it cut; ``owners``:
+    the process id that opened each connection (0 where /proc did not say)."""
 
     def __init__(self, upstream: tuple[str, int], cut_after: int = 0, cuts: int = 0) -> None:
         self.upstream = upstream
         self.cut_after, self._cuts_left, self.cuts = cut_after, cuts, 0
         self.accepted = 0
+        self.owners: list[int] = []
         self._lock = threading.Lock()
         self._listener = socket.socket()
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -35,9 +40,10 @@ class FlakyRelay:
     def _accept(self) -> None:
         while True:
             try:
-                client, _ = self._listener.accept()
+                client, peer = self._listener.accept()
             except OSError:
                 return
+            self.owners.append(owner_of(peer[1]))
             server = socket.create_connection(self.upstream)
             with self._lock:
                 self.accepted += 1
@@ -86,3 +92,22 @@ def _reset(sock: socket.socket) -> None:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         sock.shutdown(socket.SHUT_RDWR)
     sock.close()
+
+
+def owner_of(port: int) -> int:
+    """The process with a TCP socket bound to 127.0.0.1:``port`` (the other end of a connection
+    accepted here), found through /proc as ``ss -p`` does; 0 when none is seen."""
+    wanted = f"0100007F:{port:04X}"
+    inodes = set()
+    with open("/proc/net/tcp") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == wanted:
+                inodes.add(f"socket:[{fields[9]}]")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                        return int(pid)
+    return 0
