@@ -20,8 +20,14 @@ class FlakyRelay:
     """Relays 127.0.0.1:``port`` to ``upstream``; ``cuts``: how many connections it cut; ``owners``:
     the process id that opened each connection (0 where /proc did not say)."""
 
-    def __init__(self, upstream: tuple[str, int], cut_after: int = 0, cuts: int = 0) -> None:
-        self.upstream = upstream
+    def __init__(
+        self,
+        upstream: tuple[str, int],
+        cut_after: int = 0,
+        cuts: int = 0,
+        then: tuple[str, int] | None = None,
+    ) -> None:
+        self.upstream, self._then = upstream, then  # ``then``: where connections after the first go
         self.cut_after, self._cuts_left, self.cuts = cut_after, cuts, 0
         self.accepted = 0
         self.owners: list[int] = []
@@ -44,7 +50,7 @@ class FlakyRelay:
             except OSError:
                 return
             self.owners.append(owner_of(peer[1]))
-            server = socket.create_connection(self.upstream)
+            server = socket.create_connection(self._then if self._then and self.accepted else self.upstream)
             with self._lock:
                 self.accepted += 1
                 self._open += [client, server]

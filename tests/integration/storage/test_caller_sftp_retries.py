@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from caller_jobs import run_job
 
+from asyncssh_sftp import AsyncsshSftp
+from caller_jobs import run_job
 from flaky_tcp import FlakyRelay
 from mcv_pipelines.service.server import LocalService
 from sshd import SftpServer
@@ -119,6 +120,35 @@ def test_a_connection_cut_mid_transfer_goes_on_both_ways(
     assert (sshd.home / folder / "out" / "big.bin").read_bytes() == body
     assert (sshd.home / folder / "out" / "small.txt").read_bytes() == b"small"
     assert sorted(p.name for p in (sshd.home / folder / "out").iterdir()) == ["big.bin", "small.txt"]
+
+
+def test_a_connection_made_again_must_show_the_host_key_of_the_first(
+    sshd: SftpServer, folder: str, tmp_path: Path, relays: list[FlakyRelay]
+) -> None:
+    body = os.urandom(BIG)
+    (sshd.home / folder / "big.bin").write_bytes(body)
+    sshd.give_home()
+    # Another server with the same user and file but a host key of its own: where the relay sends the
+    # connection made again after the cut, as someone in the middle would.
+    impostor = AsyncsshSftp()
+    impostor.user, impostor.password = sshd.user, sshd.password
+    impostor.start()
+    try:
+        (impostor.home / folder).mkdir()
+        (impostor.home / folder / "big.bin").write_bytes(body)
+        cut = FlakyRelay(
+            ("127.0.0.1", sshd.port), cut_after=1_500_000, cuts=1, then=("127.0.0.1", impostor.port)
+        )
+        relays.append(cut.serve())
+        with start(tmp_path, retry_for=30.0) as svc:
+            ended = run_job(
+                svc, {"t": {"operation": "import/sftp", **login(sshd, cut.port), "file": f"{folder}/big.bin"}}
+            )["t"]
+    finally:
+        impostor.stop()
+    assert cut.accepted == 2  # the impostor was reached
+    assert ended["code"] == "STORAGE_HOST_KEY_REJECTED", ended
+    assert "another host key than at first" in ended["message"]
 
 
 def test_a_refused_login_or_a_missing_path_is_not_tried_again(
