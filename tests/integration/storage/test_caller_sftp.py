@@ -11,11 +11,15 @@ from typing import Any
 
 import asyncssh
 import pytest
-from caller_jobs import run_job
 
+from caller_jobs import run_job
+from mcv_pipelines.cli.main import main
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.server import LocalService
 from sshd import SftpServer
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def start(tmp_path: Path, **settings: Any) -> LocalService:
@@ -26,7 +30,6 @@ def start(tmp_path: Path, **settings: Any) -> LocalService:
 def service(tmp_path: Path) -> Iterator[LocalService]:
     with start(tmp_path, caller_storage_retry=1.0) as svc:
         yield svc
-
 
 
 def login(sshd: SftpServer, by: str = "password", **extra: Any) -> dict[str, Any]:
@@ -144,3 +147,55 @@ def test_a_served_instance_refuses_a_loopback_host(sshd: SftpServer, tmp_path: P
         ended = run_job(guarded, {"t": {"operation": "import/sftp", **login(sshd), "file": "x"}})["t"]
     assert ended["code"] == "STORAGE_FORBIDDEN_ADDRESS"
     assert "is not allowed" in ended["message"]
+
+
+def test_the_example_recipe_makes_a_thumbnail_of_every_image_with_mcv_run(
+    sshd: SftpServer,
+    folder: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """pipelines/sftp-thumbnails.yaml on a served instance: each image of the directory becomes a webp
+    thumbnail in the other one (made on the way), a file beside the directory is left alone, and
+    `mcv run` lists the sftp:// files; the password, given through secret(), is printed nowhere."""
+    assets = REPO / "pipelines" / "assets"
+    seed(
+        sshd,
+        {
+            f"{folder}/incoming/photo.jpg": (assets / "photo.jpg").read_bytes(),
+            f"{folder}/incoming/logo.png": (assets / "logo.png").read_bytes(),
+            f"{folder}/decoy.png": (assets / "logo.png").read_bytes(),
+        },
+    )
+    with LocalService(data_dir=tmp_path / "data", engines=[PillowEngine()]) as svc:
+        for name, value in {
+            "MCV_BASE_URL": svc.base_url,
+            "MCV_API_KEY": svc.api_key,
+            "MCV_CONFIG": str(tmp_path / "no-config.toml"),
+            "MCV_DATA_DIR": str(tmp_path / "embedded"),
+            "SFTP_PASSWORD": sshd.password,
+        }.items():
+            monkeypatch.setenv(name, value)
+        values = {
+            "host": "127.0.0.1",
+            "port": str(sshd.port),
+            "username": sshd.user,
+            "source_dir": f"{folder}/incoming",
+            "target_dir": f"{folder}/thumbs",
+            "width": "40",
+        }
+        arguments = [arg for name, value in values.items() for arg in ("-p", f"{name}={value}")]
+        code = main(
+            ["run", str(REPO / "pipelines" / "sftp-thumbnails.yaml"), *arguments, "--progress", "plain"]
+        )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "2 file(s) stored:" in out
+    thumbs = sshd.home / folder / "thumbs"
+    assert sorted(p.name for p in thumbs.iterdir()) == ["logo.webp", "photo.webp"]
+    for name in ("logo.webp", "photo.webp"):
+        assert f"sftp://127.0.0.1:{sshd.port}/{folder}/thumbs/{name}" in out
+        assert (thumbs / name).read_bytes()[8:12] == b"WEBP"
+    assert sorted(p.name for p in (sshd.home / folder).iterdir()) == ["decoy.png", "incoming", "thumbs"]
+    assert sshd.password not in out + err
