@@ -113,10 +113,13 @@ class _Handle:
         store._do(what, self._current)
 
     def _current(self, sftp: Any) -> Any:
-        generation = self._store._session.sftp()[1]
+        del sftp  # the client of the moment, read with its generation (another thread may have moved on)
+        current, generation = self._store._session.sftp()
+        if current is None:  # another thread's reconnection failed: the step's retry makes one
+            raise asyncssh.SFTPNoConnection("not connected")
         if self._handle is None or self._generation != generation:
             reopened = self._handle is not None
-            self._handle = self._store._session.run(sftp.open(self._path, self._mode))
+            self._handle = self._store._session.run(current.open(self._path, self._mode))
             self._generation = generation
             if reopened and self._check is not None:
                 self._check(self._handle)
