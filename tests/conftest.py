@@ -10,16 +10,18 @@ fails instead, so nothing is skipped in CI.
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Callable, Iterator
 
 import pytest
 
 import engine_needs
+from asyncssh_sftp import AsyncsshSftp
 from azurite import Azurite, need_azurite
 from mcv_pipelines.service.engines.base import Engine
 from seaweed import SeaweedS3, need_weed
-from sshd import Sshd, need_sshd
+from sshd import SftpServer, Sshd, need_sshd, sshd_usable
 from swift_server import SwiftServer, need_swift
 
 
@@ -98,11 +100,23 @@ def s3_env(seaweed: SeaweedS3, monkeypatch: pytest.MonkeyPatch) -> SeaweedS3:
     return seaweed
 
 
+def pick_sftp_server() -> SftpServer:
+    """OpenSSH's sshd when it can run (root), else asyncssh's server (issue 36). As root under
+    MCV_REQUIRE_ENGINES=1 (CI) sshd must be there; MCV_TEST_SFTP=asyncssh picks asyncssh's anyway."""
+    if os.environ.get("MCV_TEST_SFTP") == "asyncssh":
+        return AsyncsshSftp()
+    if sshd_usable():
+        return Sshd()
+    if os.geteuid() == 0 and engine_needs.ENGINES_REQUIRED:
+        need_sshd()  # fails: CI runs as root and installs openssh-server
+    return AsyncsshSftp()
+
+
 @pytest.fixture(scope="session")
-def sshd() -> Iterator[Sshd]:
-    """A real SFTP server (OpenSSH's sshd, as root) on loopback for the session, with a user of its own."""
-    need_sshd()
-    server = Sshd().start()
+def sshd() -> Iterator[SftpServer]:
+    """A real SFTP server on loopback for the session, with a user of its own: OpenSSH's sshd as root,
+    asyncssh's server otherwise (see pick_sftp_server)."""
+    server = pick_sftp_server().start()
     try:
         yield server
     finally:

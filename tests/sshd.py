@@ -1,8 +1,9 @@
 """A real SFTP server for the tests: Debian's OpenSSH sshd, started as root in the foreground with a
 config of its own on a loopback port, for a system user made for it (password and key logins).
 
-sshd must run as root (it changes to the user it logs in), so a non-root run skips these tests (or
-fails them under MCV_REQUIRE_ENGINES=1, where CI runs as root).
+sshd must run as root (it changes to the user it logs in); where not root, the tests get asyncssh's
+server instead (asyncssh_sftp.py), with the same attributes (``SftpServer``): tests/conftest.py's
+``sshd`` fixture picks one (``pick_sftp_server``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ import asyncssh
 
 from engine_needs import unavailable
 
-__all__ = ["Sshd", "need_sshd"]
+__all__ = ["SftpServer", "Sshd", "need_sshd", "sshd_usable"]
 
 SSHD = "/usr/sbin/sshd"
+
+
+def sshd_usable() -> bool:
+    """sshd is installed and this run may start it (as root)."""
+    return os.access(SSHD, os.X_OK) and os.geteuid() == 0
 
 
 def need_sshd() -> None:
@@ -33,11 +39,12 @@ def need_sshd() -> None:
         unavailable("needs root to start sshd for a user of its own (CI runs as root)")
 
 
-class Sshd:
-    """sshd on 127.0.0.1:``port`` for ``user`` (``password``, or ``client_key``), home ``home``."""
+class SftpServer:
+    """An SFTP server on 127.0.0.1:``port`` for ``user`` (``password``, or ``client_key`` or one of
+    ``other_keys``), its login directory ``home``; what the tests use of either server."""
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="mcv-sshd-"))
+        self.root = Path(tempfile.mkdtemp(prefix="mcv-sftp-"))
         self.root.chmod(0o755)  # the user reads its authorized keys and home through it
         self.user = "mcvsftp" + secrets.token_hex(3)
         self.password = "pw-" + secrets.token_urlsafe(16)
@@ -57,6 +64,19 @@ class Sshd:
     @property
     def fingerprint(self) -> str:
         return str(self.host_key.get_fingerprint("sha256"))
+
+    def start(self) -> SftpServer:
+        raise NotImplementedError
+
+    def give_home(self) -> None:
+        """Make everything in the home the user's (what a test wrote there as root)."""
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+
+class Sshd(SftpServer):
+    """OpenSSH's sshd, as root, for a system user of its own whose home is ``home``."""
 
     def start(self) -> Sshd:
         subprocess.run(["useradd", "-M", "-d", str(self.home), "-s", "/bin/sh", self.user], check=True)

@@ -102,6 +102,10 @@ RUN_ELSEWHERE = {
         "storage/test_caller_gcs.py",
         "test_the_example_recipe_converts_every_image_under_the_prefix_with_mcv_run",
     ),
+    "sftp-thumbnails": (
+        "storage/test_caller_sftp.py",
+        "test_the_example_recipe_makes_a_thumbnail_of_every_image_with_mcv_run",
+    ),
 }
 
 

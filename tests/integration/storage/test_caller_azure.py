@@ -23,9 +23,9 @@ from azure.storage.blob import (
     ContainerSasPermissions,
     generate_container_sas,
 )
-from caller_jobs import error_of, run_job
 
 from azurite import ACCOUNT, KEY, Azurite
+from caller_jobs import error_of, run_job
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService
 from mcv_pipelines.service.work.caller_storage import azure_blob

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from caller_jobs import error_of, run_job
 
+from caller_jobs import error_of, run_job
 from fake_gcs import FakeGcs, FaultyRelay, ServiceAccount, TokenEndpoint, free_port, need_fake_gcs
 from loopback_listener import Tripwire
 from mcv_pipelines.cli.main import main

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-from caller_jobs import error_of, run_job
 
+from caller_jobs import error_of, run_job
 from loopback_listener import Tripwire
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService

@@ -11,11 +11,15 @@ from typing import Any
 
 import asyncssh
 import pytest
-from caller_jobs import run_job
 
+from caller_jobs import run_job
+from mcv_pipelines.cli.main import main
+from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.server import LocalService
-from sshd import Sshd
+from sshd import SftpServer
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def start(tmp_path: Path, **settings: Any) -> LocalService:
@@ -28,8 +32,7 @@ def service(tmp_path: Path) -> Iterator[LocalService]:
         yield svc
 
 
-
-def login(sshd: Sshd, by: str = "password", **extra: Any) -> dict[str, Any]:
+def login(sshd: SftpServer, by: str = "password", **extra: Any) -> dict[str, Any]:
     secret = (
         {"password": sshd.password}
         if by == "password"
@@ -39,7 +42,7 @@ def login(sshd: Sshd, by: str = "password", **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def folder(sshd: Sshd) -> str:
+def folder(sshd: SftpServer) -> str:
     """A fresh directory in the user's home, named relative to it."""
     name = f"t-{secrets.token_hex(3)}"
     (sshd.home / name).mkdir()
@@ -47,7 +50,7 @@ def folder(sshd: Sshd) -> str:
     return name
 
 
-def seed(sshd: Sshd, files: dict[str, bytes]) -> None:
+def seed(sshd: SftpServer, files: dict[str, bytes]) -> None:
     for name, body in files.items():
         (sshd.home / name).parent.mkdir(parents=True, exist_ok=True)
         (sshd.home / name).write_bytes(body)
@@ -55,7 +58,7 @@ def seed(sshd: Sshd, files: dict[str, bytes]) -> None:
 
 
 def test_files_come_in_and_go_out_with_password_and_key_logins(
-    sshd: Sshd, service: LocalService, folder: str
+    sshd: SftpServer, service: LocalService, folder: str
 ) -> None:
     seed(sshd, {f"{folder}/in/a.txt": b"alpha", f"{folder}/in/b.txt": b"beta", f"{folder}/decoy.txt": b"no"})
     tasks = run_job(
@@ -95,7 +98,7 @@ def test_files_come_in_and_go_out_with_password_and_key_logins(
     ("kind", "form"), [("ecdsa", "openssh"), ("ecdsa", "pkcs8-pem"), ("rsa", "pkcs1-pem")]
 )
 def test_ecdsa_and_rsa_keys_in_openssh_or_pem_form_log_in(
-    sshd: Sshd, service: LocalService, folder: str, kind: str, form: str
+    sshd: SftpServer, service: LocalService, folder: str, kind: str, form: str
 ) -> None:
     seed(sshd, {f"{folder}/a.txt": b"a"})
     key = sshd.other_keys[kind].export_private_key(form).decode()
@@ -111,7 +114,7 @@ def test_ecdsa_and_rsa_keys_in_openssh_or_pem_form_log_in(
 
 
 def test_wrong_password_missing_file_and_unpinned_key_each_fail_with_their_code(
-    sshd: Sshd, service: LocalService, folder: str, tmp_path: Path
+    sshd: SftpServer, service: LocalService, folder: str, tmp_path: Path
 ) -> None:
     canary = "canary-" + secrets.token_urlsafe(20)
     wrong = run_job(
@@ -139,8 +142,60 @@ def test_wrong_password_missing_file_and_unpinned_key_each_fail_with_their_code(
     assert fine["status"] == "finished", fine["message"]
 
 
-def test_a_served_instance_refuses_a_loopback_host(sshd: Sshd, tmp_path: Path) -> None:
+def test_a_served_instance_refuses_a_loopback_host(sshd: SftpServer, tmp_path: Path) -> None:
     with start(tmp_path, url_guard=UrlGuard()) as guarded:
         ended = run_job(guarded, {"t": {"operation": "import/sftp", **login(sshd), "file": "x"}})["t"]
     assert ended["code"] == "STORAGE_FORBIDDEN_ADDRESS"
     assert "is not allowed" in ended["message"]
+
+
+def test_the_example_recipe_makes_a_thumbnail_of_every_image_with_mcv_run(
+    sshd: SftpServer,
+    folder: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """pipelines/sftp-thumbnails.yaml on a served instance: each image of the directory becomes a webp
+    thumbnail in the other one (made on the way), a file beside the directory is left alone, and
+    `mcv run` lists the sftp:// files; the password, given through secret(), is printed nowhere."""
+    assets = REPO / "pipelines" / "assets"
+    seed(
+        sshd,
+        {
+            f"{folder}/incoming/photo.jpg": (assets / "photo.jpg").read_bytes(),
+            f"{folder}/incoming/logo.png": (assets / "logo.png").read_bytes(),
+            f"{folder}/decoy.png": (assets / "logo.png").read_bytes(),
+        },
+    )
+    with LocalService(data_dir=tmp_path / "data", engines=[PillowEngine()]) as svc:
+        for name, value in {
+            "MCV_BASE_URL": svc.base_url,
+            "MCV_API_KEY": svc.api_key,
+            "MCV_CONFIG": str(tmp_path / "no-config.toml"),
+            "MCV_DATA_DIR": str(tmp_path / "embedded"),
+            "SFTP_PASSWORD": sshd.password,
+        }.items():
+            monkeypatch.setenv(name, value)
+        values = {
+            "host": "127.0.0.1",
+            "port": str(sshd.port),
+            "username": sshd.user,
+            "source_dir": f"{folder}/incoming",
+            "target_dir": f"{folder}/thumbs",
+            "width": "40",
+        }
+        arguments = [arg for name, value in values.items() for arg in ("-p", f"{name}={value}")]
+        code = main(
+            ["run", str(REPO / "pipelines" / "sftp-thumbnails.yaml"), *arguments, "--progress", "plain"]
+        )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "2 file(s) stored:" in out
+    thumbs = sshd.home / folder / "thumbs"
+    assert sorted(p.name for p in thumbs.iterdir()) == ["logo.webp", "photo.webp"]
+    for name in ("logo.webp", "photo.webp"):
+        assert f"sftp://127.0.0.1:{sshd.port}/{folder}/thumbs/{name}" in out
+        assert (thumbs / name).read_bytes()[8:12] == b"WEBP"
+    assert sorted(p.name for p in (sshd.home / folder).iterdir()) == ["decoy.png", "incoming", "thumbs"]
+    assert sshd.password not in out + err

@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from caller_jobs import error_of, run_job
 
+from caller_jobs import error_of, run_job
 from cutting_relay import CuttingRelay
 from keystone_stub import REGION, KeystoneStub
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks, system_resolver

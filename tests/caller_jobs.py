@@ -1,19 +1,28 @@
 """What the caller-storage tests share: run a job on a local service and read its tasks back by name,
-payloads included (the S3, SFTP, Azure, GCS and Swift tests each did this with a copy of its own)."""
+payloads included (the S3, SFTP, Azure, GCS and Swift tests each did this with a copy of its own; the
+team test of caller storage too, on its API process). Imported by name (tests/ is on sys.path)."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
-from mcv_pipelines.service.server import LocalService
-
-__all__ = ["error_of", "run_job"]
+__all__ = ["Api", "error_of", "run_job"]
 
 
-def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
+class Api(Protocol):
+    """Where a job is sent: a LocalService, or a served API process."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def api_key(self) -> str: ...
+
+
+def run_job(svc: Api, tasks: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The job's tasks by name once it ended, payloads included."""
     with httpx.Client(
         base_url=svc.base_url,
@@ -34,7 +43,7 @@ def run_job(svc: LocalService, tasks: dict[str, Any]) -> dict[str, dict[str, Any
         return {task["name"]: task for task in (answer.json()["data"] for answer in shown)}
 
 
-def error_of(svc: LocalService, task: dict[str, Any]) -> dict[str, Any]:
+def error_of(svc: Api, task: dict[str, Any]) -> dict[str, Any]:
     """The one task ``task`` as it ended, which must be in error."""
     ended = run_job(svc, {"t": task})["t"]
     assert ended["status"] == "error", ended
