@@ -401,13 +401,14 @@ class Scheduler:
 
         def change(job: Doc) -> bool:
             before = job["status"], job.get("ended_at")
-            if not job_status(job, self.store.job_tasks(job_id)):  # under the job's row lock
+            if not job_status(job, self.store.job_counts(tx, job_id)):  # under the job's row lock
                 return False
             if job["status"] != before[0]:
                 moved.append(job)
             return (job["status"], job.get("ended_at")) != before  # unchanged: no write (most ends)
 
-        self.store.update_job(job_id, change)
+        with self.store.transaction() as tx:
+            self.store.update_job(job_id, change)
         return moved[0] if moved else None
 
     def _publish_job(self, job: Doc | None) -> None:
