@@ -98,7 +98,7 @@ class LeaseScheduler(Scheduler):
             except DatabaseUnavailable:
                 pass
 
-    def kick(self, ids: Iterable[str] | None = None) -> int:
+    def kick(self, ids: Iterable[str] | None = None, known: Iterable[Doc] = ()) -> int:
         """Wake the claim loops (which task can run is the database's to say). None is started here,
         so 0: what the claim loops do comes after."""
         with self._wake:
@@ -163,7 +163,7 @@ class LeaseScheduler(Scheduler):
         with self._lock:
             self._queued += 1  # _run counts it off
         self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
-        self._run(task["id"], cancelled)
+        self._run(task["id"], cancelled, None, task)  # as its claim wrote it: not read again
 
     def _heartbeat_loop(self) -> None:
         while not self._stopping.wait(max(0.2, self.lease_seconds / 3)):

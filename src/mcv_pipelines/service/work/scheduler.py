@@ -45,8 +45,9 @@ class DatabaseAway(TaskFailed):
 
 log = logging.getLogger(__name__)
 
-# A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started.
-_Start = tuple[str, threading.Event, "dict[str, Doc] | None"]
+# A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started,
+# and the task itself as its start wrote it (None: read it).
+_Start = tuple[str, threading.Event, "dict[str, Doc] | None", "Doc | None"]
 _UPLOADS_LOCK = 7231028  # a team-wide advisory lock: one process fails expired upload forms
 
 
@@ -104,7 +105,8 @@ class Scheduler:
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"], job)
         new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
-        return not self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
+        first = [t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())]
+        return not self.kick(first, tasks)
 
     def add_task(self, task: Doc) -> None:
         self.store.save_task(task)
@@ -178,7 +180,7 @@ class Scheduler:
         # the task has ended: a database gone now only delays its dependants (the janitor's round
         # starts them), and must not tell the uploader that its file was refused
         with contextlib.suppress(DatabaseUnavailable):
-            self.kick([task_id])
+            self.kick([task_id], [ended] if ended else [])
         return ended
 
     def queue_depth(self) -> int:
@@ -194,17 +196,19 @@ class Scheduler:
         return count
 
     # scheduling
-    def kick(self, ids: Iterable[str] | None = None) -> int:
+    def kick(self, ids: Iterable[str] | None = None, known: Iterable[Doc] = ()) -> int:
         """Start every waiting task whose inputs have ended; fail those whose inputs failed. How many
         it started or failed.
 
         With ``ids`` (tasks just saved, ended or retried) only those and their waiting dependants are
         looked at, so the cost of an event does not grow with the number of waiting tasks; without,
-        every waiting task is (at start, and on each janitor round as a safety net).
+        every waiting task is (at start, and on each janitor round as a safety net). ``known``: tasks
+        the caller has just stored (ended, say), as stored, which their dependants need not read again.
         """
         if self._stopping.is_set():
             return 0
         moved = 0
+        docs = {t["id"]: t for t in known if t is not None}
         with self._lock:
             if ids is None:
                 while True:  # a start or failure may free others: look again until nothing moves
@@ -216,36 +220,46 @@ class Scheduler:
                         return moved
             todo = list(ids)
             while todo:  # a task failed for its input fails its own dependants in turn
-                outcomes = [(t["id"], self._consider(t)) for t in self.store.waiting_near(todo)]
+                outcomes = [(t["id"], self._consider(t, docs)) for t in self.store.waiting_near(todo)]
                 moved += sum(1 for _, outcome in outcomes if outcome is not None)
                 todo = [task_id for task_id, outcome in outcomes if outcome == "failed"]
+                docs = {}  # those failed since: read as they are now
         return moved
 
-    def _consider(self, task: Doc) -> str | None:
-        """Start ``task`` ("started") or fail it for a failed input ("failed"); None when it waits on."""
+    def _consider(self, task: Doc, known: dict[str, Doc] | None = None) -> str | None:
+        """Start ``task`` ("started") or fail it for a failed input ("failed"); None when it waits on.
+        ``known``: tasks as just stored (``kick``'s), not read again."""
         if task["operation"] == "import/upload" or task["id"] in self._running:
             return None
-        deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
+        known = known or {}
+        deps = [known.get(i) or self.store.get_task(i) for i in task.get("depends_on", {}).values()]
         if any(d is not None and d["status"] not in ENDED for d in deps):
             return None
-        job = self.store.get_job(task["job_id"]) if task.get("job_id") else None
-        ignore = bool(job and job.get("ignore_error"))
-        if any(d is None or d["status"] == "error" for d in deps) and not ignore:
-            self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("waiting",))
-            return "failed"
-        began: list[bool] = []
+        job_id = task.get("job_id")
+        if any(d is None or d["status"] == "error" for d in deps):
+            job = self.store.get_job(job_id) if job_id else None
+            if not (job and job.get("ignore_error")):
+                self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("waiting",))
+                return "failed"
+        began: list[Doc] = []
 
         def begin(t: Doc) -> bool:
             if t["status"] != "waiting":
                 return False
             t.update(status="processing", started_at=now_iso(), message=None)
-            began.append(True)
+            began.append(t)
+            return True
+
+        def job_started(j: Doc) -> bool:
+            if j.get("started_at"):
+                return False  # the job's first task to start wrote it: most starts write no job
+            j["started_at"] = now_iso()
             return True
 
         with self.store.transaction():  # the task and its job's start in one write
             self.store.update_task(task["id"], begin)
-            if began and job and not job.get("started_at"):
-                self.store.update_job(job["id"], lambda j: j.update(started_at=now_iso()) is None)
+            if began and job_id:
+                self.store.update_job(job_id, job_started)  # read under the row lock, not before
         if not began:  # another path ended it meanwhile
             return None
         self._job_touched(task)
@@ -256,28 +270,37 @@ class Scheduler:
         ended_inputs = {d["id"]: d for d in deps if d is not None}  # ended: they no longer change
         collecting: list[_Start] | None = getattr(self._local, "started", None)
         if collecting is not None:  # a pool thread ending a task runs what it started (_run)
-            collecting.append((task["id"], cancelled, ended_inputs))
+            collecting.append((task["id"], cancelled, ended_inputs, began[0]))
         else:
-            self._pool.submit(self._run, task["id"], cancelled, ended_inputs)
+            self._pool.submit(self._run, task["id"], cancelled, ended_inputs, began[0])
         return "started"
 
-    def _run(self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None = None) -> None:
+    def _run(
+        self,
+        task_id: str,
+        cancelled: threading.Event,
+        inputs: dict[str, Doc] | None = None,
+        task: Doc | None = None,
+    ) -> None:
         """Run a task on this pool thread, then the first task its end started (its dependant, say
         an export after a convert) on the same thread: handing it to another worker costs a thread
         wake-up per step of a job, more than a small task's work. ``inputs``: its input tasks as
-        read when it started (ended, so still current), or None to read them."""
-        step: _Start | None = (task_id, cancelled, inputs)
+        read when it started (ended, so still current), or None to read them; ``task``: the task as its
+        start wrote it, or None to read it."""
+        step: _Start | None = (task_id, cancelled, inputs, task)
         while step is not None:
             step = self._run_one(*step)
 
     def _run_one(
-        self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None
+        self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None, started: Doc | None
     ) -> _Start | None:
         with self._lock:
             self._queued -= 1
         finished = False  # this thread ended the task as finished: its files stay, no need to look
+        ended: Doc | None = None
         try:
-            task = self.store.get_task(task_id)
+            # as its start wrote it, unless stopped since (deleted, say): then as stored, if at all
+            task = started if started is not None and not cancelled.is_set() else self.store.get_task(task_id)
             if task is None:
                 return None
             try:
@@ -308,17 +331,17 @@ class Scheduler:
             with contextlib.suppress(DatabaseUnavailable):  # away: the task's next run decides
                 if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
                     discard(self.storage, self.config, task_id)  # deleted or stopped while it ran
-            started = self._kick_collecting(task_id)
-        for extra in started[1:]:
+            following = self._kick_collecting(task_id, ended)
+        for extra in following[1:]:
             self._pool.submit(self._run, *extra)
-        return started[0] if started else None
+        return following[0] if following else None
 
-    def _kick_collecting(self, task_id: str) -> list[_Start]:
-        """``kick([task_id])``, the tasks it starts returned to the caller instead of the pool."""
+    def _kick_collecting(self, task_id: str, ended: Doc | None) -> list[_Start]:
+        """``kick([task_id], ended)``, the tasks it starts returned to the caller instead of the pool."""
         started: list[_Start] = []
         self._local.started = started
         try:
-            self.kick([task_id])
+            self.kick([task_id], [ended] if ended else [])
         finally:
             self._local.started = None
         return started
