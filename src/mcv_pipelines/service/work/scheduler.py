@@ -12,9 +12,10 @@ import contextlib
 import logging
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from mcv_pipelines.service.engines.base import Engine, InputFile
 from mcv_pipelines.service.files.storage import DirectoryStorage, Storage
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 # A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started,
 # and the task itself as its start wrote it (None: read it).
 _Start = tuple[str, threading.Event, "dict[str, Doc] | None", "Doc | None"]
+_T = TypeVar("_T")
 _UPLOADS_LOCK = 7231028  # a team-wide advisory lock: one process fails expired upload forms
 
 
@@ -170,18 +172,65 @@ class Scheduler:
     def complete_upload(self, task_id: str, entry: Doc) -> Doc | None:
         """An import/upload task got its file (already in the store): the task as it ended (None
         when it had ended, or was deleted, meanwhile)."""
+        outcome: Outcome | TaskFailed = Outcome({"files": [entry]})
         try:
             if self.config.sandbox:
                 check_stored_sandbox(self.config, self.storage, task_id, [entry["filename"]])
         except TaskFailed as failure:
-            ended = self._end(task_id, failure, ("waiting",))
-        else:
-            ended = self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
+            outcome = failure
+        return self._end_and_kick(task_id, outcome, ("waiting",))
+
+    def _end_and_kick(
+        self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]
+    ) -> Doc | None:
+        """``_end``, then ``kick`` the task's dependants, in one transaction (``_one_write``): a task's
+        end and its dependant's start are one write, not two. Should that write fail, the end is
+        written alone, as it would have been without the kick."""
+        committed: list[bool] = []
+        try:
+            with self._one_write(committed):
+                ended = self._end(task_id, outcome, allowed)
+                self.kick([task_id], [ended] if ended else [])
+            return ended
+        except Exception:
+            if committed:  # what failed came after: told as ever
+                raise
+            log.warning("task %s: its end and its dependants' start failed as one write", task_id)
+        ended = self._end(task_id, outcome, allowed)
         # the task has ended: a database gone now only delays its dependants (the janitor's round
         # starts them), and must not tell the uploader that its file was refused
         with contextlib.suppress(DatabaseUnavailable):
             self.kick([task_id], [ended] if ended else [])
         return ended
+
+    @contextlib.contextmanager
+    def _one_write(self, committed: list[bool] | None = None) -> Iterator[None]:
+        """One transaction for what runs inside (a task's end, and the start of the dependants it
+        frees); what they tell others and the work they hand on (``_after``) comes once it committed,
+        so nobody hears of a change that could still be rolled back. Nested: joins the outer one.
+        ``committed`` gets True once it committed (an error after that is not the write's)."""
+        if getattr(self._local, "after", None) is not None:
+            yield
+            return
+        after: list[Callable[[], None]] = []
+        self._local.after = after
+        try:
+            with self._lock, self.store.transaction():  # the lock first, as kick takes them
+                yield
+        finally:
+            self._local.after = None
+        if committed is not None:
+            committed.append(True)
+        for action in after:
+            action()
+
+    def _after(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the enclosing ``_one_write`` committed (now, outside one)."""
+        pending: list[Callable[[], None]] | None = getattr(self._local, "after", None)
+        if pending is None:
+            action()
+        else:
+            pending.append(action)
 
     def queue_depth(self) -> int:
         """Tasks that could run now but wait for a worker: handed to the pool and not yet started,
@@ -256,24 +305,32 @@ class Scheduler:
             j["started_at"] = now_iso()
             return True
 
-        with self.store.transaction():  # the task and its job's start in one write
+        with self._one_write():  # the task and its job's start in one write (with the end that freed it)
             self.store.update_task(task["id"], begin)
             if began and job_id:
                 self.store.update_job(job_id, job_started)  # read under the row lock, not before
         if not began:  # another path ended it meanwhile
             return None
-        self._job_touched(task)
         cancelled = threading.Event()
-        self._running[task["id"]] = cancelled
-        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
-        self._queued += 1
         ended_inputs = {d["id"]: d for d in deps if d is not None}  # ended: they no longer change
         collecting: list[_Start] | None = getattr(self._local, "started", None)
-        if collecting is not None:  # a pool thread ending a task runs what it started (_run)
-            collecting.append((task["id"], cancelled, ended_inputs, began[0]))
-        else:
-            self._pool.submit(self._run, task["id"], cancelled, ended_inputs, began[0])
+        self._after(lambda: self._launch(began[0], cancelled, ended_inputs, collecting))
         return "started"
+
+    def _launch(
+        self, task: Doc, cancelled: threading.Event, inputs: dict[str, Doc], collecting: list[_Start] | None
+    ) -> None:
+        """A task's start committed: tell of it, time it, and hand it to a pool thread (to the one
+        whose task's end started it, when ``collecting``)."""
+        with self._lock:
+            self._running[task["id"]] = cancelled
+            self._queued += 1
+        self._job_touched(task)
+        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
+        if collecting is not None:  # a pool thread ending a task runs what it started (_run)
+            collecting.append((task["id"], cancelled, inputs, task))
+        else:
+            self._pool.submit(self._run, task["id"], cancelled, inputs, task)
 
     def _run(
         self,
@@ -297,7 +354,8 @@ class Scheduler:
         with self._lock:
             self._queued -= 1
         finished = False  # this thread ended the task as finished: its files stay, no need to look
-        ended: Doc | None = None
+        kicked = False  # its end kicked its dependants (else: kick them here, whatever happened)
+        following: tuple[object, list[_Start]] = (None, [])
         try:
             # as its start wrote it, unless stopped since (deleted, say): then as stored, if at all
             task = started if started is not None and not cancelled.is_set() else self.store.get_task(task_id)
@@ -324,27 +382,30 @@ class Scheduler:
                     "INTERNAL_ERROR", f"Internal error while running the task ({type(exc).__name__})."
                 )
             if not cancelled.is_set():
-                ended = self._end(task_id, outcome, ("processing",))
-                finished = ended is not None and not isinstance(outcome, TaskFailed)
+                following = self._collecting(lambda: self._end_and_kick(task_id, outcome, ("processing",)))
+                finished = following[0] is not None and not isinstance(outcome, TaskFailed)
+                kicked = True
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
             with contextlib.suppress(DatabaseUnavailable):  # away: the task's next run decides
                 if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
                     discard(self.storage, self.config, task_id)  # deleted or stopped while it ran
-            following = self._kick_collecting(task_id, ended)
-        for extra in following[1:]:
+            if not kicked:
+                following = self._collecting(lambda: self.kick([task_id]))
+        steps = following[1]
+        for extra in steps[1:]:
             self._pool.submit(self._run, *extra)
-        return following[0] if following else None
+        return steps[0] if steps else None
 
-    def _kick_collecting(self, task_id: str, ended: Doc | None) -> list[_Start]:
-        """``kick([task_id], ended)``, the tasks it starts returned to the caller instead of the pool."""
+    def _collecting(self, work: Callable[[], _T]) -> tuple[_T, list[_Start]]:
+        """``work``'s result, and the tasks its kicks started, returned to the caller instead of
+        handed to the pool."""
         started: list[_Start] = []
         self._local.started = started
         try:
-            self.kick([task_id], [ended] if ended else [])
+            return work(), started
         finally:
             self._local.started = None
-        return started
 
     def _inputs(self, task: Doc, known: dict[str, Doc] | None = None) -> list[InputFile]:
         files: list[InputFile] = []
@@ -389,20 +450,24 @@ class Scheduler:
             return True
 
         moved: Doc | None = None
-        with self.store.transaction():
+        with self._one_write():
             self.store.update_task(task_id, change)
             if ended and not isinstance(outcome, TaskFailed) and outcome.credits:
                 self.store.add_credits(ended[0]["user_id"], -outcome.credits)
             if ended:
                 moved = self._recompute_job(ended[0].get("job_id"))
+            self._after(lambda: self._ended(task_id, ended[0] if ended else None, moved, outcome))
+        return ended[0] if ended else None
+
+    def _ended(self, task_id: str, ended: Doc | None, job: Doc | None, outcome: Outcome | TaskFailed) -> None:
+        """A task's end committed: stop its clock and tell of it (and of its job's new status)."""
         self._stop_running(task_id)
-        if not ended:
-            return None
-        self.changes.publish(ended_change(ended[0]))
-        self._publish_job(moved)
+        if ended is None:
+            return
+        self.changes.publish(ended_change(ended))
+        self._publish_job(job)
         if isinstance(outcome, TaskFailed):
             discard(self.storage, self.config, task_id)
-        return ended[0]
 
     def _job_touched(self, task: Doc) -> None:
         """A task of a job started or was retried: the job, still processing, changed (the console's
