@@ -107,8 +107,12 @@ class LeaseScheduler(Scheduler):
         return 0
 
     def _wake_claimers(self, change: Change) -> None:
-        """Any change may have made a task claimable."""
-        self.kick()
+        """A change that may have made a task claimable: a task saved waiting (readied, when its
+        inputs had ended), one that ended (its dependants readied in the same transaction), anything
+        deleted. A task or job now ``processing`` (a claim, a task's percent) readies nothing: waking
+        every claim loop of every worker for it cost a claim's transaction each, several per task."""
+        if change.status != "processing":
+            self.kick()
 
     def queue_depth(self) -> int:
         rows = self.store.db.read("SELECT COUNT(*) FROM tasks WHERE status = 'waiting' AND ready = 1")

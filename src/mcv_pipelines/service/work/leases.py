@@ -159,9 +159,9 @@ def _end_one(
         inputs = list(dependant.get("depends_on", {}).values())
         if task_id not in inputs or dependant["operation"] == "import/upload":
             continue
-        if not store.inputs_ended(tx, dependant):
-            continue
         statuses = [tx.one("SELECT status FROM tasks WHERE id = ?", (i,)) for i in inputs]
+        if any(s is not None and s[0] not in ENDED for s in statuses):
+            continue  # an input still to end (as ``Store.inputs_ended``, from the same one read)
         job = jobs.get(dependant.get("job_id") or "")
         ignore = bool(job and job.get("ignore_error"))
         if any(s is None or s[0] == "error" for s in statuses) and not ignore:
