@@ -12,7 +12,7 @@ import contextlib
 import logging
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
@@ -23,15 +23,16 @@ from mcv_pipelines.service.state.changes import Change, ChangeFeed
 from mcv_pipelines.service.state.config import ServiceConfig
 from mcv_pipelines.service.state.database import DatabaseUnavailable
 from mcv_pipelines.service.state.store import Doc, Store, now_iso
-from mcv_pipelines.service.state.tasks import ENDED, TaskFailed, input_names, new_id
+from mcv_pipelines.service.state.tasks import ENDED, TaskFailed, input_names, retry_task
 from mcv_pipelines.service.work.deadlines import Deadlines
 from mcv_pipelines.service.work.disk_full import disk_full
 from mcv_pipelines.service.work.instore import run_in_store
-from mcv_pipelines.service.work.leases import job_status
-from mcv_pipelines.service.work.operations import Outcome, execute, record_end
+from mcv_pipelines.service.work.one_write import OneWrite
+from mcv_pipelines.service.work.operations import Outcome, execute
 from mcv_pipelines.service.work.progress import TaskProgress
 from mcv_pipelines.service.work.retention import Retention
-from mcv_pipelines.service.work.task_events import JobEvents, ended_change
+from mcv_pipelines.service.work.task_end import TaskEnding
+from mcv_pipelines.service.work.task_events import JobEvents
 from mcv_pipelines.service.work.taskfiles import check_stored_sandbox, discard, fetch_input, publish
 
 __all__ = ["DatabaseAway", "JobEvents", "Scheduler"]
@@ -53,7 +54,7 @@ _T = TypeVar("_T")
 _UPLOADS_LOCK = 7231028  # a team-wide advisory lock: one process fails expired upload forms
 
 
-class Scheduler:
+class Scheduler(TaskEnding):
     def __init__(
         self,
         config: ServiceConfig,
@@ -74,6 +75,7 @@ class Scheduler:
         self._running: dict[str, threading.Event] = {}
         self._queued = 0  # submitted to the pool, waiting for a free worker thread
         self._local = threading.local()  # .started: tasks a pool thread's kick started, for it to run
+        self._one_write = OneWrite(self._lock, store)  # an end and the starts it frees: one write
         self._deadlines = Deadlines(self._timed_out)  # task timeouts, all on one thread
         self._stopping = threading.Event()
         self.retention = Retention(store, self.storage, config, after_batch=self._swept)
@@ -123,24 +125,7 @@ class Scheduler:
         source = self.store.get_task(task_id)
         if source is None:
             return None
-        task = {
-            **source,
-            "id": new_id(),
-            "status": "waiting",
-            "message": None,
-            "code": None,
-            "credits": None,
-            "percent": 0,
-            "created_at": now_iso(),
-            "started_at": None,
-            "ended_at": None,
-            "result": None,
-            "engine": None,
-            "engine_version": None,
-            "retry_of_task_id": source["id"],
-        }
-        if task["operation"] == "import/upload":
-            task["message"] = "Waiting for upload"
+        task = retry_task(source)
         self.store.save_task(task)
         self._job_changed(task.get("job_id"))
         self._job_touched(task)
@@ -202,35 +187,6 @@ class Scheduler:
         with contextlib.suppress(DatabaseUnavailable):
             self.kick([task_id], [ended] if ended else [])
         return ended
-
-    @contextlib.contextmanager
-    def _one_write(self, committed: list[bool] | None = None) -> Iterator[None]:
-        """One transaction for what runs inside (a task's end, and the start of the dependants it
-        frees); what they tell others and the work they hand on (``_after``) comes once it committed,
-        so nobody hears of a change that could still be rolled back. Nested: joins the outer one.
-        ``committed`` gets True once it committed (an error after that is not the write's)."""
-        if getattr(self._local, "after", None) is not None:
-            yield
-            return
-        after: list[Callable[[], None]] = []
-        self._local.after = after
-        try:
-            with self._lock, self.store.transaction():  # the lock first, as kick takes them
-                yield
-        finally:
-            self._local.after = None
-        if committed is not None:
-            committed.append(True)
-        for action in after:
-            action()
-
-    def _after(self, action: Callable[[], None]) -> None:
-        """Run ``action`` once the enclosing ``_one_write`` committed (now, outside one)."""
-        pending: list[Callable[[], None]] | None = getattr(self._local, "after", None)
-        if pending is None:
-            action()
-        else:
-            pending.append(action)
 
     def queue_depth(self) -> int:
         """Tasks that could run now but wait for a worker: handed to the pool and not yet started,
@@ -314,7 +270,7 @@ class Scheduler:
         cancelled = threading.Event()
         ended_inputs = {d["id"]: d for d in deps if d is not None}  # ended: they no longer change
         collecting: list[_Start] | None = getattr(self._local, "started", None)
-        self._after(lambda: self._launch(began[0], cancelled, ended_inputs, collecting))
+        self._one_write.after(lambda: self._launch(began[0], cancelled, ended_inputs, collecting))
         return "started"
 
     def _launch(
@@ -426,86 +382,6 @@ class Scheduler:
         failure = TaskFailed("TIMEOUT", f"The task was cancelled after its timeout of {timeout:g} seconds.")
         self._end(task_id, failure, ("processing",))
         self.kick([task_id])
-
-    def _stop_running(self, task_id: str) -> None:
-        self._deadlines.cancel(task_id)
-        with self._lock:
-            event = self._running.pop(task_id, None)
-        if event is not None:
-            event.set()
-
-    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
-        """End a task (once): finished with an outcome, or error with a failure. The task as this call
-        ended it (None: it had ended, or was deleted, meanwhile).
-
-        The task, the user's credits and the job's status are written in one transaction, and only
-        then published: whoever wakes on the task's end reads a job that already shows it."""
-        ended: list[Doc] = []
-
-        def change(t: Doc) -> bool:
-            if t["status"] not in allowed:
-                return False
-            record_end(t, outcome)
-            ended.append(t)
-            return True
-
-        moved: Doc | None = None
-        with self._one_write():
-            self.store.update_task(task_id, change)
-            if ended and not isinstance(outcome, TaskFailed) and outcome.credits:
-                self.store.add_credits(ended[0]["user_id"], -outcome.credits)
-            if ended:
-                moved = self._recompute_job(ended[0].get("job_id"))
-            self._after(lambda: self._ended(task_id, ended[0] if ended else None, moved, outcome))
-        return ended[0] if ended else None
-
-    def _ended(self, task_id: str, ended: Doc | None, job: Doc | None, outcome: Outcome | TaskFailed) -> None:
-        """A task's end committed: stop its clock and tell of it (and of its job's new status)."""
-        self._stop_running(task_id)
-        if ended is None:
-            return
-        self.changes.publish(ended_change(ended))
-        self._publish_job(job)
-        if isinstance(outcome, TaskFailed):
-            discard(self.storage, self.config, task_id)
-
-    def _job_touched(self, task: Doc) -> None:
-        """A task of a job started or was retried: the job, still processing, changed (the console's
-        live view re-reads it). A job change, so the task log and metrics, which count task ends,
-        are unaffected."""
-        if task.get("job_id"):
-            self.changes.publish(Change("job", task["job_id"], "processing", user_id=task.get("user_id")))
-
-    def _job_changed(self, job_id: str | None) -> None:
-        self._publish_job(self._recompute_job(job_id))
-
-    def _recompute_job(self, job_id: str | None) -> Doc | None:
-        """Recompute the job's status from its tasks, reading them and writing the job in one
-        transaction (the caller's, when in one): two tasks ending at once must not leave a stale
-        status behind. The job when its status moved, for ``_publish_job`` once committed."""
-        if not job_id:
-            return None
-        moved: list[Doc] = []
-
-        def change(job: Doc) -> bool:
-            before = job["status"], job.get("ended_at")
-            if not job_status(job, self.store.job_counts(tx, job_id)):  # under the job's row lock
-                return False
-            if job["status"] != before[0]:
-                moved.append(job)
-            return (job["status"], job.get("ended_at")) != before  # unchanged: no write (most ends)
-
-        with self.store.transaction() as tx:
-            self.store.update_job(job_id, change)
-        return moved[0] if moved else None
-
-    def _publish_job(self, job: Doc | None) -> None:
-        """Tell of a job's new status (the console's live view), and send its webhook event once it ended."""
-        if job is None:
-            return
-        self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
-        if job["status"] in ENDED:
-            self._emit("job.failed" if job["status"] == "error" else "job.finished", job["id"], job)
 
     def _janitor_loop(self) -> None:
         while not self._stopping.wait(self.config.janitor_interval):
