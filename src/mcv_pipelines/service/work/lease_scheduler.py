@@ -218,6 +218,15 @@ class LeaseScheduler(Scheduler):
             self._emit("job.failed" if status == "error" else "job.finished", job_id)
         return next((task for task in ended.tasks if task["id"] == task_id), None)
 
+    def _end_and_kick(
+        self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]
+    ) -> Doc | None:
+        """``end_task`` readies the dependants in its own transaction, retried alone when the database
+        drops it, and tells only after its commit: no outer write to join, just the claim loops to wake."""
+        ended = self._end(task_id, outcome, allowed)
+        self.kick()
+        return ended
+
     def _hand_back(self, task_id: str, reason: str) -> None:
         """Give a task this worker could not finish for a transient fault back to the queue."""
         log.warning("task %s handed back to the queue: %s", task_id, reason)
