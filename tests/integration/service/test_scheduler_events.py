@@ -18,6 +18,7 @@ from service_helpers import TextEngine, task_named, wait_job
 
 from mcv_pipelines.service.server import LocalService
 from mcv_pipelines.service.state.changes import Change
+from mcv_pipelines.service.state.store import JobCounts
 from mcv_pipelines.service.state.tasks import ENDED
 from mcv_pipelines.service.work.leases import job_status
 
@@ -89,7 +90,7 @@ def test_a_waiter_wakes_to_the_ended_job_never_a_stale_one(
         job = store.get_job(change.job_id)
         assert job is not None
         expected = copy.deepcopy(job)
-        job_status(expected, store.job_tasks(change.job_id))
+        job_status(expected, JobCounts.of(store.job_tasks(change.job_id)))
         if expected["status"] != job["status"]:
             stale.append(
                 f"task {change.id} ended: the job says {job['status']}, its tasks {expected['status']}"

@@ -81,6 +81,8 @@ def _queries(store: Store, user: int) -> Seen:
             store.list_tasks(user, filters, 101, 0, below=below)
     store.list_jobs(user, None, None, 101, 200)  # a page number without a bound: offset, still by index
     store.job_tasks("job-4")
+    with store.transaction() as tx:
+        store.job_counts(tx, "job-4")  # at every task's end
     store.retry_tasks("task-4-0")
     with pytest.raises(_Rollback):
         _sweep_and_roll_back(store)

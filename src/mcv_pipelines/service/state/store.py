@@ -18,13 +18,13 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcv_pipelines.service.state import jsontext
 from mcv_pipelines.service.state.accounts import AccountStore, Doc, hash_key, now_iso
 from mcv_pipelines.service.state.database import Database, Tx
 
-__all__ = ["Doc", "Store", "hash_key", "notice", "now_iso", "parse_iso"]
+__all__ = ["Doc", "JobCounts", "Store", "hash_key", "notice", "now_iso", "parse_iso"]
 
 _ENDED = ("finished", "error")
 PROCESS = f"{os.uname().nodename}:{os.getpid()}"  # names this process in notices and leases
@@ -46,6 +46,22 @@ def notice(kind: str, doc: Doc) -> str:
             "from": PROCESS,
         }
     )
+
+
+class JobCounts(NamedTuple):
+    """What a job's status follows: its tasks, a retried task left out (its retry stands in for it);
+    those of them not ended yet, and those that failed."""
+
+    total: int
+    open: int
+    failed: int
+
+    @classmethod
+    def of(cls, tasks: list[Doc]) -> JobCounts:
+        """The counts of a job's tasks as read whole (``Store.job_counts`` asks the database)."""
+        retried = {t["retry_of_task_id"] for t in tasks if t.get("retry_of_task_id")}
+        live = [t["status"] for t in tasks if t["id"] not in retried]
+        return cls(len(live), sum(s not in _ENDED for s in live), live.count("error"))
 
 
 class Store(AccountStore):
@@ -201,6 +217,18 @@ class Store(AccountStore):
     def job_tasks(self, job_id: str) -> list[Doc]:
         rows = self._read("SELECT doc FROM tasks WHERE job_id = ? ORDER BY seq", (job_id,))
         return [_load(row[0]) for row in rows]
+
+    def job_counts(self, tx: Tx, job_id: str) -> JobCounts:
+        """The job's ``JobCounts``, in one aggregate read off the job's and the retries' indexes: a
+        task's end asks for them, and reading every task of a large job at each end would cost what
+        the job holds."""
+        row = tx.one(
+            "SELECT COUNT(*), COALESCE(SUM(CASE WHEN t.status IN (?, ?) THEN 0 ELSE 1 END), 0),"
+            " COALESCE(SUM(CASE WHEN t.status = ? THEN 1 ELSE 0 END), 0) FROM tasks t WHERE t.job_id = ?"
+            " AND NOT EXISTS (SELECT 1 FROM tasks r WHERE r.retry_of = t.id AND r.job_id = t.job_id)",
+            (*_ENDED, "error", job_id),
+        )
+        return JobCounts(*(int(value) for value in row)) if row else JobCounts(0, 0, 0)
 
     def tasks_with_status(self, *statuses: str) -> list[Doc]:
         marks = ",".join("?" * len(statuses))

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcv_pipelines.service.state.store import Doc, now_iso
 
-__all__ = ["ENDED", "TaskFailed", "input_names", "new_id", "new_task"]
+__all__ = ["ENDED", "TaskFailed", "input_names", "new_id", "new_task", "retry_task"]
 
 ENDED = frozenset({"finished", "error"})
 
@@ -82,3 +82,26 @@ def new_task(
         "result": None,
         "payload": payload,
     }
+
+
+def retry_task(source: Doc) -> Doc:
+    """A new waiting task doing what ``source`` did, its retry (``retry_of_task_id``)."""
+    task = {
+        **source,
+        "id": new_id(),
+        "status": "waiting",
+        "message": None,
+        "code": None,
+        "credits": None,
+        "percent": 0,
+        "created_at": now_iso(),
+        "started_at": None,
+        "ended_at": None,
+        "result": None,
+        "engine": None,
+        "engine_version": None,
+        "retry_of_task_id": source["id"],
+    }
+    if task["operation"] == "import/upload":
+        task["message"] = "Waiting for upload"
+    return task

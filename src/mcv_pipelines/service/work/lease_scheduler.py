@@ -98,7 +98,7 @@ class LeaseScheduler(Scheduler):
             except DatabaseUnavailable:
                 pass
 
-    def kick(self, ids: Iterable[str] | None = None) -> int:
+    def kick(self, ids: Iterable[str] | None = None, known: Iterable[Doc] = ()) -> int:
         """Wake the claim loops (which task can run is the database's to say). None is started here,
         so 0: what the claim loops do comes after."""
         with self._wake:
@@ -107,8 +107,12 @@ class LeaseScheduler(Scheduler):
         return 0
 
     def _wake_claimers(self, change: Change) -> None:
-        """Any change may have made a task claimable."""
-        self.kick()
+        """A change that may have made a task claimable: a task saved waiting (readied, when its
+        inputs had ended), one that ended (its dependants readied in the same transaction), anything
+        deleted. A task or job now ``processing`` (a claim, a task's percent) readies nothing: waking
+        every claim loop of every worker for it cost a claim's transaction each, several per task."""
+        if change.status != "processing":
+            self.kick()
 
     def queue_depth(self) -> int:
         rows = self.store.db.read("SELECT COUNT(*) FROM tasks WHERE status = 'waiting' AND ready = 1")
@@ -163,7 +167,7 @@ class LeaseScheduler(Scheduler):
         with self._lock:
             self._queued += 1  # _run counts it off
         self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
-        self._run(task["id"], cancelled)
+        self._run(task["id"], cancelled, None, task)  # as its claim wrote it: not read again
 
     def _heartbeat_loop(self) -> None:
         while not self._stopping.wait(max(0.2, self.lease_seconds / 3)):
@@ -213,6 +217,15 @@ class LeaseScheduler(Scheduler):
             self.changes.publish(Change("job", job_id, status, user_id=job.get("user_id") if job else None))
             self._emit("job.failed" if status == "error" else "job.finished", job_id)
         return next((task for task in ended.tasks if task["id"] == task_id), None)
+
+    def _end_and_kick(
+        self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]
+    ) -> Doc | None:
+        """``end_task`` readies the dependants in its own transaction, retried alone when the database
+        drops it, and tells only after its commit: no outer write to join, just the claim loops to wake."""
+        ended = self._end(task_id, outcome, allowed)
+        self.kick()
+        return ended
 
     def _hand_back(self, task_id: str, reason: str) -> None:
         """Give a task this worker could not finish for a transient fault back to the queue."""

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 
 from mcv_pipelines.service.state.database import Tx
-from mcv_pipelines.service.state.store import Doc, Store, now_iso
+from mcv_pipelines.service.state.store import Doc, JobCounts, Store, now_iso
 from mcv_pipelines.service.state.tasks import ENDED, TaskFailed
 from mcv_pipelines.service.work.operations import Outcome, record_end
 
@@ -42,15 +42,14 @@ class Ended:
     jobs: list[tuple[str, str]] = field(default_factory=list)  # (job id, new status) that ended now
 
 
-def job_status(job: Doc, tasks: list[Doc]) -> bool:
-    """Recompute ``job``'s status from its tasks (a retry stands in for its source); False when it
-    has no tasks left (it keeps its last state until the janitor removes it)."""
-    retried = {t["retry_of_task_id"] for t in tasks if t.get("retry_of_task_id")}
-    tasks = [t for t in tasks if t["id"] not in retried]
-    if not tasks:
+def job_status(job: Doc, counts: JobCounts) -> bool:
+    """Recompute ``job``'s status from its tasks' counts (``Store.job_counts``, a retry standing in
+    for its source); False when it has no tasks left (it keeps its last state until the janitor
+    removes it)."""
+    if not counts.total:
         return False
-    if all(t["status"] in ENDED for t in tasks):
-        failed = any(t["status"] == "error" for t in tasks) and not job.get("ignore_error")
+    if not counts.open:
+        failed = counts.failed > 0 and not job.get("ignore_error")
         job["status"] = "error" if failed else "finished"
         job["ended_at"] = job.get("ended_at") or now_iso()
     else:
@@ -117,8 +116,7 @@ def end_task(
         for jid in touched:
             job = jobs[jid]
             before = job["status"]
-            rows = tx.execute("SELECT doc FROM tasks WHERE job_id = ? ORDER BY seq", (jid,))
-            if job_status(job, [_doc(r[0]) for r in rows]):
+            if job_status(job, store.job_counts(tx, jid)):
                 store._save_job(tx, job)
                 if job["status"] != before and job["status"] in ENDED:
                     ended.jobs.append((jid, job["status"]))
@@ -161,9 +159,9 @@ def _end_one(
         inputs = list(dependant.get("depends_on", {}).values())
         if task_id not in inputs or dependant["operation"] == "import/upload":
             continue
-        if not store.inputs_ended(tx, dependant):
-            continue
         statuses = [tx.one("SELECT status FROM tasks WHERE id = ?", (i,)) for i in inputs]
+        if any(s is not None and s[0] not in ENDED for s in statuses):
+            continue  # an input still to end (as ``Store.inputs_ended``, from the same one read)
         job = jobs.get(dependant.get("job_id") or "")
         ignore = bool(job and job.get("ignore_error"))
         if any(s is None or s[0] == "error" for s in statuses) and not ignore:

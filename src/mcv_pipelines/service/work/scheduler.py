@@ -12,9 +12,10 @@ import contextlib
 import logging
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from mcv_pipelines.service.engines.base import Engine, InputFile
 from mcv_pipelines.service.files.storage import DirectoryStorage, Storage
@@ -22,15 +23,16 @@ from mcv_pipelines.service.state.changes import Change, ChangeFeed
 from mcv_pipelines.service.state.config import ServiceConfig
 from mcv_pipelines.service.state.database import DatabaseUnavailable
 from mcv_pipelines.service.state.store import Doc, Store, now_iso
-from mcv_pipelines.service.state.tasks import ENDED, TaskFailed, input_names, new_id
+from mcv_pipelines.service.state.tasks import ENDED, TaskFailed, input_names, retry_task
 from mcv_pipelines.service.work.deadlines import Deadlines
 from mcv_pipelines.service.work.disk_full import disk_full
 from mcv_pipelines.service.work.instore import run_in_store
-from mcv_pipelines.service.work.leases import job_status
-from mcv_pipelines.service.work.operations import Outcome, execute, record_end
+from mcv_pipelines.service.work.one_write import OneWrite
+from mcv_pipelines.service.work.operations import Outcome, execute
 from mcv_pipelines.service.work.progress import TaskProgress
 from mcv_pipelines.service.work.retention import Retention
-from mcv_pipelines.service.work.task_events import JobEvents, ended_change
+from mcv_pipelines.service.work.task_end import TaskEnding
+from mcv_pipelines.service.work.task_events import JobEvents
 from mcv_pipelines.service.work.taskfiles import check_stored_sandbox, discard, fetch_input, publish
 
 __all__ = ["DatabaseAway", "JobEvents", "Scheduler"]
@@ -45,12 +47,14 @@ class DatabaseAway(TaskFailed):
 
 log = logging.getLogger(__name__)
 
-# A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started.
-_Start = tuple[str, threading.Event, "dict[str, Doc] | None"]
+# A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started,
+# and the task itself as its start wrote it (None: read it).
+_Start = tuple[str, threading.Event, "dict[str, Doc] | None", "Doc | None"]
+_T = TypeVar("_T")
 _UPLOADS_LOCK = 7231028  # a team-wide advisory lock: one process fails expired upload forms
 
 
-class Scheduler:
+class Scheduler(TaskEnding):
     def __init__(
         self,
         config: ServiceConfig,
@@ -71,6 +75,7 @@ class Scheduler:
         self._running: dict[str, threading.Event] = {}
         self._queued = 0  # submitted to the pool, waiting for a free worker thread
         self._local = threading.local()  # .started: tasks a pool thread's kick started, for it to run
+        self._one_write = OneWrite(self._lock, store)  # an end and the starts it frees: one write
         self._deadlines = Deadlines(self._timed_out)  # task timeouts, all on one thread
         self._stopping = threading.Event()
         self.retention = Retention(store, self.storage, config, after_batch=self._swept)
@@ -104,7 +109,8 @@ class Scheduler:
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"], job)
         new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
-        return not self.kick([t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())])
+        first = [t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())]
+        return not self.kick(first, tasks)
 
     def add_task(self, task: Doc) -> None:
         self.store.save_task(task)
@@ -119,24 +125,7 @@ class Scheduler:
         source = self.store.get_task(task_id)
         if source is None:
             return None
-        task = {
-            **source,
-            "id": new_id(),
-            "status": "waiting",
-            "message": None,
-            "code": None,
-            "credits": None,
-            "percent": 0,
-            "created_at": now_iso(),
-            "started_at": None,
-            "ended_at": None,
-            "result": None,
-            "engine": None,
-            "engine_version": None,
-            "retry_of_task_id": source["id"],
-        }
-        if task["operation"] == "import/upload":
-            task["message"] = "Waiting for upload"
+        task = retry_task(source)
         self.store.save_task(task)
         self._job_changed(task.get("job_id"))
         self._job_touched(task)
@@ -168,17 +157,35 @@ class Scheduler:
     def complete_upload(self, task_id: str, entry: Doc) -> Doc | None:
         """An import/upload task got its file (already in the store): the task as it ended (None
         when it had ended, or was deleted, meanwhile)."""
+        outcome: Outcome | TaskFailed = Outcome({"files": [entry]})
         try:
             if self.config.sandbox:
                 check_stored_sandbox(self.config, self.storage, task_id, [entry["filename"]])
         except TaskFailed as failure:
-            ended = self._end(task_id, failure, ("waiting",))
-        else:
-            ended = self._end(task_id, Outcome({"files": [entry]}), ("waiting",))
+            outcome = failure
+        return self._end_and_kick(task_id, outcome, ("waiting",))
+
+    def _end_and_kick(
+        self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]
+    ) -> Doc | None:
+        """``_end``, then ``kick`` the task's dependants, in one transaction (``_one_write``): a task's
+        end and its dependant's start are one write, not two. Should that write fail, the end is
+        written alone, as it would have been without the kick."""
+        committed: list[bool] = []
+        try:
+            with self._one_write(committed):
+                ended = self._end(task_id, outcome, allowed)
+                self.kick([task_id], [ended] if ended else [])
+            return ended
+        except Exception:
+            if committed:  # what failed came after: told as ever
+                raise
+            log.warning("task %s: its end and its dependants' start failed as one write", task_id)
+        ended = self._end(task_id, outcome, allowed)
         # the task has ended: a database gone now only delays its dependants (the janitor's round
         # starts them), and must not tell the uploader that its file was refused
         with contextlib.suppress(DatabaseUnavailable):
-            self.kick([task_id])
+            self.kick([task_id], [ended] if ended else [])
         return ended
 
     def queue_depth(self) -> int:
@@ -194,17 +201,19 @@ class Scheduler:
         return count
 
     # scheduling
-    def kick(self, ids: Iterable[str] | None = None) -> int:
+    def kick(self, ids: Iterable[str] | None = None, known: Iterable[Doc] = ()) -> int:
         """Start every waiting task whose inputs have ended; fail those whose inputs failed. How many
         it started or failed.
 
         With ``ids`` (tasks just saved, ended or retried) only those and their waiting dependants are
         looked at, so the cost of an event does not grow with the number of waiting tasks; without,
-        every waiting task is (at start, and on each janitor round as a safety net).
+        every waiting task is (at start, and on each janitor round as a safety net). ``known``: tasks
+        the caller has just stored (ended, say), as stored, which their dependants need not read again.
         """
         if self._stopping.is_set():
             return 0
         moved = 0
+        docs = {t["id"]: t for t in known if t is not None}
         with self._lock:
             if ids is None:
                 while True:  # a start or failure may free others: look again until nothing moves
@@ -216,68 +225,96 @@ class Scheduler:
                         return moved
             todo = list(ids)
             while todo:  # a task failed for its input fails its own dependants in turn
-                outcomes = [(t["id"], self._consider(t)) for t in self.store.waiting_near(todo)]
+                outcomes = [(t["id"], self._consider(t, docs)) for t in self.store.waiting_near(todo)]
                 moved += sum(1 for _, outcome in outcomes if outcome is not None)
                 todo = [task_id for task_id, outcome in outcomes if outcome == "failed"]
+                docs = {}  # those failed since: read as they are now
         return moved
 
-    def _consider(self, task: Doc) -> str | None:
-        """Start ``task`` ("started") or fail it for a failed input ("failed"); None when it waits on."""
+    def _consider(self, task: Doc, known: dict[str, Doc] | None = None) -> str | None:
+        """Start ``task`` ("started") or fail it for a failed input ("failed"); None when it waits on.
+        ``known``: tasks as just stored (``kick``'s), not read again."""
         if task["operation"] == "import/upload" or task["id"] in self._running:
             return None
-        deps = [self.store.get_task(i) for i in task.get("depends_on", {}).values()]
+        known = known or {}
+        deps = [known.get(i) or self.store.get_task(i) for i in task.get("depends_on", {}).values()]
         if any(d is not None and d["status"] not in ENDED for d in deps):
             return None
-        job = self.store.get_job(task["job_id"]) if task.get("job_id") else None
-        ignore = bool(job and job.get("ignore_error"))
-        if any(d is None or d["status"] == "error" for d in deps) and not ignore:
-            self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("waiting",))
-            return "failed"
-        began: list[bool] = []
+        job_id = task.get("job_id")
+        if any(d is None or d["status"] == "error" for d in deps):
+            job = self.store.get_job(job_id) if job_id else None
+            if not (job and job.get("ignore_error")):
+                self._end(task["id"], TaskFailed("INPUT_TASK_FAILED", "Input task has failed"), ("waiting",))
+                return "failed"
+        began: list[Doc] = []
 
         def begin(t: Doc) -> bool:
             if t["status"] != "waiting":
                 return False
             t.update(status="processing", started_at=now_iso(), message=None)
-            began.append(True)
+            began.append(t)
             return True
 
-        with self.store.transaction():  # the task and its job's start in one write
+        def job_started(j: Doc) -> bool:
+            if j.get("started_at"):
+                return False  # the job's first task to start wrote it: most starts write no job
+            j["started_at"] = now_iso()
+            return True
+
+        with self._one_write():  # the task and its job's start in one write (with the end that freed it)
             self.store.update_task(task["id"], begin)
-            if began and job and not job.get("started_at"):
-                self.store.update_job(job["id"], lambda j: j.update(started_at=now_iso()) is None)
+            if began and job_id:
+                self.store.update_job(job_id, job_started)  # read under the row lock, not before
         if not began:  # another path ended it meanwhile
             return None
-        self._job_touched(task)
         cancelled = threading.Event()
-        self._running[task["id"]] = cancelled
-        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
-        self._queued += 1
         ended_inputs = {d["id"]: d for d in deps if d is not None}  # ended: they no longer change
         collecting: list[_Start] | None = getattr(self._local, "started", None)
-        if collecting is not None:  # a pool thread ending a task runs what it started (_run)
-            collecting.append((task["id"], cancelled, ended_inputs))
-        else:
-            self._pool.submit(self._run, task["id"], cancelled, ended_inputs)
+        self._one_write.after(lambda: self._launch(began[0], cancelled, ended_inputs, collecting))
         return "started"
 
-    def _run(self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None = None) -> None:
+    def _launch(
+        self, task: Doc, cancelled: threading.Event, inputs: dict[str, Doc], collecting: list[_Start] | None
+    ) -> None:
+        """A task's start committed: tell of it, time it, and hand it to a pool thread (to the one
+        whose task's end started it, when ``collecting``)."""
+        with self._lock:
+            self._running[task["id"]] = cancelled
+            self._queued += 1
+        self._job_touched(task)
+        self._deadlines.add(task["id"], float(task["payload"].get("timeout") or self.config.default_timeout))
+        if collecting is not None:  # a pool thread ending a task runs what it started (_run)
+            collecting.append((task["id"], cancelled, inputs, task))
+        else:
+            self._pool.submit(self._run, task["id"], cancelled, inputs, task)
+
+    def _run(
+        self,
+        task_id: str,
+        cancelled: threading.Event,
+        inputs: dict[str, Doc] | None = None,
+        task: Doc | None = None,
+    ) -> None:
         """Run a task on this pool thread, then the first task its end started (its dependant, say
         an export after a convert) on the same thread: handing it to another worker costs a thread
         wake-up per step of a job, more than a small task's work. ``inputs``: its input tasks as
-        read when it started (ended, so still current), or None to read them."""
-        step: _Start | None = (task_id, cancelled, inputs)
+        read when it started (ended, so still current), or None to read them; ``task``: the task as its
+        start wrote it, or None to read it."""
+        step: _Start | None = (task_id, cancelled, inputs, task)
         while step is not None:
             step = self._run_one(*step)
 
     def _run_one(
-        self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None
+        self, task_id: str, cancelled: threading.Event, inputs: dict[str, Doc] | None, started: Doc | None
     ) -> _Start | None:
         with self._lock:
             self._queued -= 1
         finished = False  # this thread ended the task as finished: its files stay, no need to look
+        kicked = False  # its end kicked its dependants (else: kick them here, whatever happened)
+        following: tuple[object, list[_Start]] = (None, [])
         try:
-            task = self.store.get_task(task_id)
+            # as its start wrote it, unless stopped since (deleted, say): then as stored, if at all
+            task = started if started is not None and not cancelled.is_set() else self.store.get_task(task_id)
             if task is None:
                 return None
             try:
@@ -301,27 +338,30 @@ class Scheduler:
                     "INTERNAL_ERROR", f"Internal error while running the task ({type(exc).__name__})."
                 )
             if not cancelled.is_set():
-                ended = self._end(task_id, outcome, ("processing",))
-                finished = ended is not None and not isinstance(outcome, TaskFailed)
+                following = self._collecting(lambda: self._end_and_kick(task_id, outcome, ("processing",)))
+                finished = following[0] is not None and not isinstance(outcome, TaskFailed)
+                kicked = True
         finally:
             shutil.rmtree(self.config.work_dir(task_id), ignore_errors=True)
             with contextlib.suppress(DatabaseUnavailable):  # away: the task's next run decides
                 if not finished and (self.store.get_task(task_id) or {}).get("status", "error") == "error":
                     discard(self.storage, self.config, task_id)  # deleted or stopped while it ran
-            started = self._kick_collecting(task_id)
-        for extra in started[1:]:
+            if not kicked:
+                following = self._collecting(lambda: self.kick([task_id]))
+        steps = following[1]
+        for extra in steps[1:]:
             self._pool.submit(self._run, *extra)
-        return started[0] if started else None
+        return steps[0] if steps else None
 
-    def _kick_collecting(self, task_id: str) -> list[_Start]:
-        """``kick([task_id])``, the tasks it starts returned to the caller instead of the pool."""
+    def _collecting(self, work: Callable[[], _T]) -> tuple[_T, list[_Start]]:
+        """``work``'s result, and the tasks its kicks started, returned to the caller instead of
+        handed to the pool."""
         started: list[_Start] = []
         self._local.started = started
         try:
-            self.kick([task_id])
+            return work(), started
         finally:
             self._local.started = None
-        return started
 
     def _inputs(self, task: Doc, known: dict[str, Doc] | None = None) -> list[InputFile]:
         files: list[InputFile] = []
@@ -342,81 +382,6 @@ class Scheduler:
         failure = TaskFailed("TIMEOUT", f"The task was cancelled after its timeout of {timeout:g} seconds.")
         self._end(task_id, failure, ("processing",))
         self.kick([task_id])
-
-    def _stop_running(self, task_id: str) -> None:
-        self._deadlines.cancel(task_id)
-        with self._lock:
-            event = self._running.pop(task_id, None)
-        if event is not None:
-            event.set()
-
-    def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
-        """End a task (once): finished with an outcome, or error with a failure. The task as this call
-        ended it (None: it had ended, or was deleted, meanwhile).
-
-        The task, the user's credits and the job's status are written in one transaction, and only
-        then published: whoever wakes on the task's end reads a job that already shows it."""
-        ended: list[Doc] = []
-
-        def change(t: Doc) -> bool:
-            if t["status"] not in allowed:
-                return False
-            record_end(t, outcome)
-            ended.append(t)
-            return True
-
-        moved: Doc | None = None
-        with self.store.transaction():
-            self.store.update_task(task_id, change)
-            if ended and not isinstance(outcome, TaskFailed) and outcome.credits:
-                self.store.add_credits(ended[0]["user_id"], -outcome.credits)
-            if ended:
-                moved = self._recompute_job(ended[0].get("job_id"))
-        self._stop_running(task_id)
-        if not ended:
-            return None
-        self.changes.publish(ended_change(ended[0]))
-        self._publish_job(moved)
-        if isinstance(outcome, TaskFailed):
-            discard(self.storage, self.config, task_id)
-        return ended[0]
-
-    def _job_touched(self, task: Doc) -> None:
-        """A task of a job started or was retried: the job, still processing, changed (the console's
-        live view re-reads it). A job change, so the task log and metrics, which count task ends,
-        are unaffected."""
-        if task.get("job_id"):
-            self.changes.publish(Change("job", task["job_id"], "processing", user_id=task.get("user_id")))
-
-    def _job_changed(self, job_id: str | None) -> None:
-        self._publish_job(self._recompute_job(job_id))
-
-    def _recompute_job(self, job_id: str | None) -> Doc | None:
-        """Recompute the job's status from its tasks, reading them and writing the job in one
-        transaction (the caller's, when in one): two tasks ending at once must not leave a stale
-        status behind. The job when its status moved, for ``_publish_job`` once committed."""
-        if not job_id:
-            return None
-        moved: list[Doc] = []
-
-        def change(job: Doc) -> bool:
-            before = job["status"], job.get("ended_at")
-            if not job_status(job, self.store.job_tasks(job_id)):  # under the job's row lock
-                return False
-            if job["status"] != before[0]:
-                moved.append(job)
-            return (job["status"], job.get("ended_at")) != before  # unchanged: no write (most ends)
-
-        self.store.update_job(job_id, change)
-        return moved[0] if moved else None
-
-    def _publish_job(self, job: Doc | None) -> None:
-        """Tell of a job's new status (the console's live view), and send its webhook event once it ended."""
-        if job is None:
-            return
-        self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
-        if job["status"] in ENDED:
-            self._emit("job.failed" if job["status"] == "error" else "job.finished", job["id"], job)
 
     def _janitor_loop(self) -> None:
         while not self._stopping.wait(self.config.janitor_interval):
