@@ -12,6 +12,7 @@ import os
 import socket
 import struct
 import threading
+from collections.abc import Callable
 
 __all__ = ["FlakyRelay", "owner_of"]
 
@@ -26,8 +27,10 @@ class FlakyRelay:
         cut_after: int = 0,
         cuts: int = 0,
         then: tuple[str, int] | None = None,
+        on_cut: Callable[[], None] | None = None,
     ) -> None:
         self.upstream, self._then = upstream, then  # ``then``: where connections after the first go
+        self._on_cut = on_cut  # called as a connection is cut, before the next is let in
         self.cut_after, self._cuts_left, self.cuts = cut_after, cuts, 0
         self.accepted = 0
         self.owners: list[int] = []
@@ -78,6 +81,8 @@ class FlakyRelay:
                         self._cuts_left -= 1
                         self.cuts += 1
                 if cut:
+                    if self._on_cut is not None:
+                        self._on_cut()
                     _reset(client)
                     _reset(server)
                     return

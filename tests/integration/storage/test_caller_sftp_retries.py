@@ -166,3 +166,28 @@ def test_a_refused_login_or_a_missing_path_is_not_tried_again(
     assert wrong["code"] == "STORAGE_ACCESS_DENIED", wrong
     assert missing["code"] == "STORAGE_FILE_NOT_FOUND", missing
     assert took < 15, f"{took:.1f} s: tried again within the 60 s of retries"
+
+
+def test_a_file_that_changed_while_the_connection_was_lost_is_not_resumed(
+    sshd: SftpServer, folder: str, tmp_path: Path, relays: list[FlakyRelay]
+) -> None:
+    """The file is written anew on the server as the connection is cut: going on from the offset
+    reached would join the first version's head to the second's tail, so the import fails instead."""
+    path = sshd.home / folder / "moving.bin"
+    path.write_bytes(os.urandom(BIG))
+    sshd.give_home()
+
+    def rewrite() -> None:
+        path.write_bytes(os.urandom(BIG + 1))
+        os.utime(path, (time.time() + 5, time.time() + 5))
+
+    cut = FlakyRelay(("127.0.0.1", sshd.port), cut_after=1_500_000, cuts=1, on_cut=rewrite).serve()
+    relays.append(cut)
+    with start(tmp_path, retry_for=30.0) as svc:
+        ended = run_job(
+            svc, {"t": {"operation": "import/sftp", **login(sshd, cut.port), "file": f"{folder}/moving.bin"}}
+        )["t"]
+    assert cut.cuts == 1
+    assert ended["status"] == "error"
+    assert ended["code"] == "STORAGE_FAILED", ended
+    assert "changed on the SFTP server" in ended["message"]

@@ -140,10 +140,23 @@ class _Handle:
 
 
 class _Reader:
-    """A file's chunks; after a lost connection, on from the offset reached."""
+    """A file's chunks; after a lost connection, on from the offset reached, if the file is still the
+    one begun (the same size and modification time): bytes of two versions are never joined."""
 
     def __init__(self, store: SftpStore, key: str) -> None:
-        self._handle = _Handle(store, key, "rb", f"read {key!r}")  # a missing file fails here
+        self._store, self._key = store, key
+        self._handle = _Handle(store, key, "rb", f"read {key!r}", self._same)  # a missing file fails here
+        self._first = _version(self._handle.call("stat"))
+
+    def _same(self, handle: Any) -> None:
+        now = _version(self._store._session.run(handle.stat()))
+        if now != self._first:
+            raise TaskFailed(
+                errors.FAILED,
+                f"{self._key!r} changed on the {self._store.where} while it was read (size and "
+                f"modification time {self._first} before the connection was lost, {now} after): the "
+                "read was not resumed, as its bytes would join two versions of the file.",
+            )
 
     def chunks(self) -> Iterator[bytes]:
         offset = 0
@@ -153,6 +166,10 @@ class _Reader:
                 yield chunk
         finally:
             self._handle.close()
+
+
+def _version(attrs: Any) -> tuple[int | None, int | None]:
+    return (attrs.size, attrs.mtime)
 
 
 class _SftpWriter(Writer):
