@@ -15,6 +15,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -138,3 +142,69 @@ def test_the_warm_soffice_runs_sealed(
         status = dict(line.split(":", 1) for line in _read(process / "status").splitlines() if ":" in line)
         sealed = {name: status.get(name, "").strip() for name in ("NoNewPrivs", "Seccomp", "CapEff")}
         assert sealed == {"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0000000000000000"}, process
+
+
+_KILLED_SERVICE = """
+import base64, os, signal, sys
+from pathlib import Path
+from mcv_pipelines.service.engines import seal
+os.environ[seal.FORCE_VARIABLE] = "landlock"
+if sys.argv[2] == "landlock-alone":
+    seal.unshare_prefix = lambda: ()
+from mcv_pipelines.service.server import LocalService
+import httpx
+svc = LocalService(data_dir=Path(sys.argv[1]), settings={"rate_limit": 10000}).__enter__()
+client = httpx.Client(
+    base_url=svc.base_url, headers={"Authorization": f"Bearer {svc.api_key}"}, trust_env=False, timeout=120
+)
+rtf = base64.b64encode(b"{\\\\rtf1\\\\ansi warm}").decode()
+tasks = {
+    "in": {"operation": "import/base64", "file": rtf, "filename": "a.rtf"},
+    "c": {"operation": "convert", "input": "in", "output_format": "docx", "engine": "libreoffice"},
+}
+job = client.post("/v2/jobs", json={"tasks": tasks}).json()["data"]
+ended = client.get(f"/sync/v2/jobs/{job['id']}").json()["data"]
+print(ended["status"], flush=True)
+def name(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return ""
+print(" ".join(p for p in os.listdir("/proc") if p.isdigit() and name(p) == "soffice.bin"), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("how", ["with-unshare", "landlock-alone"])
+def test_no_warm_soffice_outlives_a_killed_service(
+    how: str, require_engine: RequireEngine, tmp_path: Path
+) -> None:
+    """A service under the landlock seal, SIGKILLed with its warm LibreOffice running: nothing of it
+    is left, inside unshare's PID namespace or without one (soffice.bin is then started itself, with
+    the parent-death signal, since nothing would end a child of the launcher)."""
+    require_engine("libreoffice", "convert", "rtf", "docx")
+    before = set(_all_soffice_bins())
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_SERVICE, str(tmp_path / "data"), how],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    lines = done.stdout.split("\n")
+    assert done.returncode == -signal.SIGKILL, done.stdout + done.stderr
+    assert lines[0] == "finished", done.stdout + done.stderr
+    warm = set(lines[1].split()) - before
+    assert warm, "the service had no warm soffice.bin to leave behind"
+    deadline = time.monotonic() + 15
+    while (left := warm & set(_all_soffice_bins())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, f"soffice.bin {sorted(left)} outlived the killed service"
+
+
+def _all_soffice_bins() -> list[str]:
+    return [
+        entry.name
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and _read(entry / "comm").strip() == "soffice.bin"
+    ]

@@ -95,6 +95,8 @@ class OfficeView:
             if namespaces and self.landlocked:  # unshare needs root's capabilities; soffice gets none
                 setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
                 return [*namespaces, setpriv, *_DROP_ALL, "--", *argv]
+            if self.landlocked:  # no PID namespace to end soffice.bin: it is started itself
+                return [_converter(argv[0]), *argv[1:]]
             return [*namespaces, *argv]
         binds = ["--bind", str(self.root), str(_INSIDE), "--bind", str(self.root / "run"), _TMP]
         return [*self._wrapper(argv[0]), *binds, "--setenv", "HOME", str(_INSIDE), "--", *argv]
@@ -211,6 +213,16 @@ class OfficeView:
         named = [child for child in found if _name(child) == "soffice.bin"]
         chosen = named or found[-1:]
         return chosen[0] if chosen else None
+
+
+def _converter(soffice: str) -> str:
+    """soffice.bin beside the ``soffice`` launcher, else the launcher. Under the landlock seal without
+    namespaces nothing ends a child of the launcher (oosplash) when the service is killed: a SIGKILLed
+    service left soffice.bin running. Started itself, soffice.bin gets the parent-death signal; the
+    launcher's one other duty, starting it again when a fresh profile asks (exit 81), is spared by
+    ``_skip_first_restart``."""
+    found = Path(os.path.realpath(shutil.which(soffice) or soffice)).with_name("soffice.bin")
+    return str(found) if os.access(found, os.X_OK) else soffice
 
 
 def _skip_first_restart(profile: Path, soffice: str) -> None:
