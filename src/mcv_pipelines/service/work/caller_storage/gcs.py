@@ -46,7 +46,6 @@ class GcsStore(CallerStore):
         self._values = [raw, raw.replace("\\n", "\n")]
         self.secrets = errors.Secrets(self._values)
         self.retry_for = settings.retry_for
-        self.guard = settings.guard
         self.endpoint = httpx.URL(settings.gcs_endpoint.rstrip("/"))
         self.host = self.endpoint.netloc.decode()
         self.where = f"Google Cloud Storage bucket {self.bucket!r} at {self.host}"

@@ -52,30 +52,16 @@ class ResumableWriter(Writer):
         return session
 
     def _check_session(self, session: str) -> None:
-        """The session must be an http(s) address; one away from the API's own host is an address the
-        store named, which a served instance's guard checks as it checks a caller's."""
-        store = self._store
+        """The session must be an http(s) address. Its host, one the store named, is checked by the
+        client's guard on each PUT (http_calls.GuardedTransport, once per host for the task), as a
+        caller's address is; a refusal there says it is the upload session's (``_session_call``)."""
         try:
             url = httpx.URL(session)
         except httpx.InvalidURL:
             url = httpx.URL("")
         if url.scheme not in ("http", "https") or not url.host:
+            store = self._store
             raise store.failed(errors.FAILED, f"The {store.where} opened an upload without a usable address.")
-        same = (url.scheme, url.host, url.port) == (
-            store.endpoint.scheme,
-            store.endpoint.host,
-            store.endpoint.port,
-        )
-        if same or store.guard is None:
-            return
-        try:
-            store.guard.addresses(url.host, url.port or (443 if url.scheme == "https" else 80))
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, "the upload session the store answered") from None
-        except UnresolvedHost as exc:
-            raise TaskFailed(
-                errors.UNREACHABLE, f"Could not reach the upload session's host: {exc.reason}."
-            ) from None
 
     def write(self, data: bytes) -> None:
         assert self._session is not None, "write after commit or abort"
@@ -136,7 +122,7 @@ class ResumableWriter(Writer):
         assert self._session is not None
         # The object's type on every PUT, as Google's clients send it (some servers take the last one).
         headers = {"Content-Range": span, "Content-Type": self._type}
-        try:  # the session's host was checked (_check_session); the connection goes where it was
+        try:  # the guarded client checks the session's host and connects where it checked
             return self._store.client.put(self._session, content=body, headers=headers)
         except ForbiddenAddress as exc:
             raise errors.forbidden_address(exc, "the upload session the store answered") from None

@@ -126,7 +126,7 @@ def pin(client: Any, addresses: Addresses) -> None:
 def _pinned(pool: type[Any], connection: type[Any], addresses: Addresses) -> type[Any]:
     default_port = 443 if issubclass(connection, AWSHTTPSConnection) else 80
 
-    class Pinned(connection):  # type: ignore[misc]
+    class Pinned(connection):  # type: ignore[misc]  # mypy cannot subclass a class held in a variable
         def _new_conn(self) -> socket.socket:
             port = int(self.port or default_port)
             try:
