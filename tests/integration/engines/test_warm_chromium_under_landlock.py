@@ -11,16 +11,15 @@ The module has a service of its own, so its browser is started under this seal.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from engine_job_helpers import b64_import, download_all, run_job, task_named
+from own_processes import named, seal_status
 from planted_secrets import Planted, all_bytes, planted
 from pypdf import PdfReader
 
@@ -91,29 +90,8 @@ def test_a_page_naming_files_outside_converts_without_them(
 
 def _assert_browser_sealed() -> None:
     """Every browser process this test process started: no new privileges, no capability."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                parents.setdefault(parent, []).append(int(entry.name))
-    found, queue = [], [os.getpid()]
-    while queue:
-        children = parents.get(queue.pop(), [])
-        found += children
-        queue += children
-    browsers = [pid for pid in found if _read(Path(f"/proc/{pid}/comm")).strip() in _BROWSER_NAMES]
+    browsers = named(_BROWSER_NAMES)
     assert browsers, "no browser process is running for this service"
     for pid in browsers:
-        status = dict(
-            line.split(":", 1) for line in _read(Path(f"/proc/{pid}/status")).splitlines() if ":" in line
-        )
-        sealed = {name: status.get(name, "").strip() for name in ("NoNewPrivs", "CapEff")}
+        sealed = seal_status(pid, ("NoNewPrivs", "CapEff"))
         assert sealed == {"NoNewPrivs": "1", "CapEff": "0000000000000000"}, pid
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""

@@ -12,9 +12,7 @@ inside ``unshare`` (as on this machine) and once without it (as in a container t
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -25,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 from engine_job_helpers import b64_import, download_all, run_job, task_named
+from own_processes import named, seal_status
 from planted_secrets import Planted, all_bytes, planted
 
 from engine_needs import unavailable
@@ -105,43 +104,17 @@ def test_a_linked_picture_from_outside_stays_out(
         assert secrets.found_in(all_bytes(path)) == [], path.name
 
 
-def _soffice_bins_of_this_process() -> list[Path]:
-    """/proc entries of the soffice.bin processes this test process started (through its service)."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                parents.setdefault(parent, []).append(int(entry.name))
-    found, queue = [], [os.getpid()]
-    while queue:
-        children = parents.get(queue.pop(), [])
-        found += children
-        queue += children
-    return [
-        Path(f"/proc/{pid}") for pid in found if _read(Path(f"/proc/{pid}/comm")).strip() == "soffice.bin"
-    ]
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
-
-
 def test_the_warm_soffice_runs_sealed(
     require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
     """The seal is on the warm process itself: no new privileges, the seccomp filter, no capability."""
     require_engine("libreoffice", "convert", "rtf", "pdf")
     _convert(client, include_picture_rtf(tmp_path / "plain.rtf", "missing.png"), ("pdf",), tmp_path / "out")
-    processes = _soffice_bins_of_this_process()
+    processes = named({"soffice.bin"})
     assert processes, "no warm soffice.bin is running for this service"
-    for process in processes:
-        status = dict(line.split(":", 1) for line in _read(process / "status").splitlines() if ":" in line)
-        sealed = {name: status.get(name, "").strip() for name in ("NoNewPrivs", "Seccomp", "CapEff")}
-        assert sealed == {"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0000000000000000"}, process
+    for pid in processes:
+        sealed = seal_status(pid, ("NoNewPrivs", "Seccomp", "CapEff"))
+        assert sealed == {"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0000000000000000"}, pid
 
 
 _KILLED_SERVICE = """
@@ -183,7 +156,7 @@ def test_no_warm_soffice_outlives_a_killed_service(
     is left, inside unshare's PID namespace or without one (soffice.bin is then started itself, with
     the parent-death signal, since nothing would end a child of the launcher)."""
     require_engine("libreoffice", "convert", "rtf", "docx")
-    before = set(_all_soffice_bins())
+    before = set(named({"soffice.bin"}, under=0))
     done = subprocess.run(
         [sys.executable, "-c", _KILLED_SERVICE, str(tmp_path / "data"), how],
         capture_output=True,
@@ -194,17 +167,9 @@ def test_no_warm_soffice_outlives_a_killed_service(
     lines = done.stdout.split("\n")
     assert done.returncode == -signal.SIGKILL, done.stdout + done.stderr
     assert lines[0] == "finished", done.stdout + done.stderr
-    warm = set(lines[1].split()) - before
+    warm = {int(pid) for pid in lines[1].split()} - before
     assert warm, "the service had no warm soffice.bin to leave behind"
     deadline = time.monotonic() + 15
-    while (left := warm & set(_all_soffice_bins())) and time.monotonic() < deadline:
+    while (left := warm & set(named({"soffice.bin"}, under=0))) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not left, f"soffice.bin {sorted(left)} outlived the killed service"
-
-
-def _all_soffice_bins() -> list[str]:
-    return [
-        entry.name
-        for entry in Path("/proc").iterdir()
-        if entry.name.isdigit() and _read(entry / "comm").strip() == "soffice.bin"
-    ]
