@@ -5,8 +5,9 @@ decided in memory: workers claim runnable tasks with leases (leases.py), renew t
 run, and end them in the transaction that also readies dependants and recomputes the job. An ``api``
 process (``run_tasks=False``) only writes jobs and tasks and ends uploads and cancels.
 
-Workers wake on any change (this process's, or another's heard through NOTIFY), and look again every
-``_POLL_MAX`` seconds at most: a lease that ran out is noticed by that poll.
+Workers wake on any change that may ready a task (this process's, or another's heard through NOTIFY),
+one idle claim loop per change, and look again every ``_POLL_MAX`` seconds at most; a lease that ran
+out is looked for at most once every ``_LOST_EVERY`` seconds per process, and noticed by those looks.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ __all__ = ["LeaseScheduler"]
 
 log = logging.getLogger(__name__)
 _POLL_MIN, _POLL_MAX = 0.05, 2.0
+# How often this process's claim loops look for tasks whose lease ran out (a worker that died): the
+# look is a statement of its own, and a lease lasts many seconds, so once a second is soon enough.
+_LOST_EVERY = 1.0
 _END_PATIENCE = 60.0  # how long a worker keeps trying to record a task's end before handing it back
 _DISK_FULL_PAUSE = 30.0  # a worker whose disk filled claims nothing this long: the others take the work
 
@@ -64,6 +68,7 @@ class LeaseScheduler(Scheduler):
         self._generation = 0
         self._threads: list[threading.Thread] = []
         self._disk_full_until = 0.0  # monotonic time until which this worker claims nothing
+        self._lost_due = 0.0  # monotonic time of the next look for tasks whose lease ran out
         self.changes.listen(self._wake_claimers)
 
     def start(self) -> None:
@@ -99,11 +104,13 @@ class LeaseScheduler(Scheduler):
                 pass
 
     def kick(self, ids: Iterable[str] | None = None, known: Iterable[Doc] = ()) -> int:
-        """Wake the claim loops (which task can run is the database's to say). None is started here,
+        """Wake one idle claim loop (which task can run is the database's to say). A loop that claims
+        a task wakes the next before it runs it, so a burst of ready tasks is taken loop by loop, and
+        a change that readied one task costs one look, not one per idle loop. None is started here,
         so 0: what the claim loops do comes after."""
         with self._wake:
             self._generation += 1
-            self._wake.notify_all()
+            self._wake.notify()
         return 0
 
     def _wake_claimers(self, change: Change) -> None:
@@ -128,14 +135,18 @@ class LeaseScheduler(Scheduler):
             if full_for > 0:
                 self._stopping.wait(min(full_for, _POLL_MAX))
                 continue
+            look_for_lost = time.monotonic() >= self._lost_due
+            if look_for_lost:
+                self._lost_due = time.monotonic() + _LOST_EVERY
             try:
-                claim = claim_task(self.store, self.owner, self.lease_seconds)
+                claim = claim_task(self.store, self.owner, self.lease_seconds, look_for_lost)
             except Exception as exc:  # the database is down: keep trying, slowly
                 log.warning("cannot claim tasks: %s", exc)
                 claim = None
                 delay = _POLL_MAX
             if claim is not None:
                 delay = _POLL_MIN
+                self.kick()  # another idle loop looks for the next ready task while this one runs
                 if claim.lease_lost:
                     self._lease_lost()
                 try:

@@ -57,21 +57,26 @@ def job_status(job: Doc, counts: JobCounts) -> bool:
     return True
 
 
-def claim_task(store: Store, owner: str, lease_seconds: float) -> Claim | None:
-    """Take the oldest task whose lease expired, else the oldest runnable waiting one."""
+def claim_task(store: Store, owner: str, lease_seconds: float, look_for_lost: bool = True) -> Claim | None:
+    """Take the oldest task whose lease expired (when ``look_for_lost``), else the oldest runnable
+    waiting one. One read looks first: a claim loop woken for nothing (another worker was quicker, a
+    change that readied nothing) costs that single statement, not a transaction of four."""
     db = store.db
+    lost_where = f"status = 'processing' AND lease_expires IS NOT NULL AND lease_expires < {db.now_sql}"
+    ready_where = "status = 'waiting' AND ready = 1"
+    probe = f"SELECT EXISTS (SELECT 1 FROM tasks WHERE {ready_where})"
+    if look_for_lost:
+        probe += f" OR EXISTS (SELECT 1 FROM tasks WHERE {lost_where})"
+    found = db.read(probe)
+    if not found or not found[0][0]:
+        return None
     with store.transaction() as tx:
-        lost = True
-        row = tx.one(
-            "SELECT doc FROM tasks WHERE status = 'processing' AND lease_expires IS NOT NULL"
-            f" AND lease_expires < {db.now_sql} ORDER BY seq LIMIT 1{db.skip_locked}"
-        )
+        row = None
+        if look_for_lost:
+            row = tx.one(f"SELECT doc FROM tasks WHERE {lost_where} ORDER BY seq LIMIT 1{db.skip_locked}")
+        lost = row is not None
         if row is None:
-            lost = False
-            row = tx.one(
-                "SELECT doc FROM tasks WHERE status = 'waiting' AND ready = 1"
-                f" ORDER BY seq LIMIT 1{db.skip_locked}"
-            )
+            row = tx.one(f"SELECT doc FROM tasks WHERE {ready_where} ORDER BY seq LIMIT 1{db.skip_locked}")
         if row is None:
             return None
         task: Doc = json.loads(row[0])

@@ -11,6 +11,8 @@ A connection the server dropped (a restart, ``pg_ctl restart -m fast``) is found
 handed back to the pool (which discards it and connects anew) and the transaction begun again on
 another (nothing of it had run: safe), waiting up to 30 s for the server to come back; a connection
 lost mid-transaction or at COMMIT is DatabaseUnavailable (the outcome unknown: the caller decides).
+A read outside a transaction is one statement on an autocommit connection (no BEGIN and COMMIT), run
+again on another connection when the first was dropped (a read changes nothing: always safe).
 Changes are announced with NOTIFY on the channel ``mcv`` (sent by PostgreSQL at commit) and heard by
 ``listen`` on a connection of its own, outside the pool.
 """
@@ -123,8 +125,12 @@ class PostgresDatabase(Database):
         try:
             try:
                 yield tx
-                for payload in tx.notices:
-                    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                if tx.notices:  # all in one round trip (PostgreSQL sends them at COMMIT, in order)
+                    conn.execute(
+                        "SELECT pg_notify(%s, payload)"
+                        " FROM unnest(%s::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i",
+                        (CHANNEL, tx.notices),
+                    )
             except BaseException:
                 if not conn.broken:
                     conn.execute("ROLLBACK")
@@ -135,6 +141,31 @@ class PostgresDatabase(Database):
         finally:
             self._local.tx = None
             self._pool.putconn(conn)  # a broken one is discarded and replaced by the pool
+
+    def read(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        """One read: inside the thread's open transaction if there is one, else a single statement
+        on an autocommit connection (its own snapshot, as a transaction of one would have), which
+        spares the BEGIN and COMMIT round trips a transaction costs. A read runs again on another
+        connection when the server dropped the first (a restart), for up to ``reconnect_for`` s."""
+        outer: _PgTx | None = getattr(self._local, "tx", None)
+        if outer is not None:
+            return outer.execute(sql, args)
+        deadline = time.monotonic() + self.reconnect_for
+        wait = 0.1
+        while True:
+            conn = None
+            try:
+                conn = self._pool.getconn(timeout=max(0.1, deadline - time.monotonic()))
+                return _PgTx(conn).execute(sql, args)
+            except self._psycopg.OperationalError as exc:  # PoolTimeout is one too
+                if self._closed or time.monotonic() + wait > deadline:
+                    raise self.unavailable(exc) from None
+                log.warning("the database %s is away; trying again in %.1f s", self.display, wait)
+                time.sleep(wait)
+                wait = min(wait * 2, 1.0)
+            finally:
+                if conn is not None:
+                    self._pool.putconn(conn)  # a broken one is discarded and replaced by the pool
 
     def _begin(self) -> psycopg.Connection[Any]:
         """A connection of the pool with a transaction begun. A connection the server dropped (a
