@@ -90,6 +90,20 @@ def test_a_copy_inside_the_store_leaves_the_source_alone(storage: Storage) -> No
         storage.copy("src", "a.bin", "dst", "c.bin")
 
 
+def test_a_copy_told_the_size_copies_the_same_bytes_and_still_says_when_the_source_is_missing(
+    storage: Storage,
+) -> None:
+    # export/url passes the size its input task recorded: on S3 that is one CopyObject, no HEAD
+    data = bytes(range(256)) * 300
+    storage.put_stream("src", "sized.bin", [data])
+    storage.copy("src", "sized.bin", "dst", "sized-copy.bin", len(data))
+    assert b"".join(storage.read("dst", "sized-copy.bin")) == data
+    assert storage.size("dst", "sized-copy.bin") == len(data)
+    with pytest.raises(FileNotFoundError):
+        storage.copy("src", "gone.bin", "dst", "never.bin", 10)
+    assert storage.size("dst", "never.bin") is None
+
+
 def test_an_aborted_write_leaves_nothing_behind(storage: Storage) -> None:
     writer = storage.writer("t1", "half.bin")
     for chunk in pattern_chunks(PART_SIZE + MIB):  # past the first part: a multipart upload started

@@ -84,11 +84,12 @@ def _export_url(storage: Storage, config: ServiceConfig, store: Store, task: Doc
         name = entry["filename"]
         if any(f["filename"] == name for f in files):  # same name from two inputs: keep both
             name = f"{dep.get('name') or dep['id']}-{name}"
+        size = entry.get("size")
+        known = size if isinstance(size, int) else None
         try:
-            storage.copy(dep["id"], entry["filename"], task["id"], name)
+            storage.copy(dep["id"], entry["filename"], task["id"], name, known)
         except FileNotFoundError:
             continue  # as a missing input file is skipped on the usual way
-        size = entry.get("size")
         url = file_url(config.signing_key, config.public_url, task["id"], name, config.link_ttl, inline)
         if size is None:
             size = storage.size(task["id"], name)

@@ -61,9 +61,12 @@ class Storage(ABC):
         """Store the local file ``path``; the caller no longer needs it (a store may move it)."""
 
     @abstractmethod
-    def copy(self, task_id: str, filename: str, to_task_id: str, to_filename: str) -> None:
+    def copy(
+        self, task_id: str, filename: str, to_task_id: str, to_filename: str, size: int | None = None
+    ) -> None:
         """Copy a stored file within the store (server-side where it can). FileNotFoundError when the
-        source is not there."""
+        source is not there. ``size``, when the caller knows it, spares a store the look it would
+        take to choose how to copy."""
 
     @abstractmethod
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:

@@ -84,7 +84,9 @@ class DirectoryStorage(Storage):
                 self.put_stream(task_id, filename, iter(lambda: source.read(CHUNK), b""))
             path.unlink(missing_ok=True)
 
-    def copy(self, task_id: str, filename: str, to_task_id: str, to_filename: str) -> None:
+    def copy(
+        self, task_id: str, filename: str, to_task_id: str, to_filename: str, size: int | None = None
+    ) -> None:
         source, target = self.path(task_id, filename), self.path(to_task_id, to_filename)
         if not source.is_file():
             raise FileNotFoundError(source)

@@ -75,14 +75,22 @@ class S3Storage(Storage):
         with path.open("rb") as source:
             self.put_stream(task_id, filename, iter(lambda: source.read(CHUNK), b""))
 
-    def copy(self, task_id: str, filename: str, to_task_id: str, to_filename: str) -> None:
+    def copy(
+        self, task_id: str, filename: str, to_task_id: str, to_filename: str, size: int | None = None
+    ) -> None:
         source = {"Bucket": self.bucket, "Key": self.key(task_id, filename)}
         target, c = self.key(to_task_id, to_filename), self._client
+        what = f"copy {self._where(task_id, filename)} to s3://{self.bucket}/{target}"
+        if size is not None and size < _COPY_PART:
+            # One CopyObject: boto3's managed copy would first HEAD the object and start a pool of
+            # threads, to learn what the caller already knows.
+            bucket = self.bucket
+            call(what, lambda: c.copy_object(CopySource=source, Bucket=bucket, Key=target), self.retry_for)
+            return
         # Server-side: one CopyObject, or UploadPartCopy of 64 MiB parts for a large file.
         config = TransferConfig(
             multipart_threshold=_COPY_PART, multipart_chunksize=_COPY_PART, max_concurrency=4
         )
-        what = f"copy {self._where(task_id, filename)} to s3://{self.bucket}/{target}"
         call(what, lambda: c.copy(source, self.bucket, target, Config=config), self.retry_for)
 
     def read(self, task_id: str, filename: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
