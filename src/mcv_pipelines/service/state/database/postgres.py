@@ -22,9 +22,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from mcv_pipelines.redact import redact, register_secret
@@ -42,6 +42,7 @@ _RECONNECT_FOR = 30.0  # a transaction waits this long for a database that went 
 _SPARE = 4  # connections beside the task slots: heartbeat, janitor's lock, janitor, HTTP side
 _MIN_OPEN = 2  # connections the pool keeps open when idle
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 def pool_size(workers: int) -> int:
@@ -150,36 +151,30 @@ class PostgresDatabase(Database):
         outer: _PgTx | None = getattr(self._local, "tx", None)
         if outer is not None:
             return outer.execute(sql, args)
-        deadline = time.monotonic() + self.reconnect_for
-        wait = 0.1
-        while True:
-            conn = None
-            try:
-                conn = self._pool.getconn(timeout=max(0.1, deadline - time.monotonic()))
-                return _PgTx(conn).execute(sql, args)
-            except self._psycopg.OperationalError as exc:  # PoolTimeout is one too
-                if self._closed or time.monotonic() + wait > deadline:
-                    raise self.unavailable(exc) from None
-                log.warning("the database %s is away; trying again in %.1f s", self.display, wait)
-                time.sleep(wait)
-                wait = min(wait * 2, 1.0)
-            finally:
-                if conn is not None:
-                    self._pool.putconn(conn)  # a broken one is discarded and replaced by the pool
+        conn, rows = self._first_statement(lambda conn: _PgTx(conn).execute(sql, args))
+        self._pool.putconn(conn)
+        return rows
 
     def _begin(self) -> psycopg.Connection[Any]:
         """A connection of the pool with a transaction begun. A connection the server dropped (a
         restart) is noticed here, before any statement of the transaction ran, so handing it back and
-        beginning again on another is safe; while the server is away that is tried for up to
-        ``reconnect_for`` seconds."""
+        beginning again on another is safe."""
+        conn, _ = self._first_statement(lambda conn: conn.execute("BEGIN"))
+        return conn
+
+    def _first_statement(
+        self, run: Callable[[psycopg.Connection[Any]], _T]
+    ) -> tuple[psycopg.Connection[Any], _T]:
+        """A connection of the pool and what ``run`` (its first statement) made of it. Where the server
+        had dropped the connection (a restart), nothing of ``run`` took effect: the connection goes back
+        to the pool (which replaces it) and ``run`` is tried on another, for up to ``reconnect_for`` s."""
         deadline = time.monotonic() + self.reconnect_for
         wait = 0.1
         while True:
             conn = None
             try:
                 conn = self._pool.getconn(timeout=max(0.1, deadline - time.monotonic()))
-                conn.execute("BEGIN")
-                return conn
+                return conn, run(conn)
             except self._psycopg.OperationalError as exc:  # PoolTimeout is one too
                 if conn is not None:
                     self._pool.putconn(conn)
@@ -188,6 +183,10 @@ class PostgresDatabase(Database):
                 log.warning("the database %s is away; trying again in %.1f s", self.display, wait)
                 time.sleep(wait)
                 wait = min(wait * 2, 1.0)
+            except BaseException:
+                if conn is not None:
+                    self._pool.putconn(conn)
+                raise
 
     def next_seq(self, tx: Tx) -> int:
         row = tx.one("SELECT nextval('mcv_seq')")
