@@ -14,7 +14,8 @@ side by side in one run:
 - with --team, the team deployment: one `--role api` and two `--role worker` processes on PostgreSQL
   and S3 (SeaweedFS), started as the team tests start them (tests/integration/team/pg_server.py,
   tests/seaweed.py); the workers run 2 tasks each, so the machine's 2 cores are shared as by the one
-  `mcv serve` with its 4.
+  `mcv serve` with its 4. The servers' own CPU per photo (PostgreSQL's processes, weed) is printed
+  beside it: it is not in the service column, yet the same 2 cores pay it.
 
 Every output is checked: as many files as photos, each a webp of the floor's own size.
 Then tiny rows (16x16 PNG -> webp, 400 rows, --concurrency 8) against the same `mcv serve`: rows/s and
@@ -224,8 +225,9 @@ def check_thumbs(out: Path, expected: dict[str, tuple[int, int]]) -> None:
 
 
 @contextlib.contextmanager
-def team(root: Path) -> Iterator[tuple[str, list[int]]]:
-    """1 API + 2 workers on a throwaway PostgreSQL and SeaweedFS S3: the API's URL and every pid."""
+def team(root: Path) -> Iterator[tuple[str, list[int], dict[str, int]]]:
+    """1 API + 2 workers on a throwaway PostgreSQL and SeaweedFS S3: the API's URL, every pid of
+    theirs, and the pids of the two servers (PostgreSQL's postmaster, weed) by name."""
     tests = Path(__file__).resolve().parent.parent / "tests"
     sys.path[:0] = [str(tests), str(tests / "integration" / "team")]
     from pg_server import PgServer, find_bin_dir
@@ -249,7 +251,10 @@ def team(root: Path) -> Iterator[tuple[str, list[int]]]:
         for n in (1, 2):
             args = ["--role", "worker", "--workers", "2", *shared, "--data-dir", str(root / f"w{n}")]
             processes.append(Serve(args, root / f"w{n}.log", env))
-        yield processes[0].base, [p.process.pid for p in processes]
+        postmaster = int((postgres.data / "postmaster.pid").read_text().split()[0])
+        assert s3.process is not None
+        servers = {"PostgreSQL": postmaster, "SeaweedFS": s3.process.pid}
+        yield processes[0].base, [p.process.pid for p in processes], servers
     finally:
         for process in processes:
             process.stop()
@@ -284,9 +289,12 @@ def one_round(work: Path, photos: list[Path], tiny: list[str], with_team: bool, 
         code = {"PYTHONPATH": str(against)}
         ways.append((f" [{against}]", embedded(work / "against", names, tiny, sizes, code)))
     team_run = None
+    server_cpu: dict[str, float] = {}
     if with_team:
-        with team(work / "team") as (base, pids):
+        with team(work / "team") as (base, pids, servers):
+            before = {name: tree_cpu(pid) for name, pid in servers.items()}
             team_run = run_batch(work / "team-photos", PHOTO_PIPELINE, names, base, 4, pids, {})
+            server_cpu = {name: tree_cpu(pid) - before[name] for name, pid in servers.items()}
         check_thumbs(work / "team-photos" / "out", sizes)
     count = len(photos)
     floor_rate = count / floor_seconds
@@ -301,7 +309,9 @@ def one_round(work: Path, photos: list[Path], tiny: list[str], with_team: bool, 
         print(f"{label:<58} {run.seconds:8.2f} {rate:9.1f} {rate / floor_rate:8.2f} "
               f"{run.client_cpu * 1000 / count:10.1f} {run.service_cpu * 1000 / count:11.1f}")  # fmt: skip
     if team_run is not None:
-        print(f"team / embedded: {ways[0][1][0].seconds / team_run.seconds:.2f}x")
+        servers = ", ".join(f"{name} {cpu * 1000 / count:.1f}" for name, cpu in server_cpu.items())
+        print(f"team / embedded: {ways[0][1][0].seconds / team_run.seconds:.2f}x; "
+              f"the team's servers, CPU ms per photo: {servers}")  # fmt: skip
     rows = len(tiny)
     print(f"\n{'tiny rows (16x16 png -> webp, --concurrency 8)':<58} {'rows/s':>8} {'client ms/row':>14} "
           f"{'service ms/row':>15} {'total ms/row':>13}")  # fmt: skip

@@ -120,7 +120,7 @@ def main() -> None:
         os.environ.update(PYTHONPATH=os.pathsep.join(path), MCV_BENCH_SQL=str(prefix))
         code = {"PYTHONPATH": str(args.against)} if args.against else {}
         if args.team:
-            with photos.team(root / "team") as (base, pids):
+            with photos.team(root / "team") as (base, pids, _servers):
                 time.sleep(1.5)
                 before = _snapshot(prefix)
                 run = photos.run_batch(root / "rows", photos.TINY_PIPELINE, images, base, 8, pids, code)
