@@ -4,10 +4,11 @@ warm-engine tests under the landlock seal."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Collection
 from pathlib import Path
+
+from mcv_pipelines.service.engines.proc_tree import descendants, name
 
 __all__ = ["named", "seal_status"]
 
@@ -19,29 +20,14 @@ def _read(path: Path) -> str:
         return ""  # the process ended meanwhile
 
 
-def _descendants(pid: int) -> list[int]:
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                parents.setdefault(parent, []).append(int(entry.name))
-    found, queue = [], [pid]
-    while queue:
-        children = parents.get(queue.pop(), [])
-        found += children
-        queue += children
-    return found
-
-
 def named(names: Collection[str], under: int | None = None) -> list[int]:
     """The processes whose name is one of ``names``: under ``under`` (this test process by default),
     or anywhere with ``under=0``."""
     if under == 0:
         pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
     else:
-        pids = _descendants(os.getpid() if under is None else under)
-    return [pid for pid in pids if _read(Path(f"/proc/{pid}/comm")).strip() in names]
+        pids = descendants(os.getpid() if under is None else under)
+    return [pid for pid in pids if name(pid) in names]
 
 
 def seal_status(pid: int, fields: Collection[str]) -> dict[str, str]:

@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcv_pipelines.service.engines import seal, system_view
+from mcv_pipelines.service.engines import proc_tree, seal, system_view
 from mcv_pipelines.service.engines.landlock import rules as landlock_rules
 from mcv_pipelines.service.engines.landlock import ruleset
 
@@ -209,8 +209,8 @@ class OfficeView:
     def worker(self, pid: int) -> int | None:
         """The soffice.bin that converts, among the processes under ``pid`` (bubblewrap, the
         launcher oosplash): the pool measures and kills it."""
-        found = _descendants(pid)
-        named = [child for child in found if _name(child) == "soffice.bin"]
+        found = proc_tree.descendants(pid)
+        named = [child for child in found if proc_tree.name(child) == "soffice.bin"]
         chosen = named or found[-1:]
         return chosen[0] if chosen else None
 
@@ -244,25 +244,3 @@ def _no_network(method: seal.Method) -> tuple[str, ...]:
     oosplash, which a parent-death signal does not reach) goes with it, even on SIGKILL."""
     prefix = seal.unshare_prefix() if method != "none" else ()
     return (*prefix[:-1], "--pid", "--fork", "--kill-child", "--") if prefix else ()
-
-
-def _descendants(pid: int) -> list[int]:
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                parents.setdefault(parent, []).append(int(entry.name))
-    found, queue = [], [pid]
-    while queue:
-        children = sorted(parents.get(queue.pop(0), []))
-        found += children
-        queue += children
-    return found
-
-
-def _name(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
