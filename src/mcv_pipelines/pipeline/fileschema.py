@@ -4,20 +4,25 @@ The outline is the part of schemas/pipeline.schema.json that is not about one op
 name, params, job, tasks, the keys every task has), made by the same code (``outline``). Options are
 checked after rendering, by the operation and catalog checks: they know templates' values and word
 their findings better, and a check of the 180 KB editor schema would cost every `mcv validate`.
+
+A file the quick predicate (``fastschema``) passes is valid as jsonschema would judge it; jsonschema
+is imported only to word what is wrong with one that fails.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from mcv_pipelines.diagnostics import Diagnostic, Severity
 from mcv_pipelines.pipeline.document import Document
+from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate
 from mcv_pipelines.pipeline.outline import outline_schema
 from mcv_pipelines.pipeline.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["check_file_schema", "file_schema", "renderable"]
 
@@ -29,7 +34,14 @@ def file_schema() -> dict[str, Any]:
 
 
 @cache
+def _predicate() -> Predicate | None:
+    return compile_predicate(file_schema())
+
+
+@cache
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(file_schema())
 
 
@@ -84,7 +96,7 @@ def check_file_schema(document: Document) -> list[Diagnostic]:
                     hint="start from an example in pipelines/",
                 )
             )
-        else:
+        elif (quick := _predicate()) is None or not quick(document.data):
             errors = sorted(
                 _validator().iter_errors(document.data),
                 key=lambda e: document.locate(tuple(e.absolute_path)).line,

@@ -16,10 +16,6 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
-
 from mcv_pipelines.diagnostics import Diagnostic, Severity
 from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate
 from mcv_pipelines.pipeline.model import RenderedPipeline, RenderedTask
@@ -29,6 +25,7 @@ from mcv_pipelines.pipeline.suggest import did_you_mean
 __all__ = [
     "KNOWN_OPERATIONS",
     "MAX_EMBEDDED_BYTES",
+    "BrokenSchema",
     "OperationSchemas",
     "check_operations",
     "schema_file_name",
@@ -63,6 +60,13 @@ KNOWN_OPERATIONS = (
     "metadata/write",
 )
 _CACHE_LIMIT = 4096
+_NO_SCHEMA: dict[str, Any] = {}  # an operation without a schema file, remembered as such
+
+
+class BrokenSchema(ValueError):
+    """A schema from the user's directory that its draft's metaschema rejects (jsonschema's words)."""
+
+
 _OPERATION = re.compile(r"^[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*$")  # never a path outside the directory
 
 
@@ -85,6 +89,7 @@ class OperationSchemas:
             if directory is not None
             else resources.files("mcv_pipelines") / "schemas" / "operations"
         )
+        self._schemas: dict[str, dict[str, Any] | bool] = {}
         self._validators: dict[str, Any] = {}
         self._predicates: dict[str, Predicate | None] = {}
         self._credentials: dict[str, frozenset[str]] = {}
@@ -102,23 +107,37 @@ class OperationSchemas:
         ]
         return known + extra
 
+    def _schema(self, operation: str) -> dict[str, Any] | bool | None:
+        """The schema of ``operation`` as read (checked, if the user's), None when it has none; raises
+        BrokenSchema, ValueError (not JSON) or OSError."""
+        found = self._schemas.get(operation)
+        if found is None:
+            entry = self.directory / schema_file_name(operation)
+            found = _NO_SCHEMA
+            if _OPERATION.match(operation) and entry.is_file():
+                found = json.loads(entry.read_text(encoding="utf-8"))
+                if not self.shipped:
+                    _check_schema(found)
+                self._predicates[operation] = compile_predicate(found)
+                properties = found.get("properties", {}) if isinstance(found, dict) else {}
+                self._credentials[operation] = frozenset(
+                    k for k, s in properties.items() if isinstance(s, dict) and s.get("writeOnly") is True
+                )
+            self._schemas[operation] = found
+        return None if found is _NO_SCHEMA else found
+
     def validator(self, operation: str) -> Any:
-        """The compiled validator of ``operation``; None when there is no schema; raises SchemaError."""
+        """jsonschema's validator of ``operation`` (made on first use: a body its quick predicate
+        passes needs none); None when there is no schema; raises BrokenSchema."""
         if operation in self._validators:
             return self._validators[operation]
+        schema = self._schema(operation)
         validator: Any = None
-        entry = self.directory / schema_file_name(operation)
-        if _OPERATION.match(operation) and entry.is_file():
-            schema = json.loads(entry.read_text(encoding="utf-8"))
-            cls = validator_for(schema, default=Draft202012Validator)
-            if not self.shipped:
-                cls.check_schema(schema)
-            validator = cls(schema)
-            self._predicates[operation] = compile_predicate(schema)
-            properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
-            self._credentials[operation] = frozenset(
-                k for k, s in properties.items() if isinstance(s, dict) and s.get("writeOnly") is True
-            )
+        if schema is not None:
+            from jsonschema import Draft202012Validator
+            from jsonschema.validators import validator_for
+
+            validator = validator_for(schema, default=Draft202012Validator)(schema)
         self._validators[operation] = validator
         return validator
 
@@ -131,12 +150,12 @@ class OperationSchemas:
 
         A quick predicate answers for plain schemas; otherwise results are cached by the body's content.
         """
-        validator = self.validator(operation)
-        if validator is None:
+        if self._schema(operation) is None:
             return None
         predicate = self._predicates.get(operation)
         if predicate is not None and predicate(body):
             return tuple(embedded_size(operation, body))
+        validator = self.validator(operation)
         key = (operation, json.dumps(body, sort_keys=True, default=repr))
         cached = self._results.get(key)
         if cached is not None:
@@ -156,6 +175,17 @@ class OperationSchemas:
             self._results.clear()
         self._results[key] = result
         return result
+
+
+def _check_schema(schema: Any) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    try:
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        raise BrokenSchema(str(exc)) from None
 
 
 _default: OperationSchemas | None = None
@@ -217,7 +247,7 @@ def check_operations(
             continue  # the file schema has already said that `operation` is missing
         try:
             raws = registry.problems(task.operation, task.body)
-        except (SchemaError, ValueError, OSError) as exc:
+        except (ValueError, OSError) as exc:  # BrokenSchema is a ValueError
             found.append(
                 Diagnostic(
                     "op-schema-broken",

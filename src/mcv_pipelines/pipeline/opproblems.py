@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from mcv_pipelines.pipeline.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["MAX_EMBEDDED_BYTES", "RawProblem", "dotted", "embedded_size", "translate"]
 

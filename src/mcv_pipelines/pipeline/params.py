@@ -11,19 +11,20 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from mcv_pipelines.diagnostics import Diagnostic, Location, Severity
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.pipeline.document import Document
-from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate
+from mcv_pipelines.pipeline.fastschema import Predicate, compile_predicate, plainly_valid_schema
 from mcv_pipelines.pipeline.model import Params
 from mcv_pipelines.pipeline.suggest import did_you_mean
 from mcv_pipelines.redact import register_secret
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 __all__ = ["coerce", "declared_params", "parse_assignments", "read_params_file", "resolve_params"]
 
@@ -116,39 +117,64 @@ def coerce(value: Any, schema: Mapping[str, Any]) -> Any:
 
 
 class _Compiled:
-    """Per-document compiled param validators and static problems (built once, reused per row)."""
+    """Per-document compiled param validators and static problems (built once, reused per row).
+
+    A plain param schema is checked and applied by ``fastschema``; jsonschema is imported only for
+    what that cannot judge, or to word a value's problems."""
 
     def __init__(self, document: Document) -> None:
         self.specs = declared_params(document)
-        self.validators: dict[str, Draft202012Validator] = {}
+        self._validators: dict[str, Draft202012Validator] = {}
         self.predicates: dict[str, Predicate | None] = {}
         self.locations: dict[str, Location] = {}
         self.diagnostics: list[Diagnostic] = []
         for name, spec in self.specs.items():
             location = document.locate_key(("params", name))
             self.locations[name] = location
-            try:
-                Draft202012Validator.check_schema(spec)
-            except SchemaError as exc:
-                self.diagnostics.append(
-                    Diagnostic(
-                        "param-schema",
-                        Severity.ERROR,
-                        f"param {name}: invalid schema: {exc.message}",
-                        location,
+            if not plainly_valid_schema(spec):
+                from jsonschema import Draft202012Validator
+                from jsonschema.exceptions import SchemaError
+
+                try:
+                    Draft202012Validator.check_schema(spec)
+                except SchemaError as exc:
+                    self.diagnostics.append(
+                        Diagnostic(
+                            "param-schema",
+                            Severity.ERROR,
+                            f"param {name}: invalid schema: {exc.message}",
+                            location,
+                        )
                     )
-                )
-                continue
-            validator = Draft202012Validator(spec)
-            self.validators[name] = validator
+                    continue
             self.predicates[name] = compile_predicate(spec)
             for key in ("default", "example"):
                 if key in spec:
-                    self._check_static(document, name, key, spec[key], validator)
+                    self._check_static(document, name, key, spec[key])
 
-    def _check_static(
-        self, document: Document, name: str, key: str, value: Any, validator: Draft202012Validator
-    ) -> None:
+    def validator(self, name: str) -> Draft202012Validator | None:
+        """jsonschema's validator of a param whose schema is valid; None for an unknown or invalid one."""
+        if name not in self.predicates:
+            return None
+        found = self._validators.get(name)
+        if found is None:
+            from jsonschema import Draft202012Validator
+
+            found = self._validators[name] = Draft202012Validator(self.specs[name])
+        return found
+
+    def valid(self, name: str, value: Any) -> bool:
+        predicate = self.predicates.get(name)
+        if predicate is not None:
+            return predicate(value)
+        validator = self.validator(name)
+        return validator is None or validator.is_valid(value)
+
+    def _check_static(self, document: Document, name: str, key: str, value: Any) -> None:
+        if self.valid(name, value):
+            return
+        validator = self.validator(name)
+        assert validator is not None  # its schema was found valid
         path = ("params", name, key)
         for error in validator.iter_errors(value):
             written = document.yaml11_bools.get(path)
@@ -230,11 +256,10 @@ def resolve_params(
     for name, value in resolved.items():
         if name not in values:
             continue  # defaults and examples were checked once, statically
-        predicate = compiled.predicates.get(name)
-        if predicate is not None and predicate(value):
+        if compiled.valid(name, value):
             continue
-        validator = compiled.validators.get(name)
-        if validator is None or validator.is_valid(value):
+        validator = compiled.validator(name)
+        if validator is None:
             continue
         for error in validator.iter_errors(value):
             diagnostics.append(

@@ -95,3 +95,119 @@ def test_same_answers_as_jsonschema(schema: Any) -> None:
 )
 def test_what_it_does_not_know_stays_with_jsonschema(schema: Any) -> None:
     assert compile_predicate(schema) is None
+
+
+def _pipeline_documents() -> list[Any]:
+    import yaml
+
+    root = Path(__file__).resolve().parents[3]
+    files = sorted((root / "pipelines").glob("*.yaml")) + sorted(
+        (root / "tests" / "examples").rglob("*.yaml")
+    )
+    documents = []
+    for path in files:
+        try:
+            documents.append(yaml.safe_load(path.read_text(encoding="utf-8")))
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue  # a negative example that is not YAML (or not text) at all: no schema question
+    return documents
+
+
+def test_the_pipeline_file_schema_gets_jsonschemas_answer_for_every_example() -> None:
+    """The file schema's $ref to its own $defs is followed, so a clean pipeline needs no jsonschema;
+    every shipped and test pipeline, valid or not, gets the same verdict from both."""
+    from mcv_pipelines.pipeline.fileschema import file_schema
+
+    schema = file_schema()
+    predicate = compile_predicate(schema)
+    assert predicate is not None
+    validator = Draft202012Validator(schema)
+    documents = _pipeline_documents()
+    base = next(d for d in documents if isinstance(d, dict) and d.get("params") and validator.is_valid(d))
+    some_task = next(iter(base["tasks"]))
+    for change in [
+        {"colour": "blue"},
+        {"version": "1"},
+        {"tasks": []},
+        {"tasks": {}},
+        {"tasks": {some_task: {"input": "x"}}},
+        {"tasks": {"bad name!": {"operation": "convert"}}},
+        {"params": {"p": 3}},
+        {"params": {"1x": {"type": "string"}}},
+        {"job": {"tag": ["a"]}},
+        {"name": None},
+    ]:
+        documents.append({**base, **change})
+    verdicts = [predicate(d) for d in documents]
+    assert verdicts == [validator.is_valid(d) for d in documents]
+    assert True in verdicts
+    assert False in verdicts
+
+
+def test_a_recursive_definition_is_followed() -> None:
+    schema = {
+        "$defs": {
+            "tree": {
+                "type": "object",
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/tree"}}},
+            }
+        },
+        "$ref": "#/$defs/tree",
+    }
+    predicate = compile_predicate(schema)
+    assert predicate is not None
+    validator = Draft202012Validator(schema)
+    for value in [{}, {"kids": [{}]}, {"kids": [{"kids": [1]}]}, {"kids": "x"}, 3]:
+        assert predicate(value) == validator.is_valid(value), value
+
+
+PARAM_SCHEMAS: list[Any] = [
+    {"type": "string"},
+    {"type": "integer", "minimum": 1, "maximum": 100, "default": 80, "description": "quality"},
+    {"type": ["string", "null"], "enum": ["a", None], "secret": True},
+    {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "minItems": 1},
+    {
+        "type": "object",
+        "properties": {"a": {"type": "number"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    },
+    {"type": "strng"},
+    {"type": ["string", "string"]},
+    {"type": []},
+    {"minimum": "1"},
+    {"minLength": -1},
+    {"minLength": True},
+    {"pattern": "("},
+    {"required": ["a", "a"]},
+    {"required": "a"},
+    {"enum": "a"},
+    {"properties": {"a": {"type": 3}}},
+    {"items": {"maximum": None}},
+    {"description": 3},
+    {"readOnly": "yes"},
+    "string",
+    3,
+]
+
+
+@pytest.mark.parametrize("schema", PARAM_SCHEMAS)
+def test_a_schema_called_plainly_valid_is_valid_to_the_metaschema(schema: Any) -> None:
+    from jsonschema.exceptions import SchemaError
+
+    from mcv_pipelines.pipeline.fastschema import plainly_valid_schema
+
+    try:
+        Draft202012Validator.check_schema(schema)
+        valid = True
+    except SchemaError:
+        valid = False
+    if plainly_valid_schema(schema):
+        assert valid  # a no only sends the schema to jsonschema; a wrong yes would let a bad one through
+
+
+def test_the_usual_param_schemas_are_judged_without_jsonschema() -> None:
+    from mcv_pipelines.pipeline.fastschema import plainly_valid_schema
+
+    assert all(plainly_valid_schema(s) for s in PARAM_SCHEMAS[:5])
+    assert not any(plainly_valid_schema(s) for s in PARAM_SCHEMAS[5:])
