@@ -15,10 +15,18 @@ type (``Catalog.lazily``). So loading costs one small JSON line, however many op
 Anything wrong with an index (another version, another snapshot, damaged) makes it a miss: the
 snapshot is parsed as before and the index written again. A cache directory that cannot be written
 only costs the speed-up.
+
+Finding the index needs the snapshot's SHA-256. A stamp beside the indexes remembers it for one
+snapshot path with the file's identity (device, inode, size, modification and change times in ns), so
+a later start reads neither the snapshot (13 MB) nor the index's details: one stat and two small
+reads. Any change to the file, even one that keeps its size and modification time, changes its
+change time (which no tool sets back), and the stamp no longer matches: the snapshot is read and
+hashed as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -27,10 +35,22 @@ from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.catalog.index import Catalog
+from mcv_pipelines.catalog.listing import gc_paused
 from mcv_pipelines.catalog.model import ConversionKey, Descriptor, EngineVersionDef, OptionDef
 from mcv_pipelines.errors import UsageError
 
-__all__ = ["FORMAT", "VERSION", "cache_dir", "dumps_index", "index_path", "loads_index", "store_index"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "cache_dir",
+    "dumps_index",
+    "index_path",
+    "known_digest",
+    "loads_index",
+    "read_index",
+    "store_index",
+    "store_stamp",
+]
 
 FORMAT = "mcv-catalog-index"
 VERSION = 1
@@ -57,12 +77,72 @@ def index_path(digest: str) -> Path:
     return cache_dir() / "catalog" / f"index-v{VERSION}-{digest}.jsonl"
 
 
+def _stamp_path(snapshot: Path) -> Path:
+    name = hashlib.sha256(str(snapshot).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return cache_dir() / "catalog" / f"stamp-{name}.json"
+
+
+def _identity(info: os.stat_result) -> list[int]:
+    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+def known_digest(snapshot: Path, info: os.stat_result) -> str | None:
+    """The SHA-256 of the snapshot at ``snapshot`` (a resolved path) as its stamp remembers it, or None
+    when there is no stamp or the file is no longer the one stamped."""
+    try:
+        stamp = json.loads(_stamp_path(snapshot).read_bytes())
+        digest = stamp["sha256"]
+        same = stamp["path"] == str(snapshot) and stamp["identity"] == _identity(info)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if not same or not isinstance(digest, str) or len(digest) != 64:
+        return None
+    return digest
+
+
+def store_stamp(snapshot: Path, info: os.stat_result, digest: str) -> None:
+    """Remember ``digest`` for the snapshot at ``snapshot`` as ``info`` describes it (best effort)."""
+    stamp = {"path": str(snapshot), "identity": _identity(info), "sha256": digest}
+    _write_atomically(_stamp_path(snapshot), json.dumps(stamp).encode(), "stamp-*.json", _KEPT * 4)
+
+
+def read_index(digest: str) -> tuple[bytes, Callable[[int, int], bytes]] | None:
+    """The first line of the cached index of ``digest``, and a reader of its details (from where the
+    line ends, each read opening the file anew: a check reads a handful); None when there is none."""
+    path = index_path(digest)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.readline()
+    except OSError:
+        return None
+    base = len(head)
+
+    def read(start: int, stop: int) -> bytes:
+        with open(path, "rb") as handle:
+            handle.seek(base + start)
+            data = handle.read(stop - start)
+        if len(data) != stop - start:
+            raise ValueError("the index ends early")
+        return data
+
+    return head, read
+
+
 def _details(desc: Descriptor) -> list[Any]:
-    options = None if desc.options is None else [
-        [o.name, o.type, o.default, None if o.possible_values is None else list(o.possible_values),
-         o.description]
-        for o in desc.options
-    ]
+    options = (
+        None
+        if desc.options is None
+        else [
+            [
+                o.name,
+                o.type,
+                o.default,
+                None if o.possible_values is None else list(o.possible_values),
+                o.description,
+            ]
+            for o in desc.options
+        ]
+    )
     return [
         desc.credits,
         desc.deprecated,
@@ -92,7 +172,9 @@ def _descriptor(key: ConversionKey, default: bool, blob: bytes) -> Descriptor:
     return Descriptor(
         *key,
         credits=credits,
-        options=None if options is None else tuple(
+        options=None
+        if options is None
+        else tuple(
             OptionDef(name, kind, value, None if values is None else tuple(values), description)
             for name, kind, value, values, description in options
         ),
@@ -105,36 +187,43 @@ def _descriptor(key: ConversionKey, default: bool, blob: bytes) -> Descriptor:
 
 
 def loads_index(
-    data: bytes, digest: str, *, source: str, fallback: Callable[[], Catalog]
+    head: bytes,
+    read: Callable[[int, int], bytes],
+    digest: str,
+    *,
+    source: str,
+    fallback: Callable[[], Catalog],
 ) -> Catalog | None:
-    """The lazy catalog ``data`` indexes, or None when it is no index of the snapshot ``digest``.
+    """The lazy catalog an index indexes (its first line ``head``; ``read(start, stop)`` gives a span
+    of its details), or None when it is no index of the snapshot ``digest``.
 
-    ``fallback`` gives the catalog parsed from the snapshot itself; a detail that cannot be decoded
-    later (a damaged file) is taken from it instead, so a check never fails on the cache.
+    ``fallback`` gives the catalog parsed from the snapshot itself; a detail that cannot be read or
+    decoded later (a damaged or vanished file) is taken from it instead, so a check never fails on
+    the cache.
     """
-    end = data.find(b"\n")
     try:
-        head = json.loads(data[:end])
+        with gc_paused():
+            parsed = json.loads(head)
         if (
-            head.get("format") != FORMAT
-            or head.get("version") != VERSION
-            or head.get("snapshot_sha256") != digest
+            parsed.get("format") != FORMAT
+            or parsed.get("version") != VERSION
+            or parsed.get("snapshot_sha256") != digest
         ):
             return None
-        rows = head["types"]
-        keys = [ConversionKey(op, fin, fout, engine) for op, fin, fout, engine, _, _, _ in rows]
-        defaults = [bool(row[4]) for row in rows]
-        spans = [(int(row[5]), int(row[6])) for row in rows]
+        rows = parsed["types"]
+        with gc_paused():
+            keys = [ConversionKey(op, fin, fout, engine) for op, fin, fout, engine, _, _, _ in rows]
+            defaults = [bool(row[4]) for row in rows]
+            spans = [(int(row[5]), int(row[6])) for row in rows]
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    details = memoryview(data)[end + 1 :]
     whole: list[Catalog] = []
 
     def load(i: int) -> Descriptor:
         start, stop = spans[i]
         try:
-            return _descriptor(keys[i], defaults[i], details[start:stop].tobytes())
-        except (ValueError, TypeError):
+            return _descriptor(keys[i], defaults[i], read(start, stop))
+        except (ValueError, TypeError, OSError):
             if not whole:
                 whole.append(fallback())
             found = whole[0].get(keys[i])
@@ -145,30 +234,36 @@ def loads_index(
                 ) from None
             return found
 
-    return Catalog.lazily(keys, defaults, load, source=source)
+    with gc_paused():
+        return Catalog.lazily(keys, defaults, load, source=source)
 
 
 def store_index(catalog: Catalog, digest: str) -> None:
     """Write the index of ``catalog`` into the cache (atomically); a cache that refuses is skipped."""
+    _write_atomically(index_path(digest), dumps_index(catalog, digest), "index-v*.jsonl", _KEPT)
+
+
+def _write_atomically(path: Path, data: bytes, kind: str, kept: int) -> None:
+    """``path`` written whole or not at all, then the oldest files of its ``kind`` beyond ``kept``
+    removed; a cache directory that cannot be written is skipped: only the speed-up is lost."""
     import tempfile
 
-    path = index_path(digest)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(dumps_index(catalog, digest))
+                fh.write(data)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        _prune(path.parent)
+        _prune(path.parent, kind, kept)
     except OSError:
-        return  # a read-only or full cache directory: validation goes on, just without the speed-up
+        return
 
 
-def _prune(directory: Path) -> None:
-    indexes = sorted(directory.glob("index-v*.jsonl"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-    for old in indexes[_KEPT:]:
+def _prune(directory: Path, kind: str, kept: int) -> None:
+    found = sorted(directory.glob(kind), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in found[kept:]:
         old.unlink(missing_ok=True)

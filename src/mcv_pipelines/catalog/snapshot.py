@@ -49,8 +49,13 @@ def descriptor_to_json(desc: Descriptor) -> dict[str, Any]:
         "deprecated": desc.deprecated,
         "experimental": desc.experimental,
         "engine_versions": [
-            {"version": v.version, "default": v.default, "latest": v.latest,
-             "deprecated": v.deprecated, "experimental": v.experimental}
+            {
+                "version": v.version,
+                "default": v.default,
+                "latest": v.latest,
+                "deprecated": v.deprecated,
+                "experimental": v.experimental,
+            }
             for v in desc.engine_versions
         ],
         "meta": dict(desc.meta),
@@ -110,26 +115,34 @@ def load_catalog(path: Path) -> Catalog:
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the catalog snapshot: {exc}") from None
-    digest = hashlib.sha256(raw).hexdigest()
-    catalog = _indexed(path, raw, digest)
+    resolved = Path(key[0])
+    digest = compact.known_digest(resolved, info)
+    catalog = None if digest is None else _indexed(path, digest, None)
     if catalog is None:
-        catalog = _parse(path, raw)
-        compact.store_index(catalog, digest)
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read the catalog snapshot: {exc}") from None
+        digest = hashlib.sha256(raw).hexdigest()
+        catalog = _indexed(path, digest, raw)
+        if catalog is None:
+            catalog = _parse(path, raw)
+            compact.store_index(catalog, digest)
+        compact.store_stamp(resolved, info, digest)
     _cache[key] = catalog
     return catalog
 
 
-def _indexed(path: Path, raw: bytes, digest: str) -> Catalog | None:
-    """The catalog from the cached index of this snapshot, or None when there is no usable one."""
-    try:
-        data = compact.index_path(digest).read_bytes()
-    except OSError:
+def _indexed(path: Path, digest: str, raw: bytes | None) -> Catalog | None:
+    """The catalog from the cached index of this snapshot, or None when there is no usable one.
+    ``raw``: the snapshot's bytes, if read already (a damaged detail is then taken from them)."""
+    found = compact.read_index(digest)
+    if found is None:
         return None
-    return compact.loads_index(data, digest, source=str(path), fallback=lambda: _parse(path, raw))
+    head, read = found
+    return compact.loads_index(
+        head, read, digest, source=str(path), fallback=lambda: _parse(path, raw or path.read_bytes())
+    )
 
 
 def _parse(path: Path, raw: bytes) -> Catalog:

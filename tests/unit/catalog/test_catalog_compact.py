@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -102,6 +103,53 @@ def test_a_snapshot_edited_in_place_is_read_again(
     data["data"] = [d for d in data["data"] if d["output_format"] != "webp"]
     snap.write_text(json.dumps(data), encoding="utf-8")
     assert _fresh_load(snap, monkeypatch).get(JPG_WEBP) is None
+
+
+class _NoHashing:
+    @staticmethod
+    def sha256(data: bytes) -> object:
+        raise AssertionError("the snapshot was read and hashed although its stamp matches")
+
+
+def test_a_later_start_finds_the_index_by_the_stamp_without_reading_the_snapshot(
+    cache: Path, snap: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = load_catalog(snap).get(JPG_WEBP)
+    assert len(list((cache / "catalog").glob("stamp-*.json"))) == 1
+    monkeypatch.setattr(snapshot, "hashlib", _NoHashing)
+    monkeypatch.setattr(snapshot, "_parse", _refuse_parse)
+    indexed = _fresh_load(snap, monkeypatch)
+    assert indexed.get(JPG_WEBP) == expected
+    assert indexed.default_engine("convert", "jpg", "webp") == "pillow"
+
+
+def test_a_snapshot_changed_with_its_size_and_time_kept_is_read_again(
+    cache: Path, snap: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the change time tells this edit apart, and it is part of the stamp."""
+    assert load_catalog(snap).get(JPG_WEBP) is not None
+    before = snap.stat()
+    text = snap.read_text(encoding="utf-8")
+    edited = text.replace('"output_format": "webp"', '"output_format": "webq"')
+    assert len(edited) == len(text)
+    assert edited != text
+    snap.write_text(edited, encoding="utf-8")
+    os.utime(snap, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = snap.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    reloaded = _fresh_load(snap, monkeypatch)
+    assert reloaded.get(JPG_WEBP) is None
+    assert reloaded.get(ConversionKey("convert", "jpg", "webq", "pillow")) is not None
+
+
+def test_a_vanished_index_is_replaced_by_the_snapshot_itself(
+    cache: Path, snap: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = load_catalog(snap).get(JPG_WEBP)
+    indexed = _fresh_load(snap, monkeypatch)  # found by the stamp: details are read on demand
+    for index in (cache / "catalog").glob("index-v1-*.jsonl"):
+        index.unlink()
+    assert indexed.get(JPG_WEBP) == expected
 
 
 def test_a_damaged_index_falls_back_to_the_snapshot(
