@@ -105,9 +105,10 @@ def _equal(one: Any, two: Any) -> bool:
 class _Compiler:
     """Compiles one schema; ``$ref`` to ``#/$defs/NAME`` of its root is followed (each once)."""
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, translate: Callable[[str], str] | None) -> None:
         self.root = root
         self.refs: dict[str, Predicate] = {}
+        self.translate = translate
 
     def ref(self, pointer: Any) -> Predicate:
         if pointer in self.refs:
@@ -147,7 +148,7 @@ class _Compiler:
         if "const" in schema:
             constant = schema["const"]
             checks.append(lambda v: _equal(v, constant))
-        _strings(schema, checks)
+        _strings(schema, checks, self.translate)
         _numbers(schema, checks)
         _objects(schema, checks, self.compile)
         _arrays(schema, checks, self.compile)
@@ -168,7 +169,7 @@ class _Compiler:
         return conjunction
 
 
-def _strings(schema: dict[str, Any], checks: list[Predicate]) -> None:
+def _strings(schema: dict[str, Any], checks: list[Predicate], translate: Callable[[str], str] | None) -> None:
     if "minLength" in schema:
         low = schema["minLength"]
         checks.append(lambda v: not isinstance(v, str) or len(v) >= low)
@@ -176,7 +177,8 @@ def _strings(schema: dict[str, Any], checks: list[Predicate]) -> None:
         high = schema["maxLength"]
         checks.append(lambda v: not isinstance(v, str) or len(v) <= high)
     if "pattern" in schema:
-        pattern = re.compile(schema["pattern"])
+        source = schema["pattern"]
+        pattern = re.compile(translate(source) if translate is not None else source)
         checks.append(lambda v: not isinstance(v, str) or pattern.search(v) is not None)
 
 
@@ -260,15 +262,17 @@ def _logic(schema: dict[str, Any], checks: list[Predicate], sub: Callable[[Any],
         checks.append(lambda v: then(v) if condition(v) else otherwise(v))
 
 
-def compile_predicate(schema: Any) -> Predicate | None:
+def compile_predicate(schema: Any, translate: Callable[[str], str] | None = None) -> Predicate | None:
     """A function giving jsonschema's valid/invalid answer for ``schema``, or None if unsupported.
+    ``translate``: a ``pattern`` to the Python one that means the same (the service reads patterns
+    as ECMA-262 ones); one it refuses (ValueError) leaves the schema to jsonschema.
 
     >>> compile_predicate({"type": "integer", "minimum": 1})(5)
     True
     """
     try:
-        return _Compiler(schema).compile(schema)
-    except (_Unsupported, re.error, TypeError):
+        return _Compiler(schema, translate).compile(schema)
+    except (_Unsupported, re.error, TypeError, ValueError):
         return None
 
 

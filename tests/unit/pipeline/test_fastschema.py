@@ -211,3 +211,35 @@ def test_the_usual_param_schemas_are_judged_without_jsonschema() -> None:
 
     assert all(plainly_valid_schema(s) for s in PARAM_SCHEMAS[:5])
     assert not any(plainly_valid_schema(s) for s in PARAM_SCHEMAS[5:])
+
+
+ECMA_VALUES: list[Any] = [
+    "https://example.com/a.png",
+    "https://example.com/a.png\n",  # Python's $ matches before a final newline; ECMA's does not
+    "http://a\x1cb",  # Python's \s matches U+001C; ECMA's does not
+    "a\u2028b",
+    "٣",  # a digit to Python's \d, not to ECMA's
+    "x" * 3,
+]
+
+
+@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.json")), ids=lambda p: p.name)
+def test_with_ecma_patterns_the_service_predicate_agrees_with_its_validator(path: Path) -> None:
+    """The service reads patterns as ECMA-262 ones; its quick predicate must too."""
+    from mcv_pipelines.service.http.body_schema import _predicate, _validator, operation_file
+
+    from mcv_pipelines.pipeline.opcheck import KNOWN_OPERATIONS
+
+    operation = next(op for op in KNOWN_OPERATIONS if operation_file(op) == path.name)
+    predicate, validator = _predicate(operation), _validator(operation)
+    assert validator is not None
+    if predicate is None:
+        return  # what the predicate does not know stays with jsonschema: nothing to compare
+    schema = json.loads(path.read_text())
+    for name, rule in schema.get("properties", {}).items():
+        if not isinstance(rule, dict):
+            continue
+        for value in [*VALUES, *ECMA_VALUES]:
+            body = {"operation": operation, name: value}
+            assert predicate(body) == validator.is_valid(body), (name, value)
+
