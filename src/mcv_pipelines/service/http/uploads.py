@@ -1,6 +1,6 @@
 """The upload form of import/upload tasks: POST /upload/{task_id}.
 
-The multipart body is parsed as a stream (python-multipart's push parser, fed from a worker thread)
+The multipart body is parsed as a stream (``form_parser``'s push parser, fed from a worker thread)
 and the file part is written straight into the store (a file in the task's directory, or a multipart
 upload to S3), so memory stays flat whatever the file size. Form fields
 (expires, max_file_count, max_file_size, signature, redirect) come before ``file`` and are checked as
@@ -10,12 +10,11 @@ soon as the file part starts. 201 on success, or a 303 redirect when the form ca
 from __future__ import annotations
 
 import hashlib
-import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
-from python_multipart.multipart import MultipartParser, parse_options_header
+from python_multipart.multipart import parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -25,15 +24,12 @@ from mcv_pipelines.service.files.signing import valid_signature
 from mcv_pipelines.service.files.storage import DirectoryStorage, StorageError, Writer
 from mcv_pipelines.service.http.context import ServiceContext, context
 from mcv_pipelines.service.http.errors import ApiError, InvalidData, not_found
+from mcv_pipelines.service.http.form_parser import FormParser
 from mcv_pipelines.service.state.jsontext import FastJSONResponse
 from mcv_pipelines.service.state.render import task_json
 from mcv_pipelines.service.state.store import Doc
 
 __all__ = ["receive_upload"]
-
-# python-multipart also logs what it raises; the uploader already gets it as a 422, so say it once.
-logging.getLogger("python_multipart").addHandler(logging.NullHandler())
-logging.getLogger("python_multipart").propagate = False
 
 _FIELD_LIMIT = 64 * 1024
 _BATCH = 1024 * 1024  # body bytes handed to the parser (in a worker thread) at a time
@@ -44,7 +40,7 @@ _INLINE = 64 * 1024
 
 
 class _FormReader:
-    """Callbacks of the push parser: fields kept in memory, the file streamed to disk."""
+    """What the parser finds: fields kept in memory, the file streamed to the store."""
 
     def __init__(self, ctx: ServiceContext, task_id: str) -> None:
         self.ctx = ctx
@@ -52,9 +48,6 @@ class _FormReader:
         self.fields: dict[str, str] = {}
         self.files: list[dict[str, Any]] = []
         self.error: ApiError | None = None
-        self._header_name = b""
-        self._header_value = b""
-        self._headers: dict[bytes, bytes] = {}
         self._name = ""
         self._filename: str | None = None
         self._value = bytearray()
@@ -63,39 +56,16 @@ class _FormReader:
         self._size = 0
         self._max_size = 0
 
-    def parser(self, boundary: bytes) -> MultipartParser:
-        return MultipartParser(
-            boundary,
-            {
-                "on_part_begin": self._part_begin,
-                "on_part_data": self._part_data,
-                "on_part_end": self._part_end,
-                "on_header_field": self._header_field,
-                "on_header_value": self._header_val,
-                "on_header_end": self._header_end,
-                "on_headers_finished": self._headers_finished,
-            },
-        )
+    def parser(self, boundary: bytes) -> FormParser:
+        return FormParser(boundary, self)
 
     def _fail(self, error: ApiError) -> None:
         if self.error is None:
             self.error = error
 
-    def _part_begin(self) -> None:
-        self._headers, self._value, self._filename, self._name = {}, bytearray(), None, ""
-
-    def _header_field(self, data: bytes, start: int, end: int) -> None:
-        self._header_name += data[start:end]
-
-    def _header_val(self, data: bytes, start: int, end: int) -> None:
-        self._header_value += data[start:end]
-
-    def _header_end(self) -> None:
-        self._headers[self._header_name.lower()] = self._header_value
-        self._header_name, self._header_value = b"", b""
-
-    def _headers_finished(self) -> None:
-        _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
+    def part_begin(self, headers: dict[bytes, bytes]) -> None:
+        self._value, self._filename = bytearray(), None
+        _, options = parse_options_header(headers.get(b"content-disposition", b""))
         self._name = options.get(b"name", b"").decode("utf-8", "replace")
         raw_filename = options.get(b"filename")
         if raw_filename is None:
@@ -126,17 +96,16 @@ class _FormReader:
         elif _int(f.get("expires"), 0) < time.time():
             self._fail(ApiError(403, "FORM_EXPIRED", "The upload form has expired; create a new task."))
 
-    def _part_data(self, data: bytes, start: int, end: int) -> None:
+    def part_data(self, chunk: bytes) -> None:
         if self.error is not None:
             return
         if self._filename is None:
-            self._value += data[start:end]
+            self._value += chunk
             if len(self._value) > _FIELD_LIMIT:
                 self._fail(InvalidData({self._name: ["The form field is too long."]}))
             return
         if self._handle is None:
             return
-        chunk = data[start:end]
         self._size += len(chunk)
         if self._size > self._max_size:
             self._fail(
@@ -150,7 +119,7 @@ class _FormReader:
         self._md5.update(chunk)
         self._handle.write(chunk)
 
-    def _part_end(self) -> None:
+    def part_end(self) -> None:
         if self._filename is None:
             self.fields[self._name] = self._value.decode("utf-8", "replace")
             return
@@ -189,7 +158,7 @@ def _on_loop(ctx: ServiceContext, request: Request) -> bool:
 
 async def _feed(
     request: Request,
-    parser: MultipartParser,
+    parser: FormParser,
     reader: _FormReader,
     inline: bool,
     then: Callable[[], None] | None = None,
@@ -212,7 +181,7 @@ async def _feed(
 
 
 def _last(
-    parser: MultipartParser, reader: _FormReader, batch: bytes, then: Callable[[], None] | None = None
+    parser: FormParser, reader: _FormReader, batch: bytes, then: Callable[[], None] | None = None
 ) -> None:
     if batch:
         parser.write(batch)
@@ -257,12 +226,15 @@ async def receive_upload(request: Request) -> Response:
     if kind != b"multipart/form-data" or b"boundary" not in options:
         raise InvalidData({"file": ["Send the file as multipart/form-data."]})
     reader = _FormReader(ctx, task_id)
-    parser = reader.parser(options[b"boundary"])
+    try:
+        parser = reader.parser(options[b"boundary"])
+    except ValueError as exc:
+        raise InvalidData({"file": [f"The multipart body is malformed: {exc}"]}) from None
     inline = _on_loop(ctx, request)
     completion = _Completion(ctx, task_id, reader)
     try:
         await _feed(request, parser, reader, inline, None if inline else completion)
-    except ValueError as exc:  # python-multipart's parse errors
+    except ValueError as exc:  # the parser's MultipartError, or the boundary refused
         raise InvalidData({"file": [f"The multipart body is malformed: {exc}"]}) from exc
     except StorageError as exc:
         raise ApiError(503, "STORAGE_UNAVAILABLE", f"The upload could not be stored: {exc.message}") from None
