@@ -15,7 +15,8 @@ import contextlib
 import hashlib
 import re
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Container
+from typing import Protocol
 
 import httpx
 
@@ -24,10 +25,7 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.contract import Writer
 
-if TYPE_CHECKING:
-    from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
-
-__all__ = ["UPLOAD_CHUNK", "ResumableWriter"]
+__all__ = ["UPLOAD_CHUNK", "ResumableWriter", "SessionStore"]
 
 UPLOAD_CHUNK = 8 * 1024 * 1024
 _QUANTUM = 256 * 1024
@@ -36,8 +34,27 @@ _INCOMPLETE = 308  # the session holds part of the object and wants the rest
 _RANGE = re.compile(r"^bytes=0-(\d+)$")
 
 
+class SessionStore(Protocol):
+    """What the writer uses of its store (gcs.GcsStore): the store imports the writer, not the
+    other way round."""
+
+    @property
+    def where(self) -> str: ...
+    @property
+    def retry_for(self) -> float: ...
+    @property
+    def retried(self) -> Container[int]: ...
+    @property
+    def client(self) -> httpx.Client: ...
+
+    def location(self, key: str) -> str: ...
+    def open_session(self, key: str, content_type: str) -> str: ...
+    def failed(self, code: str, message: str) -> TaskFailed: ...
+    def refusal(self, answer: httpx.Response, what: str, key: str | None = None) -> TaskFailed: ...
+
+
 class ResumableWriter(Writer):
-    def __init__(self, store: GcsStore, key: str, content_type: str) -> None:
+    def __init__(self, store: SessionStore, key: str, content_type: str) -> None:
         self._store, self._key, self._type = store, key, content_type
         self._what = f"write {store.location(key)}"
         self._buffer = bytearray()
