@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.listing import gc_paused
@@ -186,6 +187,27 @@ def _descriptor(key: ConversionKey, default: bool, blob: bytes) -> Descriptor:
     )
 
 
+class _Keys(Sequence[ConversionKey]):
+    """The index's rows as conversion keys, each made when asked for: a start-up reads 10k rows and
+    a check looks at a few hundred of them."""
+
+    def __init__(self, rows: list[list[Any]]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, i: int) -> ConversionKey: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[ConversionKey]: ...
+    def __getitem__(self, i: int | slice) -> ConversionKey | Sequence[ConversionKey]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._rows)))]
+        row = self._rows[i]
+        return ConversionKey(row[0], row[1], row[2], row[3])
+
+
 def loads_index(
     head: bytes,
     read: Callable[[int, int], bytes],
@@ -211,18 +233,19 @@ def loads_index(
         ):
             return None
         rows = parsed["types"]
-        with gc_paused():
-            keys = [ConversionKey(op, fin, fout, engine) for op, fin, fout, engine, _, _, _ in rows]
-            defaults = [bool(row[4]) for row in rows]
-            spans = [(int(row[5]), int(row[6])) for row in rows]
+        if not (isinstance(rows, list) and all(isinstance(row, list) and len(row) == 7 for row in rows)):
+            return None
+        if not all(map(operator.lt, rows, rows[1:])):  # Catalog.lazily's keys are sorted and unique
+            return None
+        keys = _Keys(rows)
+        defaults = [bool(row[4]) for row in rows]
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     whole: list[Catalog] = []
 
     def load(i: int) -> Descriptor:
-        start, stop = spans[i]
         try:
-            return _descriptor(keys[i], defaults[i], read(start, stop))
+            return _descriptor(keys[i], defaults[i], read(int(rows[i][5]), int(rows[i][6])))
         except (ValueError, TypeError, OSError):
             if not whole:
                 whole.append(fallback())
