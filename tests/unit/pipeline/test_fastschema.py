@@ -226,9 +226,8 @@ ECMA_VALUES: list[Any] = [
 @pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.json")), ids=lambda p: p.name)
 def test_with_ecma_patterns_the_service_predicate_agrees_with_its_validator(path: Path) -> None:
     """The service reads patterns as ECMA-262 ones; its quick predicate must too."""
-    from mcv_pipelines.service.http.body_schema import _predicate, _validator, operation_file
-
     from mcv_pipelines.pipeline.opcheck import KNOWN_OPERATIONS
+    from mcv_pipelines.service.http.body_schema import _predicate, _validator, operation_file
 
     operation = next(op for op in KNOWN_OPERATIONS if operation_file(op) == path.name)
     predicate, validator = _predicate(operation), _validator(operation)

@@ -138,9 +138,13 @@ def test_writes_after_the_end_are_the_epilogue() -> None:
 )
 def test_a_malformed_body_is_refused_saying_why(data: bytes, words: str) -> None:
     parser = FormParser(BOUNDARY, Parts())
-    with pytest.raises(MultipartError, match=words):
+
+    def whole_body() -> None:
         parser.write(data)
         parser.finalize()
+
+    with pytest.raises(MultipartError, match=words):
+        whole_body()
 
 
 @pytest.mark.parametrize("boundary", [b"", b"b" * 201])
