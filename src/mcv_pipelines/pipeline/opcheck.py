@@ -134,10 +134,7 @@ class OperationSchemas:
         schema = self._schema(operation)
         validator: Any = None
         if schema is not None:
-            from jsonschema import Draft202012Validator
-            from jsonschema.validators import validator_for
-
-            validator = validator_for(schema, default=Draft202012Validator)(schema)
+            validator = _validator_class(schema)(schema)
         self._validators[operation] = validator
         return validator
 
@@ -177,13 +174,19 @@ class OperationSchemas:
         return result
 
 
-def _check_schema(schema: Any) -> None:
+def _validator_class(schema: Any) -> Any:
+    """jsonschema's validator class for the draft ``schema`` names (2020-12 when it names none)."""
     from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
 
+    return validator_for(schema, default=Draft202012Validator)
+
+
+def _check_schema(schema: Any) -> None:
+    from jsonschema.exceptions import SchemaError
+
     try:
-        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+        _validator_class(schema).check_schema(schema)
     except SchemaError as exc:
         raise BrokenSchema(str(exc)) from None
 

@@ -116,8 +116,7 @@ def schema_errors(task: Mapping[str, Any], prefix: str = "") -> dict[str, list[s
     if quick is not None and quick(body):
         return {}
     validator = _validator(operation)
-    if validator is None:
-        return {}
+    assert validator is not None  # the operation has a schema (its text was found above)
     errors: dict[str, list[str]] = {}
     for error in validator.iter_errors(body):
         if error.validator == "required" and isinstance(error.instance, dict):

@@ -226,15 +226,12 @@ async def receive_upload(request: Request) -> Response:
     if kind != b"multipart/form-data" or b"boundary" not in options:
         raise InvalidData({"file": ["Send the file as multipart/form-data."]})
     reader = _FormReader(ctx, task_id)
-    try:
-        parser = reader.parser(options[b"boundary"])
-    except ValueError as exc:
-        raise InvalidData({"file": [f"The multipart body is malformed: {exc}"]}) from None
     inline = _on_loop(ctx, request)
     completion = _Completion(ctx, task_id, reader)
     try:
+        parser = reader.parser(options[b"boundary"])
         await _feed(request, parser, reader, inline, None if inline else completion)
-    except ValueError as exc:  # the parser's MultipartError, or the boundary refused
+    except ValueError as exc:  # the parser's MultipartError: the boundary refused, or the body's framing
         raise InvalidData({"file": [f"The multipart body is malformed: {exc}"]}) from exc
     except StorageError as exc:
         raise ApiError(503, "STORAGE_UNAVAILABLE", f"The upload could not be stored: {exc.message}") from None
