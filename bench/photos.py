@@ -20,8 +20,11 @@ side by side in one run:
 Every output is checked: as many files as photos, each a webp of the floor's own size.
 Then tiny rows (16x16 PNG -> webp, 400 rows, --concurrency 8) against the same `mcv serve`: rows/s and
 CPU ms per row of `mcv batch` (its process, start-up included) and of the service (its process tree,
-from /proc) separately. Prints one table per round; no assertion on time: the machine is shared, so
-read the ratios, which one round measures side by side.
+from /proc) separately. Beside them, the same four HTTP exchanges a tiny row makes, between a bare
+Starlette app and the client's HTTP stack with nothing behind them (bench/http_floor.py): the
+cost of those exchanges before the product does any work of its own.
+Prints one table per round; no assertion on time: the machine is shared, so read the ratios, which
+one round measures side by side.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import http_floor
 from PIL import Image, ImageFilter
 
 KEY = "sk-bench-photos-4e0a91"
@@ -319,6 +323,9 @@ def one_round(work: Path, photos: list[Path], tiny: list[str], with_team: bool, 
         client, service = run.client_cpu * 1000 / rows, run.service_cpu * 1000 / rows
         print(f"{f'{rows} rows -> mcv serve{label}':<58} {rows / run.seconds:8.1f} {client:14.2f} "
               f"{service:15.2f} {client + service:13.2f}")  # fmt: skip
+    rate, client, service = http_floor.measure(rows, 8)
+    print(f"{f'{rows} rows, the 4 exchanges alone (bench/http_floor.py)':<58} {rate:8.1f} {client:14.2f} "
+          f"{service:15.2f} {client + service:13.2f}")  # fmt: skip
 
 
 def main() -> None:
