@@ -186,3 +186,20 @@ def test_json_log_has_a_line_per_request_and_per_task_change_without_secrets(
     assert service.api_key not in log_text
     assert "signature" not in log_text
     assert "?" not in log_text
+
+
+def test_a_task_under_a_second_is_timed_to_the_millisecond_in_log_and_metrics(
+    json_log: io.StringIO, service: LocalService, client: httpx.Client
+) -> None:
+    # The API keeps start and end to the second: a duration from them was 0 s or 1 s, never 0.35 s.
+    convert_job(client, b"slow enough", sleep=0.35)
+    deadline = time.monotonic() + 10  # the task's line is written once its end committed
+    while '"export/url"' not in json_log.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    records = [json.loads(line) for line in json_log.getvalue().splitlines()]
+    (convert,) = [r for r in records if r["event"] == "task" and r["operation"] == "convert"]
+    assert 0.35 <= convert["seconds"] < 0.95
+    _, samples = scrape(service.base_url)
+    total = value(samples, "mcv_task_duration_seconds_sum", operation="convert", engine="text")
+    assert total is not None
+    assert 0.35 <= total < 0.95

@@ -87,3 +87,17 @@ def test_cancelled_deadlines_do_not_pile_up() -> None:
         assert deadlines.held() <= 130
     finally:
         deadlines.stop()
+
+
+def test_cancel_tells_how_long_the_deadline_was_pending() -> None:
+    deadlines = Deadlines(lambda key, seconds: None)
+    try:
+        deadlines.add("t", 3600)
+        time.sleep(0.05)
+        took = deadlines.cancel("t")
+        assert took is not None
+        assert 0.05 <= took < 5
+        assert deadlines.cancel("t") is None  # no longer pending
+        assert deadlines.cancel("never added") is None
+    finally:
+        deadlines.stop()

@@ -34,7 +34,8 @@ class Deadlines:
         self._name = name
         self._wake = threading.Condition()
         self._heap: list[tuple[float, int, str]] = []
-        self._active: dict[str, tuple[int, float]] = {}  # key -> (entry number, seconds given)
+        # key -> (entry number, seconds given, monotonic time when added)
+        self._active: dict[str, tuple[int, float, float]] = {}
         self._numbers = itertools.count()
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -45,20 +46,23 @@ class Deadlines:
         with self._wake:
             if self._stopped:
                 return
-            self._active[key] = (number, seconds)
-            heapq.heappush(self._heap, (time.monotonic() + seconds, number, key))
+            now = time.monotonic()
+            self._active[key] = (number, seconds, now)
+            heapq.heappush(self._heap, (now + seconds, number, key))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
                 self._thread.start()
             elif self._heap[0][1] == number:  # the new one comes first: sleep less
                 self._wake.notify()
 
-    def cancel(self, key: str) -> None:
+    def cancel(self, key: str) -> float | None:
+        """Cancel ``key``'s deadline: the seconds since it was added (None: none was pending)."""
         with self._wake:
-            self._active.pop(key, None)
+            active = self._active.pop(key, None)
             if len(self._heap) > 64 and len(self._heap) > 2 * len(self._active):  # mostly cancelled ones
                 self._heap = [entry for entry in self._heap if self._live(entry)]
                 heapq.heapify(self._heap)
+        return None if active is None else time.monotonic() - active[2]
 
     def pending(self) -> int:
         """Deadlines added and neither expired nor cancelled."""

@@ -218,9 +218,9 @@ class LeaseScheduler(Scheduler):
                     self._stop_running(task_id)  # its lease runs out; another run records it
                     return None
                 self._stopping.wait(0.5)
-        self._stop_running(task_id)
-        for task in ended.tasks:
-            self.changes.publish(ended_change(task))
+        seconds = self._stop_running(task_id)
+        for task in ended.tasks:  # the others (dependants failed with it) never ran here
+            self.changes.publish(ended_change(task, seconds if task["id"] == task_id else None))
             if task["status"] == "error":
                 discard(self.storage, self.config, task["id"])
         for job_id, status in ended.jobs:

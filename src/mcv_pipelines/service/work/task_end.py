@@ -34,12 +34,15 @@ class TaskEnding:
     _deadlines: Deadlines
     _one_write: OneWrite
 
-    def _stop_running(self, task_id: str) -> None:
-        self._deadlines.cancel(task_id)
+    def _stop_running(self, task_id: str) -> float | None:
+        """Stop a task's clock and tell its run to stop: the seconds it ran (None: it was not timed
+        here, an upload say, or its timeout had fired)."""
+        seconds = self._deadlines.cancel(task_id)
         with self._lock:
             event = self._running.pop(task_id, None)
         if event is not None:
             event.set()
+        return seconds
 
     def _end(self, task_id: str, outcome: Outcome | TaskFailed, allowed: tuple[str, ...]) -> Doc | None:
         """End a task (once): finished with an outcome, or error with a failure. The task as this call
@@ -68,10 +71,10 @@ class TaskEnding:
 
     def _ended(self, task_id: str, ended: Doc | None, job: Doc | None, outcome: Outcome | TaskFailed) -> None:
         """A task's end committed: stop its clock and tell of it (and of its job's new status)."""
-        self._stop_running(task_id)
+        seconds = self._stop_running(task_id)
         if ended is None:
             return
-        self.changes.publish(ended_change(ended))
+        self.changes.publish(ended_change(ended, seconds))
         self._publish_job(job)
         if isinstance(outcome, TaskFailed):
             discard(self.storage, self.config, task_id)

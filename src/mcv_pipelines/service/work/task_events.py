@@ -17,9 +17,12 @@ class JobEvents(Protocol):
     def __call__(self, event: str, job_id: str, job: Doc | None = None) -> None: ...
 
 
-def ended_change(task: Doc) -> Change:
-    """The feed's word that ``task`` ended (what logs and metrics count)."""
-    seconds = (parse_iso(task["ended_at"]) - parse_iso(task["started_at"])).total_seconds()
+def ended_change(task: Doc, seconds: float | None = None) -> Change:
+    """The feed's word that ``task`` ended (what logs and metrics count). ``seconds``: how long it ran,
+    as this process's clock measured it; else from its start and end times, which the API keeps to
+    the second (a 30 ms task would show 0 s or 1 s)."""
+    if seconds is None:
+        seconds = (parse_iso(task["ended_at"]) - parse_iso(task["started_at"])).total_seconds()
     return Change(
         "task",
         task["id"],
