@@ -71,15 +71,19 @@ def serve() -> None:
 
     import uvicorn
     from starlette.applications import Starlette
+    from starlette.datastructures import UploadFile
     from starlette.requests import Request
     from starlette.responses import Response
     from starlette.routing import Route
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # connections wait in the backlog until uvicorn accepts: none is refused
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     created = json.dumps(_job(base, "waiting")).encode()
-    ended = json.dumps(_job(base, "finished")).encode()
+    finished = _job(base, "finished")
+    ended = json.dumps(finished).encode()
+    uploaded = json.dumps({"data": finished["data"]["tasks"][0]}).encode()  # the upload task's answer
     output = b"RIFF" + bytes(54)
 
     async def create(request: Request) -> Response:
@@ -88,8 +92,11 @@ def serve() -> None:
 
     async def upload(request: Request) -> Response:
         async with request.form() as form:
-            await form["file"].read()  # type: ignore[union-attr]
-        return Response(ended[:600], 201, media_type="application/json")
+            file = form["file"]
+            if not isinstance(file, UploadFile):
+                return Response(b'{"message": "no file part"}', 422, media_type="application/json")
+            await file.read()
+        return Response(uploaded, 201, media_type="application/json")
 
     async def wait(request: Request) -> Response:
         return Response(ended, media_type="application/json")

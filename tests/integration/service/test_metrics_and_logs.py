@@ -198,8 +198,9 @@ def test_a_task_under_a_second_is_timed_to_the_millisecond_in_log_and_metrics(
         time.sleep(0.02)
     records = [json.loads(line) for line in json_log.getvalue().splitlines()]
     (convert,) = [r for r in records if r["event"] == "task" and r["operation"] == "convert"]
-    assert 0.35 <= convert["seconds"] < 0.95
+    # at least the engine's sleep, not a whole number of seconds (a stall under load may add some)
+    assert convert["seconds"] >= 0.35
+    assert convert["seconds"] % 1 != 0
     _, samples = scrape(service.base_url)
     total = value(samples, "mcv_task_duration_seconds_sum", operation="convert", engine="text")
-    assert total is not None
-    assert 0.35 <= total < 0.95
+    assert total == pytest.approx(convert["seconds"], abs=0.001)  # the log rounds to the millisecond
