@@ -74,6 +74,9 @@ TEST_ONLY=(
     podman
     runc
     netavark
+    # netavark sets up a container's network with iptables, which podman does not depend on: without
+    # it the build's first RUN fails with "netavark: No such file or directory" (issue 50)
+    iptables
     debootstrap
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).

@@ -13,6 +13,7 @@ moby-seccomp-default.NOTICE). It refuses namespaces to an unprivileged container
 from __future__ import annotations
 
 import json
+import resource
 import socket
 import subprocess
 import sys
@@ -60,6 +61,23 @@ def compose_all_role(public_url: str) -> list[str]:
     return [public_url if "MCV_PUBLIC_URL" in word else word for word in command]
 
 
+def machine_ulimits() -> list[str]:
+    """`--ulimit` options within this machine's hard limits (issue 50).
+
+    Rootful podman asks runc for 1,048,576 open files and 4,194,304 processes unless told otherwise.
+    On a machine whose root lacks CAP_SYS_RESOURCE and whose hard limits are lower (CI's: 20,000 open
+    files), every `podman run` then exits 126 with "error setting rlimits ... operation not permitted".
+    The container gets this machine's own hard limits instead; processes are also bounded by pid_max,
+    above which runc was refused there too (measured: 32,768 passes, 32,769 does not).
+    """
+    files = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    processes = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    processes = pid_max if processes == resource.RLIM_INFINITY else min(processes, pid_max)
+    files = 1_048_576 if files == resource.RLIM_INFINITY else min(files, 1_048_576)
+    return ["--ulimit", f"nofile={files}:{files}", "--ulimit", f"nproc={processes}:{processes}"]
+
+
 def podman(*argv: str, timeout: float = 60) -> str:
     done = subprocess.run(["podman", *argv], capture_output=True, text=True, timeout=timeout, check=False)
     assert done.returncode == 0, f"podman {' '.join(argv)}: {done.stderr.strip()}"
@@ -76,7 +94,7 @@ class Container:
         self.key = uuid.uuid4().hex
         volume = [] if "--read-only" in options else ["-v", f"{self.name}:/var/lib/mcv"]
         podman("run", "-d", "--name", self.name, "-p", f"127.0.0.1:{self.port}:8080",
-               "-e", f"MCV_SERVE_API_KEY={self.key}", *volume, *options,
+               "-e", f"MCV_SERVE_API_KEY={self.key}", *machine_ulimits(), *volume, *options,
                image.tag, *compose_all_role(self.url))  # fmt: skip
         self.volume = bool(volume)
 
@@ -205,7 +223,7 @@ def package_files(*python: str) -> dict[str, str]:
 
 def test_the_image_carries_the_package_of_this_tree(image: Built) -> None:
     """Every module as in src/ (podman once reused an old package's layer after a source change)."""
-    inside = package_files("podman", "run", "--rm", "--entrypoint", "python3", image.tag)
+    inside = package_files("podman", "run", "--rm", *machine_ulimits(), "--entrypoint", "python3", image.tag)
     here = package_files(sys.executable)
     assert inside, "no module found in the image"
     differ = sorted({path for path in inside.keys() | here.keys() if inside.get(path) != here.get(path)})
