@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import engine_needs
+import suite_order
 from asyncssh_sftp import AsyncsshSftp
 from azurite import Azurite, need_azurite
 from mcv_pipelines.service.engines.base import Engine
@@ -45,15 +46,30 @@ _ENGINE_FIXTURES = frozenset({"require_engine", "require_conversion", "require_p
 _ENGINE_FOLDERS = ("integration/engines/", "unit/engines/")
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    del config
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         where = item.path.as_posix()
         asks = _ENGINE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         if asks or any(f"/tests/{folder}" in where for folder in _ENGINE_FOLDERS):
             item.add_marker(pytest.mark.engines)
-    # The image's tests last (issue 38): .ci/run builds the image in the background while the rest run.
-    items.sort(key=lambda item: item.get_closest_marker("image") is not None)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--store-durations",
+        nargs="?",
+        const=str(suite_order.DURATIONS),
+        default=None,
+        metavar="PATH",
+        help="write each test file's seconds (merged) to PATH, by default tests/durations.json: the order "
+        "workers get files in",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Files slowest first, the image's tests last (issue 50): a plugin of its own, so that it sorts
+    # after pytest's reordering by fixture, and records the seconds --store-durations writes.
+    config.pluginmanager.register(suite_order.Ordering(config), "mcv-suite-order")
 
 
 @pytest.fixture
