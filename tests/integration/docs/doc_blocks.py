@@ -16,6 +16,9 @@ it needs; without any, it runs in a fresh project directory (a copy of pipelines
     <!-- docs-test: install -->            the block installs the project: it runs in a copy of the
                                            repository's tracked files
     <!-- docs-test: exit=2 -->             the exit code the example shows (an invalid pipeline)
+    <!-- docs-test: needs=curl -->         programs the block calls beyond Python and `mcv`: a missing
+                                           one skips it with the reason, or fails it under
+                                           MCV_REQUIRE_ENGINES=1 (a machine with only Python has no curl)
     <!-- docs-test: not-run="reason" -->   never run (only the README's test command: it runs this suite)
     <!-- docs-test-setup: COMMAND -->      run before the block, in the same shell (files it reads)
 """

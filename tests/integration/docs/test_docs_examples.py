@@ -21,7 +21,7 @@ import httpx
 import pytest
 from doc_blocks import ROOT, DocBlock, doc_blocks, documents
 
-from engine_needs import require_engine
+from engine_needs import require_engine, require_program
 from mcv_pipelines.service.engines import ENGINE_FACTORIES
 
 BLOCKS = [block for path in documents() for block in doc_blocks(path)]
@@ -178,6 +178,8 @@ def test_the_example_runs(
     if block.options.get("engines") == "all":
         for factory in ENGINE_FACTORIES:
             require_engine(factory().name)
+    for program in filter(None, block.options.get("needs", "").split(",")):
+        require_program(program)
     env = _environment(tmp_path / "home")
     project = _project(block, tmp_path)
     if "service" in block.options:
