@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from engine_needs import unavailable
 from loopback_listener import Tripwire
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import EngineError
@@ -34,9 +35,21 @@ def method(
 ) -> str:
     """Each seal this machine must offer, forced (CI installs bubblewrap and runs as root)."""
     name = str(request.param)
-    require_program(name)
+    require_seal(name, require_program)
     monkeypatch.setenv(seal.FORCE_VARIABLE, name)
     return name
+
+
+def require_seal(name: str, require_program: Callable[..., str]) -> None:
+    """The seal's program, and the seal working here: `unshare` is on every Linux, but makes no network
+    namespace for a user who is not root where user namespaces are refused (inside a chroot, or a
+    kernel that turns them off). Forced there, every sealed program would fail to start, and the
+    tests of what a seal keeps out would pass for that reason alone."""
+    require_program(name)
+    if name == "unshare" and not seal.unshare_prefix():
+        unavailable(
+            "needs an unshare that works: it makes no network namespace here (not root, no user namespaces)"
+        )
 
 
 def connect(port: int) -> list[str]:
@@ -121,7 +134,7 @@ def test_limits_are_set_whatever_the_seal(
     forced: str, monkeypatch: pytest.MonkeyPatch, require_program: Callable[..., str]
 ) -> None:
     if forced != "none":
-        require_program(forced)
+        require_seal(forced, require_program)
     monkeypatch.setenv(seal.FORCE_VARIABLE, forced)
     code = (
         "import resource as r\n"
