@@ -21,7 +21,7 @@ import pytest
 
 from engine_needs import require_program, unavailable
 
-__all__ = ["BUILD_SCRIPT", "REPO", "Built", "built_image", "require_podman"]
+__all__ = ["BUILD_SCRIPT", "BUILD_TIMEOUT", "REPO", "Built", "built_image", "require_podman"]
 
 REPO = Path(__file__).resolve().parents[3]
 BUILD_SCRIPT = REPO / "scripts" / "build-image.sh"

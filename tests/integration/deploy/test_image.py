@@ -26,9 +26,10 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from image_build import REPO, Built, built_image, require_podman
+from image_build import BUILD_TIMEOUT, REPO, Built, built_image, require_podman
 
-pytestmark = [pytest.mark.image, pytest.mark.slow]
+# A test's own bound (pyproject's `timeout`) would cut the wait for a cold build in the background.
+pytestmark = [pytest.mark.image, pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT + 600)]
 
 HERE = Path(__file__).resolve().parent
 MOBY_PROFILE = HERE / "moby-seccomp-default.json"

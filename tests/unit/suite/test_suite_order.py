@@ -96,3 +96,18 @@ def test_a_run_stores_each_files_seconds_where_asked(tmp_path: Path) -> None:
     assert list(stored) == [here]
     assert isinstance(stored[here], float)
     assert stored[here] >= 0
+
+
+def test_a_test_that_hangs_fails_with_its_stack_instead_of_holding_the_run(tmp_path: Path) -> None:
+    """pytest-timeout, configured in pyproject.toml: a hung test is failed where it hangs, its worker
+    freed, instead of the run waiting for CI's limit (the bound is lowered here to 2 s)."""
+    hung = tmp_path / "test_hung.py"
+    hung.write_text("import threading\n\ndef test_hangs():\n    threading.Event().wait()\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(ROOT / "pyproject.toml"),
+         "--rootdir", str(tmp_path), "-o", "timeout=2", str(hung)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "Timeout" in done.stdout
+    assert "threading.Event().wait()" in done.stdout or "test_hung.py:4" in done.stdout, done.stdout[-3000:]
