@@ -3,7 +3,7 @@
 #
 #   bash scripts/test.sh              everything, the tests spread over worker processes (pytest-xdist)
 #   bash scripts/test.sh --quick      ruff, mypy and the tests that need no server, engine or browser
-#                                     (tests/unit and tests/examples less those): about a minute
+#                                     (tests/unit and tests/examples less those): 80 s on 2 cores
 #   bash scripts/test.sh --no-checks  the tests alone, without ruff and mypy (.ci/run's second pass)
 #   bash scripts/test.sh ARGS...      pytest's own arguments, as pytest takes them: a file, -k NAME,
 #                                     -m MARKER, -x, --lf ...; -n 0 runs the tests one at a time
