@@ -24,8 +24,10 @@ from pathlib import Path
 import pytest
 
 __all__ = [
+    "DURATIONS",
     "UNKNOWN_SECONDS",
     "Ordering",
+    "Recorded",
     "file_of",
     "load",
     "slowest_first",
@@ -66,19 +68,25 @@ class Recorded:
         self.seconds: defaultdict[str, float] = defaultdict(float)
 
     def add(self, report: pytest.TestReport) -> None:
-        self.seconds[report.nodeid.split("::", 1)[0]] += report.duration
+        self.seconds[_file(report.nodeid)] += report.duration
 
 
 def file_of(item: pytest.Item) -> str:
-    return item.nodeid.split("::", 1)[0]
+    return _file(item.nodeid)
+
+
+def _file(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
 
 
 def load(path: Path) -> dict[str, float]:
+    """The stored seconds per file; nothing (every file middling) where the file is missing or not a
+    mapping of numbers: a bad file costs order, never a collection error."""
     try:
         stored = json.loads(path.read_text())
-    except (OSError, ValueError):
+        return {str(name): float(seconds) for name, seconds in stored.items()}
+    except (OSError, ValueError, TypeError, AttributeError):
         return {}
-    return {str(name): float(seconds) for name, seconds in stored.items()} if isinstance(stored, dict) else {}
 
 
 def slowest_first(items: list[pytest.Item], seconds: dict[str, float]) -> None:

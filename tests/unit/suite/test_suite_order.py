@@ -73,6 +73,9 @@ class _Report:
 def test_an_unreadable_durations_file_orders_nothing_and_fails_nothing(tmp_path: Path) -> None:
     (tmp_path / "durations.json").write_text("{not json")
     assert suite_order.load(tmp_path / "durations.json") == {}
+    for wrong in ('["a list"]', '{"tests/x.py": "slow"}', '{"tests/x.py": null}'):
+        (tmp_path / "durations.json").write_text(wrong)
+        assert suite_order.load(tmp_path / "durations.json") == {}, wrong
     assert suite_order.load(tmp_path / "missing.json") == {}
 
 
