@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     schemas = operation_schemas(args)
     for file in files:
         result = check_pipeline(
-            file, values, source=source, use_examples=True, schemas=schemas, catalog=catalog
+            file, values, source=source, use_examples=True, schemas=schemas, catalog=catalog, cases=True
         )
         found.extend(result.diagnostics)
     sys.stdout.write(render_report(args.format, found, files))

@@ -60,7 +60,13 @@ def check_text(path: str, text: str, tools: Tools) -> Checked | None:
         return None
     try:
         result = check_pipeline(
-            path, {}, use_examples=True, schemas=tools.schemas, catalog=tools.catalog, content=raw
+            path,
+            {},
+            use_examples=True,
+            schemas=tools.schemas,
+            catalog=tools.catalog,
+            content=raw,
+            cases=True,
         )
     except Exception as exc:  # a checker bug must not take the editor's server down with it
         log.exception("checking %s failed", path)

@@ -55,13 +55,15 @@ def check_document(
     schemas: OperationSchemas | None = None,
     placeholders: bool | None = None,
     catalog: Catalog | None = None,
+    cases: bool = False,
 ) -> CheckResult:
     """Check an already loaded document with ``values`` (parse once, check many rows).
 
     With ``use_examples`` (offline validation) params without a value take their ``example``, a
     missing row is ``SAMPLE_ROW``, and missing env vars and secrets get stand-ins (``placeholders``
     decides that on its own when given). With a ``catalog``, every processing task is checked against
-    it (formats inferred along the graph, engines, options).
+    it (formats inferred along the graph, engines, options). With ``cases``, the file's test cases are
+    checked too (what `mcv validate` and the editor do; a run ignores them).
     """
     found = list(document.diagnostics)
     found.extend(check_file_schema(document))
@@ -94,6 +96,10 @@ def check_document(
             found.extend(d for d in findings if (d.rule, d.location) not in flagged)
     for checker in extra_checkers:
         found.extend(checker(pipeline))
+    if cases and "tests" in document.data:
+        from mcv_pipelines.pipeline.casecheck import check_cases  # only files with tests pay for it
+
+        found.extend(check_cases(document, environ=environ))
     return CheckResult(_unique(found), pipeline)
 
 
@@ -121,6 +127,7 @@ def check_pipeline(
     schemas: OperationSchemas | None = None,
     catalog: Catalog | None = None,
     content: bytes | None = None,
+    cases: bool = False,
 ) -> CheckResult:
     """Load ``path`` and run every check; never raises for a bad file.
 
@@ -143,4 +150,5 @@ def check_pipeline(
         environ=environ,
         schemas=schemas,
         catalog=catalog,
+        cases=cases,
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcv_pipelines.pipeline.case_outline import case_defs
+
 __all__ = ["SCHEMA_ID", "TEMPLATE", "outline_schema", "runner_properties"]
 
 SCHEMA_ID = "https://github.com/mcv-pipelines/mcv-pipelines/schemas/pipeline.schema.json"
@@ -136,6 +138,12 @@ def outline_schema() -> dict[str, Any]:
                 "minProperties": 1,
                 "additionalProperties": {"$ref": "#/$defs/task"},
             },
+            "tests": {
+                "type": "array",
+                "description": "Test cases of the recipe, run by `mcv test`: params (fixture files inside "
+                "the repository) and what the run must make. Never sent to the service.",
+                "items": {"$ref": "#/$defs/test"},
+            },
         },
-        "$defs": {"param": _param(), "task": _task()},
+        "$defs": {"param": _param(), "task": _task(), **case_defs()},
     }

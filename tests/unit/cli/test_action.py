@@ -87,6 +87,9 @@ def repository(tmp_path: Path) -> Path:
     (tmp_path / "pipelines").mkdir()
     (tmp_path / "pipelines" / "good.yaml").write_text((ROOT / "pipelines/product-images.yaml").read_text())
     (tmp_path / "pipelines" / "broken.yaml").write_text(BROKEN)
+    # The recipe's test cases name their fixture: a repository that holds the recipe holds it too.
+    (tmp_path / "pipelines" / "assets").mkdir()
+    (tmp_path / "pipelines" / "assets" / "photo.jpg").write_bytes((ROOT / "pipelines/assets/photo.jpg").read_bytes())
     return tmp_path
 
 

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from mcv_pipelines.catalog.snapshot import load_catalog, load_default_catalog
 from mcv_pipelines.cli.main import main
 from mcv_pipelines.pipeline import OperationSchemas
+from mcv_pipelines.pipeline.case_outline import CASE_KEYS, EXPECTATION_KEYS
 from mcv_pipelines.pipeline.editor_schema import build_editor_schema, operation_def_name
 from mcv_pipelines.pipeline.fileschema import file_schema
 
@@ -98,7 +99,7 @@ def test_values_defaults_and_docs_come_from_the_catalog(schema: dict[str, Any]) 
     fit = convert["properties"]["fit"]
     assert fit["anyOf"][0]["enum"] == ["max", "crop", "scale", "upscale"]
     assert fit["default"] == "max"
-    assert "Default: `\"max\"`" in fit["markdownDescription"]
+    assert 'Default: `"max"`' in fit["markdownDescription"]
     assert fit["description"]
     outputs = convert["properties"]["output_format"]["anyOf"][0]["enum"]
     assert {"webp", "pdf", "mp3", "jpeg", "docx", "xlsx"} <= set(outputs)  # office formats (issue 23)
@@ -148,3 +149,20 @@ def test_a_template_never_switches_an_operation_rule_on(schema: dict[str, Any]) 
     # an engine from a template may be any: the program is held only to the list of every engine's
     assert _errors(schema, {**task, "engine": "{{ params.engine }}", "command": "magick"}) == []
     assert _errors(schema, {**task, "engine": "{{ params.engine }}", "command": "bash"}) != []
+
+
+def test_test_cases_and_their_expectations_are_described_for_the_editor(schema: dict[str, Any]) -> None:
+    tests = schema["properties"]["tests"]
+    assert "mcv test" in tests["description"]
+    assert tests["items"] == {"$ref": "#/$defs/test"}
+    case = schema["$defs"]["test"]["properties"]
+    assert case["expect"]["description"] == CASE_KEYS["expect"][1]
+    golden = schema["$defs"]["expectation"]["properties"]["golden"]
+    assert golden["description"] == EXPECTATION_KEYS["golden"][1]
+    pipeline = {
+        "version": 1,
+        "tasks": {"original": {"operation": "import/upload"}},
+        "tests": [{"name": "one", "expect": {"original": {"files": 1, "fomat": "jpg"}}}],
+    }
+    found = [e.message for e in Draft202012Validator(schema).iter_errors(pipeline)]
+    assert found == ["Additional properties are not allowed ('fomat' was unexpected)"]
