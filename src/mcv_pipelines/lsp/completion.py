@@ -6,8 +6,9 @@ from collections.abc import Iterable
 
 from lsprotocol import types
 
+from mcv_pipelines.lsp.casecontext import CASE, EXPECT, PARAMS, CaseSpot, case_spot
 from mcv_pipelines.lsp.context import Context, context_at
-from mcv_pipelines.lsp.knowledge import Knowledge, OptionInfo
+from mcv_pipelines.lsp.knowledge import Knowledge, OptionInfo, case_keys, expectation_keys
 from mcv_pipelines.lsp.outline import Outline
 from mcv_pipelines.pipeline.model import RenderedPipeline
 
@@ -64,6 +65,50 @@ def _option_items(
     ]
 
 
+def _expect_keys(
+    outline: Outline, pipeline: RenderedPipeline | None, present: Iterable[str], edit: types.Range
+) -> list[types.CompletionItem]:
+    """The file's tasks, each for_each group followed by the tasks it makes (known once rendered)."""
+    made: dict[str, list[str]] = {}
+    for name, task in pipeline.tasks.items() if pipeline is not None else ():
+        if name != task.group:
+            made.setdefault(task.group, []).append(name)
+    found: dict[str, str] = {}
+    for group in outline.tasks:
+        instances = made.get(group, [])
+        found[group] = f"for_each group ({len(instances)} tasks)" if instances else "task"
+        found.update((name, f"task of {group}") for name in instances)
+    taken = set(present)
+    return [
+        types.CompletionItem(
+            label=name,
+            kind=types.CompletionItemKind.Reference,
+            detail=detail,
+            sort_text=f"{i:04d}",
+            text_edit=types.TextEdit(edit, f"{name}: "),
+        )
+        for i, (name, detail) in enumerate(found.items())
+        if name not in taken
+    ]
+
+
+def _case_items(
+    spot: CaseSpot, outline: Outline, pipeline: RenderedPipeline | None, line: int
+) -> list[types.CompletionItem]:
+    """Keys of a test case, of its ``expect:`` (tasks), of a task's expectation, of its ``params:``."""
+    edit = types.Range(types.Position(line, spot.start), types.Position(line, spot.end))
+    if spot.path == CASE:
+        return _option_items(case_keys(), spot.present, edit)
+    if spot.path == EXPECT:
+        return _expect_keys(outline, pipeline, spot.present, edit)
+    if spot.path[:-1] == EXPECT:
+        return _option_items(expectation_keys(), spot.present, edit)
+    if spot.path == PARAMS:
+        names = [n for n in outline.params if n not in spot.present]
+        return _items(names, edit, types.CompletionItemKind.Variable, detail="param", suffix=": ")
+    return []
+
+
 def complete(
     outline: Outline,
     knowledge: Knowledge,
@@ -72,6 +117,9 @@ def complete(
     column: int,
 ) -> list[types.CompletionItem]:
     """What may be written at ``line``/``column``; empty where nothing is known."""
+    spot = case_spot(outline.lines, line, column)
+    if spot is not None:
+        return _case_items(spot, outline, pipeline, line)
     ctx: Context = context_at(outline, line, column)
     edit = types.Range(types.Position(line, ctx.start), types.Position(line, column))
     task = ctx.task

@@ -3,6 +3,7 @@
 Options of a task come from two places, as in the check: the operation's schema (schemas/operations/)
 and, when the task's formats are known, the catalog's conversion type (engine options). Formats come
 from the last rendered pipeline, inferred along the graph by the catalog check's own inference.
+The keys of a test case and of an expectation come from the tables the file schema is made of.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import yaml
@@ -17,10 +19,11 @@ import yaml
 from mcv_pipelines.catalog.index import Catalog
 from mcv_pipelines.catalog.inference import TaskFormats
 from mcv_pipelines.catalog.pipelinecheck import pipeline_formats
+from mcv_pipelines.pipeline.case_outline import CASE_KEYS, EXPECTATION_KEYS
 from mcv_pipelines.pipeline.model import RenderedPipeline
 from mcv_pipelines.pipeline.opcheck import OperationSchemas, schema_file_name
 
-__all__ = ["Knowledge", "OptionInfo"]
+__all__ = ["Knowledge", "OptionInfo", "case_keys", "expectation_keys"]
 
 # Where each runner key means something; `for_each` and `when` fit every task.
 _RUNNER_KEY_OPERATIONS = {"upload_from": "import/upload", "download_to": "export/url"}
@@ -145,6 +148,25 @@ class Knowledge:
         return [_yaml_text(v) for v in info.values] if info else []
 
 
+@cache
+def case_keys() -> dict[str, OptionInfo]:
+    """The keys of a test case (`tests: - ...`), from the table the file schema is made of."""
+    return _from_table(CASE_KEYS)
+
+
+@cache
+def expectation_keys() -> dict[str, OptionInfo]:
+    """The keys of an expectation (`tests: - expect: <task>: ...`), in the table's order."""
+    return _from_table(EXPECTATION_KEYS)
+
+
+def _from_table(table: Mapping[str, tuple[dict[str, Any], str]]) -> dict[str, OptionInfo]:
+    return {
+        name: _from_schema(name, {**schema, "description": text}, "mcv")
+        for name, (schema, text) in table.items()
+    }
+
+
 def _merged(schema: OptionInfo, catalog: OptionInfo) -> OptionInfo:
     """An option both describe: the catalog knows this conversion's values and default, the schema
     the general meaning."""
@@ -158,7 +180,7 @@ def _merged(schema: OptionInfo, catalog: OptionInfo) -> OptionInfo:
     )
 
 
-def _from_schema(name: str, spec: Mapping[str, Any]) -> OptionInfo:
+def _from_schema(name: str, spec: Mapping[str, Any], source: str = "schema") -> OptionInfo:
     kind = spec.get("type")
     type_text = " or ".join(kind) if isinstance(kind, list) else kind if isinstance(kind, str) else None
     values: tuple[Any, ...] = ()
@@ -175,6 +197,7 @@ def _from_schema(name: str, spec: Mapping[str, Any]) -> OptionInfo:
         spec.get("default"),
         description if isinstance(description, str) else None,
         values,
+        source,
     )
 
 

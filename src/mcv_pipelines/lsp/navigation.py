@@ -8,10 +8,11 @@ from typing import Any
 
 from lsprotocol import types
 
+from mcv_pipelines.lsp.casecontext import CASE, EXPECT, PARAMS, case_key_at
 from mcv_pipelines.lsp.completion import describe_option
 from mcv_pipelines.lsp.context import param_at
 from mcv_pipelines.lsp.convert import fix_of
-from mcv_pipelines.lsp.knowledge import Knowledge
+from mcv_pipelines.lsp.knowledge import Knowledge, case_keys, expectation_keys
 from mcv_pipelines.lsp.outline import Outline, TaskBlock
 from mcv_pipelines.lsp.ranges import word_at
 from mcv_pipelines.pipeline.model import RenderedPipeline
@@ -26,7 +27,8 @@ def _span(line: int, start: int, end: int) -> types.Range:
 
 
 def _task_reference(outline: Outline, line: int, column: int) -> tuple[TaskBlock, int, int] | None:
-    """The task named at the cursor: a task's own header, or a name in some task's ``input``."""
+    """The task named at the cursor: a task's own header, a name in some task's ``input``, or a key
+    of a test case's ``expect:``."""
     text = outline.lines[line] if line < len(outline.lines) else ""
     start, end = word_at(text, column)
     word = text[start:end]
@@ -35,6 +37,9 @@ def _task_reference(outline: Outline, line: int, column: int) -> tuple[TaskBlock
         return None
     if line == target.header.line and start == target.header.column:
         return target, start, end
+    expected = case_key_at(outline.lines, line, column)
+    if expected is not None:
+        return (target, start, end) if expected[0].path == EXPECT and expected[1] == word else None
     owner = outline.task_at(line)
     if owner is None or line == owner.header.line:
         return None
@@ -71,6 +76,27 @@ def _param_text(name: str, spec: Any) -> str:
     return head + (f"\n\n{about}" if isinstance(about, str) else "")
 
 
+def _case_hover(
+    outline: Outline, line: int, column: int, declared: Mapping[str, Any] | None
+) -> types.Hover | None:
+    """A test case's key, an expectation's key, or a param a case gives: what it means."""
+    found = case_key_at(outline.lines, line, column)
+    if found is None:
+        return None
+    spot, key = found
+    if spot.path == PARAMS and key in outline.params:
+        body = _param_text(key, (declared or {}).get(key))
+    else:
+        keys = case_keys() if spot.path == CASE else expectation_keys() if spot.path[:-1] == EXPECT else {}
+        info = keys.get(key)
+        if info is None:
+            return None
+        body = describe_option(info)
+    return types.Hover(
+        types.MarkupContent(types.MarkupKind.Markdown, body), _span(line, spot.start, spot.end)
+    )
+
+
 def hover(
     outline: Outline,
     knowledge: Knowledge,
@@ -97,6 +123,9 @@ def hover(
         target, start, end = reference
         body = _task_text(target, knowledge, pipeline)
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, body), _span(line, start, end))
+    case = _case_hover(outline, line, column, declared)
+    if case is not None:
+        return case
     task = outline.task_at(line)
     if task is None:
         return None
@@ -119,10 +148,14 @@ def hover(
 
 
 def definition(outline: Outline, uri: str, line: int, column: int) -> types.Location | None:
-    """From an ``input`` name to its task, from ``params.X`` to the param."""
+    """From an ``input`` name (or a case's ``expect:`` key) to its task, from ``params.X`` (or a
+    case's ``params:`` key) to the param."""
     if line >= len(outline.lines):
         return None
     param = param_at(outline.lines[line], column)
+    given = case_key_at(outline.lines, line, column)
+    if param is None and given is not None and given[0].path == PARAMS:
+        param = given[1], given[0].start, given[0].end
     if param is not None:
         entry = outline.params.get(param[0])
         if entry is None:
