@@ -35,13 +35,17 @@ def _catalog(name: str) -> Catalog:
 def _check(case: Path, expected: dict[str, Any]) -> CheckResult:
     params = expected.get("params", {})
     if "catalog" in expected:
-        return check_pipeline(case / "pipeline.yaml", params, catalog=_catalog(expected["catalog"]))
-    return check_pipeline(case / "pipeline.yaml", params, schemas=SCHEMAS)
+        return check_pipeline(
+            case / "pipeline.yaml", params, catalog=_catalog(expected["catalog"]), cases=True
+        )
+    return check_pipeline(case / "pipeline.yaml", params, schemas=SCHEMAS, cases=True)
 
 
 @pytest.mark.parametrize("case", _cases("positive"), ids=lambda p: p.name)
 def test_positive_example_is_valid(case: Path) -> None:
-    result = check_pipeline(case / "pipeline.yaml", {}, schemas=SCHEMAS, catalog=load_default_catalog())
+    result = check_pipeline(
+        case / "pipeline.yaml", {}, schemas=SCHEMAS, catalog=load_default_catalog(), cases=True
+    )
     assert [d for d in result.diagnostics if d.is_error] == []
     assert result.pipeline is not None
 

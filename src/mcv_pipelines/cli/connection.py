@@ -38,7 +38,9 @@ __all__ = [
 CLIENT_FACTORY: Callable[[Settings], ApiClient] = ApiClient
 
 
-def add_connection_options(parser: argparse.ArgumentParser) -> None:
+def add_connection_options(
+    parser: argparse.ArgumentParser, *, formats: tuple[str, ...] = ("text", "json")
+) -> None:
     group = parser.add_argument_group("service (default: environment, then the profile file)")
     group.add_argument("--profile", metavar="NAME", help="profile in the config file (MCV_CONFIG to move it)")
     group.add_argument("--base-url", metavar="URL", help="API host (MCV_BASE_URL)")
@@ -63,7 +65,7 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         help="data of the embedded local service, used when no service is configured (MCV_DATA_DIR)",
     )
     add_timeout_options(group)
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument("--format", choices=formats, default="text", help="output format")
 
 
 def add_timeout_options(group: Any) -> None:

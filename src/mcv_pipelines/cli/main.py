@@ -58,6 +58,7 @@ COMMANDS: tuple[Command, ...] = (
         "mcv_pipelines.cli.batch",
         "run a pipeline over every row of a manifest: resumable, sharded, reported",
     ),
+    Command("test", "mcv_pipelines.cli.test", "run the test cases of pipelines and check what they make"),
     Command("render", "mcv_pipelines.cli.render", "print the job body a pipeline sends"),
     Command("graph", "mcv_pipelines.cli.graph", "draw a pipeline's task graph (mermaid or dot)"),
     Command("catalog", "mcv_pipelines.cli.catalog", "show the operations catalog or what changed in it"),

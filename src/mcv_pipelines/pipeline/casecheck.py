@@ -21,7 +21,7 @@ from mcv_pipelines.pipeline.document import Document
 from mcv_pipelines.pipeline.expand import render_pipeline
 from mcv_pipelines.pipeline.fixtures import FixtureRefused, repository_root, resolve_fixture
 from mcv_pipelines.pipeline.model import RenderedPipeline
-from mcv_pipelines.pipeline.params import resolve_params
+from mcv_pipelines.pipeline.params import declared_params, resolve_params
 from mcv_pipelines.pipeline.suggest import did_you_mean
 
 __all__ = ["RenderedCase", "case_values", "check_cases", "golden_dir", "render_case"]
@@ -107,14 +107,22 @@ def _task_names(document: Document, case: TestCase, pipeline: RenderedPipeline) 
     return found
 
 
-def _fixture_location(case: TestCase, value: str, fallback: Location) -> Location:
+def _fixture_location(document: Document, case: TestCase, value: str) -> tuple[Location, bool]:
+    """Where the fixture ``value`` is written: the case's param, else the example of a declared param
+    (True when it is the case's own)."""
     for param, given in case.params.items():
         if given == value or (isinstance(given, list) and value in given):
-            return case.param_locations[param]
-    return fallback
+            return case.param_locations[param], True
+    for param, spec in declared_params(document).items():
+        example = spec.get("example")
+        if example == value or (isinstance(example, list) and value in example):
+            return document.locate(("params", param, "example")), False
+    return document.locate(("tests", case.index)), True
 
 
-def _fixtures(case: TestCase, pipeline: RenderedPipeline, root: Path) -> list[Diagnostic]:
+def _fixtures(
+    document: Document, case: TestCase, pipeline: RenderedPipeline, root: Path, said: set[str]
+) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for task in pipeline.tasks.values():
         if task.upload_from is None:
@@ -122,11 +130,15 @@ def _fixtures(case: TestCase, pipeline: RenderedPipeline, root: Path) -> list[Di
         try:
             resolve_fixture(task.upload_from, root)
         except FixtureRefused as exc:
-            where = _fixture_location(case, task.upload_from, task.location)
+            where, own = _fixture_location(document, case, task.upload_from)
+            if not own and task.upload_from in said:
+                continue  # an example every case takes: said once, at the example
+            said.add(task.upload_from)
+            whose = f"case {case.name!r}" if own else f"case {case.name!r} (and any case taking the example)"
             found.append(
                 _error(
                     "test-fixture",
-                    f"case {case.name!r}: task {task.name}: upload_from {exc}",
+                    f"{whose}: task {task.name}: upload_from {exc}",
                     where,
                     hint="keep fixtures in the repository, beside the recipe or under tests/",
                 )
@@ -161,6 +173,7 @@ def check_cases(
     cases, found = read_cases(document)
     env = os.environ if environ is None else environ
     base = repository_root(document.path, root)
+    said: set[str] = set()
     for case in cases:
         rendered = render_case(document, case, env, placeholders=True)
         found.extend(rendered.diagnostics)
@@ -169,6 +182,6 @@ def check_cases(
         found.extend(_task_names(document, case, rendered.pipeline))
         missing_env = [name for name in case.env_params.values() if name not in env]
         if not missing_env:
-            found.extend(_fixtures(case, rendered.pipeline, base))
+            found.extend(_fixtures(document, case, rendered.pipeline, base, said))
         found.extend(_goldens(document, case))
     return found
