@@ -84,8 +84,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _load(args: argparse.Namespace) -> tuple[list[Any], list[Diagnostic], list[str]]:
-    """The recipes with cases to run, every diagnostic of the offline checks, and the files read."""
+def _load(args: argparse.Namespace) -> tuple[list[Any], list[Diagnostic], list[str], int]:
+    """The recipes with cases to run, every diagnostic of the offline checks, the files read, and how
+    many cases they hold before ``-k`` picks."""
     from mcv_pipelines.testing.runner import Recipe
 
     catalog, warnings = catalog_from_args(args)
@@ -93,6 +94,7 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], list[Diagnostic], list[s
     found = [*warnings, *found]
     schemas = operation_schemas(args)
     recipes: list[Recipe] = []
+    written = 0
     for file in files:
         result = check_pipeline(file, {}, use_examples=True, schemas=schemas, catalog=catalog, cases=True)
         found.extend(result.diagnostics)
@@ -100,11 +102,12 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], list[Diagnostic], list[s
             continue
         document = result.pipeline.document
         cases, _ = read_cases(document)
+        written += len(cases)
         if args.select:
             cases = [case for case in cases if args.select in case.name]
         if cases:
             recipes.append(Recipe(document, tuple(cases)))
-    return recipes, found, files
+    return recipes, found, files, written
 
 
 def _run_cases(args: argparse.Namespace, recipes: list[Any]) -> list[Any]:
@@ -148,12 +151,16 @@ def run(args: argparse.Namespace) -> int:
     if args.report is not None and args.report.suffix not in (".jsonl", ".xml"):
         raise UsageError(f"--report {args.report}: give a .jsonl or .xml (JUnit) file")
     started = time.monotonic()
-    recipes, found, files = _load(args)
-    if found:
-        sys.stderr.write(render_report("github" if args.format == "github" else "text", found, files))
-    invalid = has_errors(found)
+    recipes, found, files, written = _load(args)
+    # Only what stops a case: warnings are `mcv validate`'s to say, and would repeat on every run.
+    errors = [d for d in found if d.is_error]
+    if errors:
+        sys.stderr.write(render_report("github" if args.format == "github" else "text", errors, files))
+    invalid = bool(errors)
     if not recipes:
-        if not invalid:
+        if written and args.select:
+            print(f"mcv: no case name contains {args.select!r} ({written} cases found)", file=sys.stderr)
+        elif not invalid:
             print(
                 "mcv: no test cases found: add a `tests:` list to a pipeline (see `mcv init`)",
                 file=sys.stderr,

@@ -15,7 +15,11 @@ from mcv_pipelines.testing.outcome import Failure
 from mcv_pipelines.testing.probe import archive_members, image_size, media_info, page_count, text_of
 from mcv_pipelines.testing.sniff import Sniffed, sniff_format
 
-__all__ = ["FileFacts", "check_files"]
+__all__ = ["VIDEO_FORMATS", "FileFacts", "check_files"]
+
+VIDEO_FORMATS = frozenset(
+    {"mp4", "m4v", "mov", "webm", "mkv", "avi", "3gp", "3g2", "mpg", "ts", "flv", "ogv"}
+)
 
 _GROUP_KEYS = ("files", "names")
 _SKIPPED = ("golden", "similarity", "fails")  # judged elsewhere
@@ -44,6 +48,9 @@ class FileFacts:
         fmt = self.sniffed.format
         if key in ("width", "height"):
             size = image_size(self.path)
+            if size is None and fmt in VIDEO_FORMATS:
+                info = media_info(self.path)  # a video's frame size, as ffprobe reads it
+                size = info.size if info is not None else None
             return None if size is None else size[0 if key == "width" else 1]
         if key == "pages":
             return page_count(self.path)
@@ -99,7 +106,11 @@ def _per_file(item: Expectation, task: str, facts: FileFacts) -> Failure | None:
         missing = [text for text in item.value if actual is None or text not in actual]
         if not missing:
             return None
-        found = "no text" if not actual else f"text without {missing[0]!r}"
+        if not actual:
+            fmt = facts.sniffed.format or "file"
+            found = f"no text that mcv test can read in this {fmt}"
+        else:
+            found = f"text without {missing[0]!r}"
         return Failure(item.location, task, key, f"text containing {missing[0]!r}", found, name)
     if actual is None:
         what = {

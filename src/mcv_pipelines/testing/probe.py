@@ -84,6 +84,7 @@ class MediaInfo:
     duration: float | None
     streams: tuple[str, ...]
     codecs: tuple[str, ...]
+    size: tuple[int, int] | None = None  # the first video stream's width and height
 
 
 def image_size(path: Path) -> tuple[int, int] | None:
@@ -161,10 +162,13 @@ def media_info(path: Path) -> MediaInfo | None:
     if duration is None:
         lengths = [s for s in (_seconds(stream.get("duration")) for stream in streams) if s is not None]
         duration = max(lengths, default=None)
+    video = next((s for s in streams if s.get("codec_type") == "video"), None)
+    width, height = (video.get("width"), video.get("height")) if video else (None, None)
     return MediaInfo(
         duration,
         tuple(str(stream.get("codec_type", "unknown")) for stream in streams),
         tuple(str(stream.get("codec_name", "unknown")) for stream in streams),
+        (width, height) if isinstance(width, int) and isinstance(height, int) else None,
     )
 
 

@@ -185,14 +185,16 @@ def _tar(path: Path, head: bytes, size: int) -> Sniffed | None:
 
 
 def _kindle(path: Path, head: bytes, size: int) -> Sniffed | None:
-    """A PalmDB e-book; a MOBI header of version 8 is KF8 only (azw3), others are mobi (perhaps with
-    a KF8 part too): both names are accepted, since the bytes are the same kind."""
+    """A PalmDB e-book: a MOBI header of version 8 is KF8 only (azw3); an older one is mobi, which a
+    recipe that meant azw3 must not pass for (it is another reader's format: old Kindles only)."""
     if head[60:68] != b"BOOKMOBI" or len(head) < 82:
         return None
     record0 = int.from_bytes(head[78:82], "big")
     mobi = head[record0 + 16 : record0 + 40]
     version = int.from_bytes(mobi[20:24], "big") if mobi[:4] == b"MOBI" else 0
-    return Sniffed("azw3" if version == 8 else "mobi", frozenset({"mobi", "azw3", "azw"}))
+    if version == 8:
+        return Sniffed("azw3", frozenset({"azw3", "azw"}))
+    return Sniffed("mobi", frozenset({"mobi", "azw"}))
 
 
 def _binary_stl(path: Path, head: bytes, size: int) -> Sniffed | None:

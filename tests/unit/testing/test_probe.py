@@ -233,7 +233,7 @@ def ffmpeg_here() -> str:
 
 @pytest.mark.engines
 def test_ffprobe_tells_duration_streams_and_codecs(ffmpeg_here: str, tmp_path: Path) -> None:
-    assert media_info(ASSETS / "clip.mp4") == MediaInfo(2.0, ("video", "audio"), ("h264", "aac"))
+    assert media_info(ASSETS / "clip.mp4") == MediaInfo(2.0, ("video", "audio"), ("h264", "aac"), (160, 120))
     assert media_info(ASSETS / "tone.wav") == MediaInfo(2.0, ("audio",), ("pcm_s16le",))
     # a name that reads as an option or a protocol is still the file
     odd = tmp_path / "-i http:clip.mp4"
