@@ -1,5 +1,5 @@
-"""`mcv init`: a project from an example that validates, commits through the hook, never overwrites
-(issue 26)."""
+"""`mcv init`: a project from an example that validates, whose test cases pass with the golden files it
+wrote, that commits through the hook, never overwrites (issues 26 and 51)."""
 
 from __future__ import annotations
 
@@ -14,23 +14,40 @@ from pathlib import Path
 
 import pytest
 import yaml
+from PIL import Image
+
+from mcv_pipelines.cli.main import main
+from mcv_pipelines.cli.setup.init_files import example_files, examples
 
 ROOT = Path(__file__).resolve().parents[3]
+GOLDEN = "pipelines/product-images.golden/two-webp-renditions-and-a-one-page-sheet/web-320/photo-320w.webp"
 WRITTEN = {
     "pipelines/product-images.yaml",
     "pipelines/assets/photo.jpg",
+    GOLDEN,
     "schemas/pipeline.schema.json",
     ".pre-commit-config.yaml",
     ".github/workflows/pipelines.yml",
 }
 
 
-def _mcv(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _mcv(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """mcv as a user runs it from a script: stdin is not a terminal."""
     return subprocess.run(
         [sys.executable, "-m", "mcv_pipelines", *args],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=cwd, check=False, timeout=120,
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=cwd, env=env, check=False, timeout=300,
     )
+
+
+def _no_service_configured(tmp_path: Path) -> dict[str, str]:
+    """The environment of a user with no service configured: `mcv test` starts the embedded one, with
+    a data directory of this test's own."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MCV_")}
+    env.update(MCV_CONFIG=str(tmp_path / "no-config.toml"), MCV_DATA_DIR=str(tmp_path / "data"))
+    env["MCV_CACHE_DIR"] = os.environ.get("MCV_CACHE_DIR", str(tmp_path / "cache"))
+    return env
 
 
 def _files(root: Path) -> set[str]:
@@ -61,6 +78,62 @@ def test_the_ci_files_name_the_hook_and_the_action_this_repository_ships(tmp_pat
     step = workflow["jobs"]["validate"]["steps"][-1]
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     assert set(step["with"]) <= set(action["inputs"])
+    assert step["with"]["test"] is True  # CI runs the recipe's test cases too
+
+
+def test_the_recipe_s_test_cases_pass_in_the_new_project_golden_file_included(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    done = _mcv("init", str(project))
+    assert done.returncode == 0, done.stderr
+    assert f"mcv test {project / 'pipelines'}/" in done.stdout  # the way to run them, said
+    recipe = yaml.safe_load((project / "pipelines/product-images.yaml").read_text())
+    assert any(
+        expected.get("golden") is True for case in recipe["tests"] for expected in case["expect"].values()
+    )
+    assert (project / GOLDEN).read_bytes() == (ROOT / GOLDEN).read_bytes()
+    env = _no_service_configured(tmp_path)
+
+    checked = _mcv("validate", "pipelines/", cwd=project, env=env)
+    assert (checked.returncode, checked.stdout.strip(), checked.stderr) == (0, "1 file valid", "")
+
+    tested = _mcv("test", "pipelines/", cwd=project, env=env)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert tested.stdout.splitlines()[-1].startswith("2 passed in ")
+    assert "PASS    pipelines/product-images.yaml::two webp renditions and a one-page sheet" in tested.stdout
+
+    # The golden file is compared, not just present: one that no longer looks like the output fails
+    # the case at the line of its `golden: true`.
+    with Image.open(project / GOLDEN) as picture:
+        picture.transpose(Image.Transpose.FLIP_TOP_BOTTOM).save(project / GOLDEN, format="WEBP")
+    golden_line = next(
+        number
+        for number, line in enumerate((project / "pipelines/product-images.yaml").read_text().splitlines(), 1)
+        if line.strip().startswith("golden: true")
+    )
+    failed = _mcv("test", "pipelines/", cwd=project, env=env)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert f"pipelines/product-images.yaml:{golden_line}:" in failed.stdout
+    assert "web-320: golden: expected like" in failed.stdout
+    assert "1 passed, 1 failed in " in failed.stdout
+
+
+@pytest.mark.parametrize("name", [example.name for example in examples()])
+def test_every_example_s_project_has_the_fixtures_and_golden_files_its_cases_name(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`mcv validate` checks a case's fixtures and golden folders offline: in the project `mcv init`
+    writes (its own repository), none is missing."""
+    example = next(example for example in examples() if example.name == name)
+    for relative, content in example_files(example).items():
+        target = tmp_path / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    monkeypatch.chdir(tmp_path)  # no .git above: the folder the command runs in is the repository
+    code = main(["validate", "pipelines/"])
+    said = capsys.readouterr()
+    assert code == 0, said.out + said.err
+    assert "test-fixture" not in said.out + said.err
+    assert "test-golden-missing" not in said.out + said.err
 
 
 def test_from_picks_the_example_and_its_assets(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """`mcv init [DIR] [--from EXAMPLE]`: start a project from an example pipeline.
 
-Writes the pipeline (its modeline pointing at the schema written beside it), the assets its example
-params name, a `.pre-commit-config.yaml` with the mcv-validate hook and a GitHub workflow using the
-action. Asks nothing unless stdin is a terminal and no ``--from`` was given (then a numbered choice).
+Writes the pipeline (its modeline pointing at the schema written beside it) with its test cases, the
+assets its params and cases name, the golden files its cases compare with, a `.pre-commit-config.yaml`
+with the mcv-validate hook and a GitHub workflow using the action (validation, then `mcv test`). Asks
+nothing unless stdin is a terminal and no ``--from`` was given (then a numbered choice).
 Never overwrites: if any of the files exists, nothing is written and the exit code is 2, naming it.
 """
 
@@ -27,8 +28,9 @@ def register(subparsers: Any) -> None:
         "init",
         help="start a project: a pipeline, its pre-commit hook and CI",
         description="Write an example pipeline into DIR (default: here) with the schema its modeline "
-        "names, the assets of its example params, a .pre-commit-config.yaml entry and a GitHub "
-        "workflow. On a terminal without --from, offers a numbered choice of examples; otherwise asks "
+        "names, the assets of its params and test cases, the golden files of its cases, a "
+        ".pre-commit-config.yaml entry and a GitHub workflow that validates and tests. On a terminal "
+        "without --from, offers a numbered choice of examples; otherwise asks "
         f"nothing (default {DEFAULT_EXAMPLE}). Refuses to overwrite any file (exit 2).",
     )
     parser.add_argument("directory", nargs="?", default=".", metavar="DIR", help="the project (default .)")
@@ -80,9 +82,11 @@ def _run(args: argparse.Namespace) -> int:
         with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb") as out:
             out.write(content)
         print(f"wrote {target}")
-    pipeline = root / "pipelines" / f"{example.name}.yaml"
+    pipelines = root / "pipelines"
+    pipeline = pipelines / f"{example.name}.yaml"
     print(
-        f"\nnext:\n  mcv validate {root / 'pipelines'}\n  mcv run {pipeline}   (see its header for the "
+        f"\nnext:\n  mcv validate {pipelines}\n  mcv test {pipelines}/   (runs the test cases at the end "
+        f"of the recipe, golden files included)\n  mcv run {pipeline}   (see its header for the "
         "params)\n  pre-commit install   (runs mcv validate on every commit)"
     )
     return 0

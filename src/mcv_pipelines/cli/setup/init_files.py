@@ -1,15 +1,21 @@
-"""The files `mcv init` writes: one example pipeline, the schema its modeline names, its assets, a
-pre-commit entry and a GitHub workflow, laid out as this repository is (pipelines/, schemas/).
+"""The files `mcv init` writes: one example pipeline, the schema its modeline names, its assets, the
+fixtures and golden files of its test cases, a pre-commit entry and a GitHub workflow, laid out as this
+repository is (pipelines/, schemas/).
 
 The examples are the repository's own pipelines/ (shipped in the package as ``examples``), each a
-test case of its own, so what `mcv init` copies is known to validate.
+test case of its own, so what `mcv init` copies is known to validate, and its `tests:` are known to pass
+with the golden files committed beside it (``<name>.golden/``, written by `mcv test --update-golden`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from mcv_pipelines import __version__
 
@@ -33,6 +39,7 @@ MODELINE = "# yaml-language-server: $schema=../schemas/pipeline.schema.json"
 
 _DESCRIPTION = re.compile(r"^description:\s*(.+)$", re.MULTILINE)
 _ASSET = re.compile(r"\bpipelines/assets/([\w.-]+)")
+_IN_PIPELINES = "pipelines/"
 
 
 @dataclass(frozen=True)
@@ -73,8 +80,10 @@ repos:
 """
 
 WORKFLOW = f"""\
-# Checks the pipelines offline on every push and pull request; problems show as annotations on the
-# changed lines. Add `sarif: true` (and the security-events permission) for code scanning.
+# Checks the pipelines offline on every push and pull request, then runs their test cases for real
+# on the embedded local service (`mcv test pipelines/`, golden files included); problems and failed
+# expectations show as annotations on their lines. Add `sarif: true` (and the security-events
+# permission) for code scanning.
 name: pipelines
 on:
   push:
@@ -91,7 +100,57 @@ jobs:
       - uses: {ACTION}@v{__version__}
         with:
           paths: pipelines/
+          test: true
 """
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+
+
+def _named_files(text: str) -> list[str]:
+    """Paths under pipelines/ that the recipe's params (examples, defaults) and test cases' params
+    name, and pipelines/assets/ files its comments name (the run line of its header)."""
+    named = [f"{_IN_PIPELINES}assets/{asset}" for asset in _ASSET.findall(text)]
+    data = yaml.safe_load(text)
+    if isinstance(data, dict):
+        for spec in (data.get("params") or {}).values():
+            if isinstance(spec, dict):
+                named.extend(_strings([spec.get("example"), spec.get("default")]))
+        for case in data.get("tests") or []:
+            if isinstance(case, dict):
+                named.extend(_strings(case.get("params")))
+    return [path for path in dict.fromkeys(named) if path.startswith(_IN_PIPELINES)]
+
+
+def _fixtures(example: Example, text: str) -> dict[str, bytes]:
+    """The files the recipe's params and cases name, each a file inside the examples' folder (never
+    another recipe)."""
+    folder = example.path.parent.resolve()
+    files: dict[str, bytes] = {}
+    for path in _named_files(text):
+        source = (folder / path.removeprefix(_IN_PIPELINES)).resolve()
+        recipe = source.parent == folder and source.suffix in (".yaml", ".yml")
+        if folder in source.parents and source.is_file() and not recipe:
+            files[path] = source.read_bytes()
+    return files
+
+
+def _golden_files(example: Example) -> dict[str, bytes]:
+    """The golden files of the recipe's cases: its ``<name>.golden/`` folder, as committed."""
+    golden = example.path.parent / f"{example.name}.golden"
+    return {
+        f"pipelines/{path.relative_to(example.path.parent).as_posix()}": path.read_bytes()
+        for path in sorted(golden.rglob("*"))
+        if path.is_file() and not path.name.startswith(".")  # as `mcv test` ignores them
+    }
 
 
 def example_files(example: Example) -> dict[str, bytes]:
@@ -101,11 +160,10 @@ def example_files(example: Example) -> dict[str, bytes]:
         f"pipelines/{example.name}.yaml": _with_modeline(text).encode(),
         "schemas/pipeline.schema.json": SCHEMA.read_bytes(),
     }
-    # The assets its params name as examples, so the run line in its header works as it stands.
-    for asset in dict.fromkeys(_ASSET.findall(text)):
-        source = example.path.parent / "assets" / asset
-        if source.is_file():
-            files[f"pipelines/assets/{asset}"] = source.read_bytes()
+    # The files its params and cases name, so that the run line in its header and `mcv test` work as
+    # they stand; and the golden files its cases compare with.
+    files.update(_fixtures(example, text))
+    files.update(_golden_files(example))
     files[".pre-commit-config.yaml"] = PRE_COMMIT.encode()
     files[".github/workflows/pipelines.yml"] = WORKFLOW.encode()
     return files
