@@ -1,9 +1,10 @@
 """The GitHub Action (action.yml) and the GitLab snippet (docs/how-to/validate-in-ci.md) run as CI would
-run them (issue 26).
+run them (issues 26 and 51).
 
 The action's `run:` steps are taken from action.yml and run by bash with their `env:` filled in from
-the test's inputs (defaults from the file), as the runner does; `uses:` steps (setup-python, the SARIF
-upload) are GitHub's own and are left out, and so is the install step: mcv is this checkout's.
+the test's inputs (defaults from the file), as the runner does: a step whose `if:` is false is skipped,
+and the steps after a failed one are too; `uses:` steps (setup-python, the SARIF upload) are GitHub's
+own and are left out, and so is the install step: mcv is this checkout's.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,8 +56,18 @@ def _expand(value: str, inputs: dict[str, str]) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", one, value)
 
 
+def _runs(step: dict[str, Any], inputs: dict[str, str]) -> bool:
+    """A `run:` step's ``if:``, of the one form action.yml uses there: ``${{ inputs.NAME == 'VALUE' }}``."""
+    if "if" not in step:
+        return True
+    condition = re.fullmatch(r"\$\{\{\s*inputs\.([\w-]+) == '([^']*)'\s*\}\}", step["if"])
+    assert condition is not None, f"the test cannot read the condition {step['if']!r}"
+    return inputs[condition.group(1)] == condition.group(2)
+
+
 def _run_action(inputs: dict[str, str], cwd: Path, bash: str) -> tuple[int, str]:
-    """Run the validate step(s) of action.yml with ``inputs``; exit code of the last, all stdout."""
+    """Run the steps of action.yml after the install with ``inputs``, as far as the first that fails;
+    its exit code (or the last one's), all they printed."""
     action = _action()
     given = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
     unknown = set(inputs) - set(given)
@@ -62,9 +75,10 @@ def _run_action(inputs: dict[str, str], cwd: Path, bash: str) -> tuple[int, str]
     given.update(inputs)
     printed, code = "", 0
     for step in action["runs"]["steps"]:
-        if "run" not in step or step.get("name") == "Install mcv":
+        if "run" not in step or step.get("name") == "Install mcv" or not _runs(step, given):
             continue
         assert step["shell"] == "bash"
+        # mcv test starts the embedded service with its data under HOME, as on a runner
         env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(cwd)}
         env.update({key: _expand(str(value), given) for key, value in step.get("env", {}).items()})
         assert "${{" not in step["run"], "inputs reach the script through env only"
@@ -74,6 +88,8 @@ def _run_action(inputs: dict[str, str], cwd: Path, bash: str) -> tuple[int, str]
         )
         printed += done.stdout + done.stderr
         code = done.returncode
+        if code != 0:
+            break
     return code, printed
 
 
@@ -89,7 +105,9 @@ def repository(tmp_path: Path) -> Path:
     (tmp_path / "pipelines" / "broken.yaml").write_text(BROKEN)
     # The recipe's test cases name their fixture: a repository that holds the recipe holds it too.
     (tmp_path / "pipelines" / "assets").mkdir()
-    (tmp_path / "pipelines" / "assets" / "photo.jpg").write_bytes((ROOT / "pipelines/assets/photo.jpg").read_bytes())
+    shutil.copy(ROOT / "pipelines/assets/photo.jpg", tmp_path / "pipelines/assets/photo.jpg")
+    # ...and the golden files of its cases, beside it under its own name.
+    shutil.copytree(ROOT / "pipelines/product-images.golden", tmp_path / "pipelines/good.golden")
     return tmp_path
 
 
@@ -134,6 +152,55 @@ def test_paths_with_shell_characters_stay_paths(repository: Path, bash: str) -> 
     del printed
 
 
+def test_with_test_true_a_failing_expectation_is_annotated_on_its_line_and_fails_the_step(
+    repository: Path, bash: str
+) -> None:
+    (repository / "pipelines" / "broken.yaml").unlink()
+    recipe = repository / "pipelines" / "good.yaml"
+    lines = recipe.read_text().splitlines(keepends=True)
+    wrong = lines.index("        width: 640\n")
+    lines[wrong] = "        width: 600\n"  # the web-640 rendition is 640 pixels wide: this expectation fails
+    recipe.write_text("".join(lines))
+
+    code, printed = _run_action({"test": "true", "test-report": "cases.xml"}, repository, bash)
+
+    assert code == 1, printed
+    errors = [line for line in printed.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, printed
+    assert errors[0].startswith(f"::error file=pipelines/good.yaml,line={wrong + 1},col=16,"), errors
+    assert errors[0].endswith("::web-640: width: expected 600, found 640 (photo-640w.webp)")
+    assert "FAIL    pipelines/good.yaml::two webp renditions and a one-page sheet" in printed
+    suite = ET.parse(repository / "cases.xml").getroot()  # noqa: S314 - the report mcv test wrote
+    assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
+
+
+def test_with_test_true_a_passing_repository_passes(repository: Path, bash: str) -> None:
+    (repository / "pipelines" / "broken.yaml").unlink()
+    code, printed = _run_action({"test": "true"}, repository, bash)
+    assert code == 0, printed
+    assert not [line for line in printed.splitlines() if line.startswith("::error")]
+    assert re.search(r"^2 passed in ", printed, re.MULTILINE), printed
+
+
+def test_tests_run_only_on_valid_pipelines_and_only_when_asked(repository: Path, bash: str) -> None:
+    code, printed = _run_action({"test": "true"}, repository, bash)
+    assert code == 2  # broken.yaml: validation fails, and the test step does not run
+    assert "passed in" not in printed
+    (repository / "pipelines" / "broken.yaml").unlink()
+    code, printed = _run_action({}, repository, bash)
+    assert code == 0
+    assert "passed in" not in printed  # test defaults to false
+
+
+def test_a_report_name_with_shell_characters_stays_a_name(repository: Path, bash: str) -> None:
+    (repository / "pipelines" / "broken.yaml").unlink()
+    inputs = {"test": "true", "test-report": "cases.xml $(touch injected)"}
+    code, printed = _run_action(inputs, repository, bash)
+    assert not (repository / "injected").exists()
+    assert code == 2  # not a .xml or .jsonl name: refused by mcv test, not run by the shell
+    assert "--report cases.xml $(touch injected): give a .jsonl or .xml (JUnit) file" in printed
+
+
 def test_the_docs_gitlab_snippet_writes_a_code_quality_report(repository: Path, bash: str) -> None:
     page = (ROOT / "docs" / "how-to" / "validate-in-ci.md").read_text()
     block = re.search(r"```yaml\n(# \.gitlab-ci\.yml.*?)```", page, re.DOTALL)
@@ -151,9 +218,10 @@ def test_the_docs_gitlab_snippet_writes_a_code_quality_report(repository: Path, 
 
 
 @pytest.mark.slow
-def test_the_install_step_installs_an_mcv_that_can_init_and_validate(tmp_path: Path, bash: str) -> None:
+def test_the_install_step_installs_an_mcv_that_can_init_validate_and_test(tmp_path: Path, bash: str) -> None:
     """The action's own install step, into a fresh virtual environment standing in for setup-python:
-    pip builds mcv from this checkout (the action's path), with the examples and schema as package data.
+    pip builds mcv from this checkout (the action's path), with the examples, their golden files and
+    the schema as package data: the project `mcv init` writes validates and its cases pass.
     """
     step = next(s for s in _action()["runs"]["steps"] if s.get("name") == "Install mcv")
     venv = tmp_path / "venv"
@@ -175,3 +243,8 @@ def test_the_install_step_installs_an_mcv_that_can_init_and_validate(tmp_path: P
     checked = subprocess.run([str(mcv), "validate", "--format", "github", "pipelines"], cwd=project, env=env,
                              capture_output=True, text=True, check=False, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "::warning" not in checked.stdout  # no golden folder missing: the package carries them
+    env["MCV_DATA_DIR"] = str(tmp_path / "data")
+    tested = subprocess.run([str(mcv), "test", "--format", "github", "pipelines"], cwd=project, env=env,
+                            capture_output=True, text=True, check=False, timeout=300)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
