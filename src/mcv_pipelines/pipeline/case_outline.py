@@ -65,7 +65,10 @@ EXPECTATION_KEYS: dict[str, tuple[dict[str, Any], str]] = {
         {"type": "number", "minimum": 0, "maximum": 1},
         "Images against their golden file: the least perceptual similarity (0 to 1, default 0.95).",
     ),
-    "fails": ({"type": "string", "minLength": 1}, "The task fails with this error code (INVALID_INPUT_FILE, ...)."),
+    "fails": (
+        {"type": "string", "minLength": 1},
+        "The task fails with this error code (INVALID_INPUT_FILE, ...).",
+    ),
 }
 
 CASE_KEYS: dict[str, tuple[dict[str, Any], str]] = {

@@ -14,6 +14,7 @@ from mcv_pipelines.cli.main import main
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SCHEMAS = str(EXAMPLES / "operations")
 GOOD = EXAMPLES / "positive" / "product-images" / "pipeline.yaml"
+REPO_ASSETS = Path(__file__).resolve().parents[3] / "pipelines" / "assets"
 
 Capture = pytest.CaptureFixture[str]
 
@@ -31,6 +32,9 @@ def test_validate_a_good_file_exits_0(capsys: Capture) -> None:
 
 def test_validate_a_directory_finds_pipelines_and_reports_json(tmp_path: Path, capsys: Capture) -> None:
     shutil.copy(GOOD, tmp_path / "good.yaml")
+    # its test cases name their fixture, which the folder holding the recipe holds too
+    (tmp_path / "pipelines" / "assets").mkdir(parents=True)
+    shutil.copy(REPO_ASSETS / "photo.jpg", tmp_path / "pipelines" / "assets" / "photo.jpg")
     (tmp_path / "sub").mkdir()
     shutil.copy(EXAMPLES / "negative" / "cycle" / "pipeline.yaml", tmp_path / "sub" / "bad.yml")
     _write(tmp_path / "params.yaml", "photo: a.jpg\n")  # not a pipeline: left alone

@@ -89,8 +89,8 @@ def test_the_repository_root_is_the_nearest_git_folder(
 def test_without_git_the_root_is_the_current_folder_holding_the_recipe(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if any((parent / ".git").exists() for parent in tmp_path.resolve().parents):
-        pytest.skip("the temporary folder lies inside a git checkout here")
+    outside_git = not any((parent / ".git").exists() for parent in tmp_path.resolve().parents)
+    assert outside_git, "the temporary folder must not lie inside a git checkout for this test"
     (tmp_path / "pipelines").mkdir()
     monkeypatch.chdir(tmp_path)
     assert repository_root("pipelines/recipe.yaml") == tmp_path.resolve()
