@@ -67,11 +67,11 @@ _SEVEN_Z_ERRORS = (py7zr.exceptions.ArchiveError, py7zr.exceptions.PasswordRequi
 
 
 class ReaderMissing(Exception):
-    """A program that reads some facts of files is not installed: ``purpose`` says what it reads and
-    how to get it."""
+    """A program that reads some facts of files is not installed, or what is installed under its name is
+    another program: ``purpose`` says what it reads and what is wrong."""
 
     def __init__(self, program: str, purpose: str) -> None:
-        super().__init__(f"{program} is not installed (it {purpose})")
+        super().__init__(f"{program}, which {purpose}")
         self.program = program
         self.purpose = purpose
 
@@ -144,18 +144,28 @@ def media_info(path: Path) -> MediaInfo | None:
     """
     program = shutil.which("ffprobe")
     if program is None:
-        raise ReaderMissing("ffprobe", "reads durations, streams and codecs; install FFmpeg")
+        raise ReaderMissing(
+            "ffprobe", "reads durations, streams and codecs, is not installed: install FFmpeg"
+        )
     command = [program, "-v", "error", "-show_format", "-show_streams", "-of", "json"]
     try:
         # file: so that a name with a colon or a leading dash is a file, not a protocol or an option
         done = subprocess.run(
             [*command, f"file:{path.resolve()}"], capture_output=True, timeout=FFPROBE_TIMEOUT, check=False
         )
-        report = json.loads(done.stdout) if done.returncode == 0 else None
-    except (subprocess.TimeoutExpired, OSError, ValueError):
+    except (subprocess.TimeoutExpired, OSError):
         return None
+    if done.returncode != 0:
+        return None  # FFmpeg cannot read this file
+    try:
+        report = json.loads(done.stdout)
+    except ValueError:
+        report = None
     if not isinstance(report, dict) or not isinstance(report.get("streams"), list):
-        return None  # something named ffprobe that is not FFmpeg's
+        # It answered, but not as FFmpeg's ffprobe does: a wrapper or another program of that name.
+        raise ReaderMissing(
+            "ffprobe", f"reads durations, streams and codecs; the one at {program} is not FFmpeg's"
+        )
     streams = [s for s in report["streams"] if isinstance(s, dict)]
     found = report.get("format")
     duration = _seconds(found.get("duration")) if isinstance(found, dict) else None

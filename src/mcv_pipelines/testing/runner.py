@@ -152,9 +152,7 @@ async def _run_case(
             judge_outcome, document.path, case, plan, outcome, options.update_golden
         )
     except ReaderMissing as exc:
-        return _skip(
-            recipe, case, f"checking it needs {exc.program}, which is not installed ({exc.purpose})", options
-        )
+        return _skip(recipe, case, f"checking it needs {exc}", options)
     status = CaseStatus.FAILED if failures else CaseStatus.PASSED
     return CaseResult(
         document.path,

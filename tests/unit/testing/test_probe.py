@@ -276,13 +276,15 @@ def test_without_ffprobe_media_info_says_what_to_install(
         media_info(ASSETS / "clip.mp4")
     assert (raised.value.program, raised.value.purpose) == (
         "ffprobe",
-        "reads durations, streams and codecs; install FFmpeg",
+        "reads durations, streams and codecs, is not installed: install FFmpeg",
     )
 
 
-def test_a_program_named_ffprobe_that_is_not_ffmpegs_reads_nothing(
+def test_a_program_named_ffprobe_that_is_not_ffmpegs_is_said_to_be_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # a case that needs it is then skipped with this reason, not failed as if the file were wrong
     _standin_ffprobe(tmp_path, "ffprobe: a wrapper stand-in, not FFmpeg")
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    assert media_info(ASSETS / "clip.mp4") is None
+    with pytest.raises(ReaderMissing, match=f"the one at {tmp_path / 'ffprobe'} is not FFmpeg's"):
+        media_info(ASSETS / "clip.mp4")
