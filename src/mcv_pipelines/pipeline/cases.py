@@ -140,6 +140,8 @@ def _bound(key: str, value: Any) -> Bound:
         centre = _number(key, value["value"])
         spread = _number("tolerance", value.get("tolerance", 0))
         return Bound(centre - spread, centre + spread, f"{value['value']} +- {_show(spread)}")
+    if "min" not in value and "max" not in value:
+        raise ValueError("give a number, {min, max} or {value, tolerance}")
     low = _number(key, value["min"]) if "min" in value else None
     high = _number(key, value["max"]) if "max" in value else None
     if low is not None and high is not None and low > high:
@@ -172,6 +174,8 @@ class _Reader:
     def expectations(self, case: str, index: int, expect: Mapping[str, Any]) -> list[TaskExpectations]:
         found: list[TaskExpectations] = []
         for task, keys in expect.items():
+            if not isinstance(keys, dict):
+                continue  # the file schema says what is wrong with it
             items: list[Expectation] = []
             for key, raw in keys.items():
                 path = ("tests", index, "expect", task, key)
@@ -202,13 +206,15 @@ class _Reader:
         params: dict[str, Any] = {}
         env_params: dict[str, str] = {}
         locations: dict[str, Location] = {}
-        for param, value in (raw.get("params") or {}).items():
+        written = raw.get("params")
+        for param, value in (written if isinstance(written, dict) else {}).items():
             locations[param] = self.document.locate(("tests", index, "params", param))
             if isinstance(value, dict) and set(value) == {"env"} and isinstance(value["env"], str):
                 env_params[param] = value["env"]
             else:
                 params[param] = value
-        expect = self.expectations(name, index, raw.get("expect") or {})
+        given = raw.get("expect")
+        expect = self.expectations(name, index, given if isinstance(given, dict) else {})
         fails = raw.get("fails")
         if not expect and fails is None:
             self.problem(

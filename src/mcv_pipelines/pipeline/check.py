@@ -96,7 +96,8 @@ def check_document(
             found.extend(d for d in findings if (d.rule, d.location) not in flagged)
     for checker in extra_checkers:
         found.extend(checker(pipeline))
-    if cases and "tests" in document.data:
+    if cases and "tests" in document.data and not has_errors(check_file_schema(document)):
+        # Cases are read once the file's shape holds (a case that is not a mapping was said above).
         from mcv_pipelines.pipeline.casecheck import check_cases  # only files with tests pay for it
 
         found.extend(check_cases(document, environ=environ))
