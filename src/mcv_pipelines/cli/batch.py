@@ -79,8 +79,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--progress", choices=("auto", "rich", "plain", "none"), default="auto",
                         help="progress on stderr (default auto: live on a terminal, lines otherwise)")
     parser.add_argument("--events", type=Path, metavar="FILE", help="append one JSON object per row event")
-    parser.add_argument("--service", choices=("auto", "local", "remote"), default="auto",
-                        help="local: the embedded service; remote: the configured one")
+    connection.add_service_option(parser)
     connection.add_connection_options(parser)
     parser.set_defaults(handler=batch)
 

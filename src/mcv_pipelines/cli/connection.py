@@ -26,6 +26,7 @@ from mcv_pipelines.redact import redact
 __all__ = [
     "CLIENT_FACTORY",
     "add_connection_options",
+    "add_service_option",
     "add_timeout_options",
     "emit",
     "emit_json",
@@ -66,6 +67,17 @@ def add_connection_options(
     )
     add_timeout_options(group)
     parser.add_argument("--format", choices=formats, default="text", help="output format")
+
+
+def add_service_option(parser: argparse.ArgumentParser) -> None:
+    """--service auto|local|remote: which service a command that runs jobs uses (see ``run.service_for``)."""
+    parser.add_argument(
+        "--service",
+        choices=("auto", "local", "remote"),
+        default="auto",
+        help="local: the embedded service; remote: the configured one (default: remote when a key or "
+        "base URL is configured)",
+    )
 
 
 def add_timeout_options(group: Any) -> None:

@@ -80,13 +80,7 @@ def register(subparsers: Any) -> None:
         help="let the job go on past failed tasks (ignore_error) and download what finished",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace files that already exist")
-    parser.add_argument(
-        "--service",
-        choices=("auto", "local", "remote"),
-        default="auto",
-        help="local: the embedded service; remote: the configured one (default: remote "
-        "when a key or base URL is configured)",
-    )
+    connection.add_service_option(parser)
     parser.add_argument(
         "--listen",
         default="127.0.0.1:0",

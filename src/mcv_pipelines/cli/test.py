@@ -71,13 +71,7 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="keep each case's downloaded files under DIR (default: removed after the run)",
     )
-    parser.add_argument(
-        "--service",
-        choices=("auto", "local", "remote"),
-        default="auto",
-        help="local: the embedded service; remote: the configured one (default: remote when a key or "
-        "base URL is configured)",
-    )
+    connection.add_service_option(parser)
     add_schema_option(parser)
     add_catalog_options(parser)
     connection.add_connection_options(parser, formats=("text", "github"))
