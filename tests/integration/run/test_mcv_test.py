@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -296,3 +298,19 @@ def test_on_a_configured_service_a_case_whose_engine_is_missing_is_skipped_with_
     assert "svg" in lines["traced"]
     assert code == 0, out
     assert os.environ["MCV_API_KEY"] not in out + err
+
+
+def test_what_a_library_of_an_engine_logs_stays_off_the_terminal(isolated: Path) -> None:
+    # fontTools warns about the sample font's timestamps; those lines came out between mcv's own. A
+    # process of its own: in this one pytest's log capture would take them.
+    shutil.copytree(ASSETS.parent, isolated / "pipelines")
+    done = subprocess.run(
+        [sys.executable, "-m", "mcv_pipelines", "test", "pipelines/web-fonts.yaml"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS    pipelines/web-fonts.yaml::" in done.stdout
+    assert [line for line in done.stderr.splitlines() if not line.startswith("mcv: ")] == []

@@ -7,6 +7,7 @@ woff(2) is unwrapped to whichever its outlines are not yet.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from importlib.util import find_spec
 
@@ -26,6 +27,12 @@ from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import FILENAME
 
 __all__ = ["FontEngine"]
+
+# fontTools warns through logging about what it reads in a caller's font ("'created' timestamp seems
+# very low"); with no handler of the service's own, Python prints those lines on the stderr of whoever
+# started the service: the terminal of `mcv run` or `mcv test`, between their own lines. They say
+# nothing the caller can act on; an error still fails the task as it did.
+logging.getLogger("fontTools").setLevel(logging.ERROR)
 
 _FLAVORS: dict[str, str | None] = {"ttf": None, "otf": None, "woff": "woff", "woff2": "woff2"}
 
