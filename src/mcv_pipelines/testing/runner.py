@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -73,6 +74,22 @@ def _missing_env(case: TestCase, environ: Mapping[str, str]) -> list[str]:
     return sorted({name for name in wanted if not environ.get(name)})
 
 
+_UNSET = re.compile(r"(?:environment variable|secret) (\S+) is not set")
+
+
+def _unset_variables(found: list[Diagnostic]) -> list[str]:
+    """The variables a case's render found unset, when nothing else is wrong with it: a secret of the
+    recipe that this environment does not have (a fork's pull request) skips the case, saying which."""
+    errors = [d for d in found if d.severity is Severity.ERROR]
+    if not errors or any(d.rule not in ("template-env", "secret-missing") for d in errors):
+        return []
+    return sorted({m.group(1) for d in errors if (m := _UNSET.search(d.message))})
+
+
+def _needs(names: list[str]) -> str:
+    return f"needs the environment variable{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
 def _skip(recipe: Recipe, case: TestCase, reason: str, options: TestOptions) -> CaseResult:
     status = CaseStatus.FAILED if options.fail_on_skip else CaseStatus.SKIPPED
     return CaseResult(recipe.document.path, case.name, case.location, status, reason=reason)
@@ -98,18 +115,16 @@ async def _run_case(
     started = time.monotonic()
     missing = _missing_env(case, options.environ)
     if missing:
-        return _skip(
-            recipe,
-            case,
-            f"needs the environment variable{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
-            options,
-        )
+        return _skip(recipe, case, _needs(missing), options)
     rendered = render_case(document, case, options.environ, placeholders=False)
     found = list(rendered.diagnostics)
     pipeline = rendered.pipeline
     if pipeline is not None:
         found.extend(check_graph(pipeline))
         found.extend(check_operations(pipeline, options.schemas))
+    unset = _unset_variables(found)
+    if unset:
+        return _skip(recipe, case, _needs(unset), options)
     if pipeline is None or has_errors(found):
         return CaseResult(
             document.path, case.name, case.location, CaseStatus.INVALID, diagnostics=tuple(found)

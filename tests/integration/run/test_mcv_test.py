@@ -314,3 +314,23 @@ def test_what_a_library_of_an_engine_logs_stays_off_the_terminal(isolated: Path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS    pipelines/web-fonts.yaml::" in done.stdout
     assert [line for line in done.stderr.splitlines() if not line.startswith("mcv: ")] == []
+
+
+def test_a_secret_the_environment_lacks_skips_the_case_naming_it(
+    isolated: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as in a pull request from a fork, where the repository's secrets are not given
+    recipe = RECIPE.replace(
+        'width: "{{ params.width }}"}',
+        'width: "{{ params.width }}", filename: "{{ secret(\'MCV_TEST_STAMP\') }}.webp"}',
+    )
+    _write(isolated, "  - name: stamped\n    expect:\n      small: {names: [s3cr3t-stamp.webp]}\n", recipe)
+    monkeypatch.delenv("MCV_TEST_STAMP", raising=False)
+    code, out, _ = _mcv_test(capsys)
+    assert code == 0
+    assert "SKIP    recipe.yaml::stamped: needs the environment variable MCV_TEST_STAMP" in out
+    monkeypatch.setenv("MCV_TEST_STAMP", "s3cr3t-stamp")
+    code, out, err = _mcv_test(capsys)
+    assert code == 0, out + err
+    assert "PASS    recipe.yaml::stamped" in out
+    assert "s3cr3t-stamp" not in out + err  # a secret's value is shown nowhere, not even as a name
