@@ -65,8 +65,6 @@ def _failures(case: TestCase, plan: CasePlan, outcome: RunOutcome) -> tuple[list
     for name, failure in failed.items():
         if name in accounted or failure.code == _CASCADE:
             continue
-        if name.startswith("mcv-test-") and name not in plan.pipeline.tasks:
-            continue
         where = failure.location or case.location
         found.append(Failure(where, name, "status", "finished", _said(failure)))
     if outcome.status == "cancelled":

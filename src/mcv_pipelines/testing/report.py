@@ -19,6 +19,7 @@ from typing import Any
 from mcv_pipelines.errors import UsageError
 from mcv_pipelines.redact import redact
 from mcv_pipelines.reporters import render_report
+from mcv_pipelines.reporters.github import escape_data, escape_property
 from mcv_pipelines.testing.outcome import CaseResult, CaseStatus
 
 __all__ = ["REPORT_SUFFIXES", "case_lines", "summary_line", "write_report"]
@@ -33,28 +34,20 @@ _LABEL = {
 }
 
 
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def case_lines(result: CaseResult, fmt: str = "text") -> str:
     """What is printed when a case ends: one line, and one more per failure (or the diagnostics)."""
     if fmt == "github":
         lines = [
-            f"::error file={_property(f.location.file)},line={f.location.line},col={f.location.column},"
-            f"title={_property('mcv test: ' + result.case)}::{_data(f.message)}"
+            f"::error file={escape_property(f.location.file)},line={f.location.line},col={f.location.column},"
+            f"title={escape_property('mcv test: ' + result.case)}::{escape_data(f.message)}"
             for f in result.failures
         ]
         if result.diagnostics:
             lines.append(render_report("github", result.diagnostics, [result.file]).rstrip("\n"))
         if result.status in (CaseStatus.ERROR, CaseStatus.FAILED) and not result.failures and result.reason:
             where = result.location
-            place = f"file={_property(where.file)},line={where.line},col={where.column}"
-            lines.append(f"::error {place}::{_data(result.reason)}")
+            place = f"file={escape_property(where.file)},line={where.line},col={where.column}"
+            lines.append(f"::error {place}::{escape_data(result.reason)}")
         lines.append(_headline(result))
         return redact("\n".join(lines) + "\n")
     lines = [_headline(result)]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcv_pipelines.pipeline.casecheck import golden_dir, render_case
-from mcv_pipelines.pipeline.cases import read_cases
+from mcv_pipelines.pipeline.cases import TestCase, read_cases
 from mcv_pipelines.pipeline.document import parse_document
 from mcv_pipelines.pipeline.fixtures import FixtureRefused, repository_root, resolve_fixture
 from mcv_pipelines.testing.plan import plan_case
@@ -34,7 +34,7 @@ tests:
 """
 
 
-def _cases(text: str) -> list:  # type: ignore[type-arg]
+def _cases(text: str) -> list[TestCase]:
     document = parse_document((RECIPE + text).encode(), "recipe.yaml")
     cases, problems = read_cases(document)
     assert problems == []

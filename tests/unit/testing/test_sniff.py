@@ -200,6 +200,7 @@ def test_a_zip_holding_a_word_folder_without_content_types_is_a_zip(tmp_path: Pa
 
 def _tar(mode: str) -> bytes:
     out = io.BytesIO()
+    # typeshed types tarfile.open per literal mode; this helper takes the mode as a plain str
     with tarfile.open(fileobj=out, mode=mode) as tar:  # type: ignore[call-overload]
         info = tarfile.TarInfo("frames/a.png")
         info.size = 3
