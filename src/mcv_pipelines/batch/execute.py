@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,10 +34,13 @@ from mcv_pipelines.api.models import Job
 from mcv_pipelines.batch.journal import Journal
 from mcv_pipelines.batch.keys import attempt_tag, row_key
 from mcv_pipelines.batch.manifest import Manifest, ManifestRow
+from mcv_pipelines.batch.packed import Member, PackContext, auto_rows_per_job, packable, resume_pack, run_pack
+from mcv_pipelines.batch.packing import MAX_PACK_TASKS, is_pack_tag
 from mcv_pipelines.batch.prepare import RowRenderer
 from mcv_pipelines.batch.progress import Progress
 from mcv_pipelines.batch.shard import Shard
 from mcv_pipelines.batch.states import JournalRow, RowState, StateCounts
+from mcv_pipelines.diagnostics import Diagnostic
 from mcv_pipelines.errors import InterruptedRun, McvError, ServiceTrouble
 from mcv_pipelines.pipeline.model import RenderedPipeline
 from mcv_pipelines.redact import redact
@@ -63,6 +66,10 @@ class BatchOptions:
     key_column: str | None = None
     shard: Shard | None = None
     trouble_limit: int = 3
+    rows_per_job: int | None = None
+    """Rows one job carries: None chooses from the rows left and the concurrency; 1 is a job per row."""
+    base_dir: Path | None = None
+    """Where the rows' relative upload paths start (the current directory when None)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,80 @@ def _work(journal: Journal, manifest: Manifest, key_column: str | None,
         yield wanted, row
 
 
+_Rendered = tuple[RenderedPipeline | None, list[Diagnostic]]
+_UPLOAD_BUDGET = 64 * 1024 * 1024
+"""Bytes of files uploaded to one packed job at most (a row larger than it goes in a job alone)."""
+
+
+@dataclass
+class _Alone:
+    """A row run in a job of its own: ``--rows-per-job 1``, a row that does not render, or a row an
+    earlier run sent alone."""
+
+    wanted: JournalRow
+    row: ManifestRow
+    rendered: _Rendered | None = None
+
+
+@dataclass
+class _Group:
+    """Rows of one packed job: pending rows to send together, or rows an earlier run packed."""
+
+    members: list[Member] = field(default_factory=list)
+    tasks: int = 0
+    upload_bytes: int = 0
+
+
+def _groups(work: Iterator[tuple[JournalRow, ManifestRow]], renderer: RowRenderer, per_job: int,
+            base_dir: Path) -> Iterator[_Alone | _Group]:
+    """The rows to run, grouped as they will be sent: consecutive pending rows fill a pack up to
+    ``per_job`` rows (``MAX_PACK_TASKS`` tasks, ``_UPLOAD_BUDGET`` bytes of uploads, equal job keys);
+    rows an earlier run left in one packed job come back together (same tag, or same job id)."""
+    fresh = _Group()
+    resumed = _Group()
+    for wanted, row in work:
+        if wanted.state is not RowState.PENDING:
+            if not is_pack_tag(wanted.tag):
+                yield _Alone(wanted, row)
+                continue
+            if resumed.members and not _same_job(resumed.members[0].wanted, wanted):
+                yield resumed
+                resumed = _Group()
+            resumed.members.append(Member(wanted, row, renderer.render(row, wanted.key)[0]))
+            continue
+        rendered = renderer.render(row, wanted.key)
+        pipeline = rendered[0]
+        if per_job == 1 or pipeline is None:
+            yield _Alone(wanted, row, rendered)
+            continue
+        tasks = len(pipeline.tasks)
+        size = sum(u.size for u in plan_uploads(pipeline, base_dir))
+        if fresh.members and not _fits(fresh, pipeline, tasks, size, per_job):
+            yield fresh
+            fresh = _Group()
+        fresh.members.append(Member(wanted, row, pipeline))
+        fresh.tasks += tasks
+        fresh.upload_bytes += size
+    for group in (resumed, fresh):
+        if group.members:
+            yield group
+
+
+def _fits(group: _Group, pipeline: RenderedPipeline, tasks: int, size: int, per_job: int) -> bool:
+    first = group.members[0].pipeline
+    return (len(group.members) < per_job and group.tasks + tasks <= MAX_PACK_TASKS
+            and group.upload_bytes + size <= _UPLOAD_BUDGET
+            and first is not None and packable(first, pipeline))
+
+
+def _same_job(first: JournalRow, other: JournalRow) -> bool:
+    if first.state is not other.state:
+        return False
+    if first.state is RowState.SUBMITTED:
+        return first.job_id == other.job_id
+    return first.tag == other.tag
+
+
 class _RowEvents:
     """Marks the row submitted the moment the runner knows its job, and labels events with the row."""
 
@@ -120,18 +201,41 @@ async def execute_batch(client: ApiClient, journal: Journal, manifest: Manifest,
     sink: EventSink = events or NullEvents()
     state = _State()
     work = _work(journal, manifest, options.key_column, options.shard)
+    counts = journal.counts()
+    per_job = options.rows_per_job or auto_rows_per_job(counts.pending + counts.in_flight,
+                                                         options.concurrency)
+    base_dir = options.base_dir or options.run.base_dir or Path.cwd()
+    groups = _groups(work, renderer, per_job, base_dir)
 
     def changed() -> None:
         if on_change is not None:
             on_change()
 
+    async def alone(wanted: JournalRow, row: ManifestRow, rendered: _Rendered | None = None) -> None:
+        await _one(client, journal, renderer, options, sink, state, progress, wanted, row, rendered)
+
+    def failed(key: str, code: str, message: str, row: ManifestRow, sent: bool) -> None:
+        _failed(journal, key, code, message, sink, row, progress, options, state, sent=sent)
+
+    def trouble(exc: ServiceTrouble, rows: Sequence[tuple[int, str]]) -> None:
+        _trouble(exc, rows, options, sink, state, progress)
+
+    def calm() -> None:
+        state.trouble_run = 0
+
+    ctx = PackContext(client, journal, options.run, sink, progress, alone, failed, trouble, calm, base_dir)
+
     async def worker() -> None:
         while not state.stop:
-            item = next(work, None)
-            if item is None:
+            group = next(groups, None)
+            if group is None:
                 return
-            wanted, row = item
-            await _one(client, journal, renderer, options, sink, state, progress, wanted, row)
+            if isinstance(group, _Alone):
+                await alone(group.wanted, group.row, group.rendered)
+            elif group.members[0].wanted.state is RowState.PENDING:
+                await run_pack(ctx, group.members)
+            else:
+                await resume_pack(ctx, group.members)
             changed()
 
     workers = [asyncio.create_task(worker()) for _ in range(max(1, options.concurrency))]
@@ -162,10 +266,10 @@ class _State:
 
 async def _one(client: ApiClient, journal: Journal, renderer: RowRenderer, options: BatchOptions,
                sink: EventSink, state: _State, progress: Progress | None, wanted: JournalRow,
-               row: ManifestRow) -> None:
+               row: ManifestRow, rendered: _Rendered | None = None) -> None:
     key = wanted.key
     events = _RowEvents(journal, key, row.index, sink)
-    pipeline, found = renderer.render(row, key)
+    pipeline, found = rendered or renderer.render(row, key)
     if pipeline is None:
         first = next((d for d in found if d.severity.value == "error"), None)
         message = f"{row.where}: invalid row" + (f": {first.message}" if first else "")
@@ -206,14 +310,7 @@ async def _one(client: ApiClient, journal: Journal, renderer: RowRenderer, optio
         _failed(journal, key, "timeout", str(exc), sink, row, progress, options, state)
         return
     except ServiceTrouble as exc:
-        state.troubled += 1
-        state.trouble_run += 1
-        state.last_trouble = redact(str(exc))
-        if state.trouble_run >= options.trouble_limit:
-            state.stop = True
-        if progress is not None:
-            progress.in_flight = max(progress.in_flight - 1, 0)
-        sink.emit("row-trouble", row=row.index, key=key, error=str(exc))
+        _trouble(exc, [(row.index, key)], options, sink, state, progress)
         return
     except (InterruptedRun, asyncio.CancelledError):
         raise asyncio.CancelledError from None
@@ -232,6 +329,21 @@ async def _one(client: ApiClient, journal: Journal, renderer: RowRenderer, optio
     code = (failure.code if failure and failure.code else None) or f"job-{status}"
     message = failure.describe() if failure else f"job {job_id} ended {status}"
     _failed(journal, key, code, message, sink, row, progress, options, state)
+
+
+def _trouble(exc: ServiceTrouble, rows: Sequence[tuple[int, str]], options: BatchOptions, sink: EventSink,
+             state: _State, progress: Progress | None) -> None:
+    """Service trouble for ``rows`` (index, key; one job's): each stays in its state for the next run
+    to resume; ``trouble_limit`` troubled jobs in a row stop new ones from starting."""
+    state.troubled += len(rows)
+    state.trouble_run += 1
+    state.last_trouble = redact(str(exc))
+    if state.trouble_run >= options.trouble_limit:
+        state.stop = True
+    if progress is not None:
+        progress.in_flight = max(progress.in_flight - len(rows), 0)
+    for index, key in rows:
+        sink.emit("row-trouble", row=index, key=key, error=str(exc))
 
 
 def _failed(journal: Journal, key: str, code: str, message: str, sink: EventSink, row: ManifestRow,

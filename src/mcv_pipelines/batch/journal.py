@@ -226,6 +226,20 @@ class Journal:
         """Reconciliation found no job for a submitting row: it may be sent again."""
         self._move(key, RowState.PENDING, "", ())
 
+    def mark_pack_submitting(self, keys: Iterable[str], tag: str) -> None:
+        """Before the request creating one job for several rows: all of them, in one commit, take the
+        job's ``tag`` (a crash leaves them together, reconciled together by it)."""
+        self._move_many(keys, RowState.SUBMITTING, "tag=?, attempts=attempts+1, job_id=NULL", (tag,))
+
+    def mark_pack_submitted(self, keys: Iterable[str], job_id: str) -> None:
+        """The service created job ``job_id`` holding these rows: one commit for all of them."""
+        self._move_many(keys, RowState.SUBMITTED, "job_id=?", (job_id,))
+
+    def mark_pack_pending(self, keys: Iterable[str]) -> None:
+        """No job exists for these submitting rows (none found by their tag, or the creation was
+        refused): they may be sent again."""
+        self._move_many(keys, RowState.PENDING, "", ())
+
     def mark_finished(self, key: str, outputs: Iterable[str] = (), credits: int | None = None) -> None:
         """The job finished and its files are on disk at ``outputs``."""
         encoded = canonical_json([redact(os.fspath(p)) for p in outputs])
@@ -255,12 +269,28 @@ class Journal:
             )
             if cursor.rowcount == 1:
                 return
-            found = self._db.execute("SELECT idx, state FROM rows WHERE key=?", (key,)).fetchone()
+            raise self._refusal(key, target)
+
+    def _refusal(self, key: str, target: RowState) -> InvalidTransition:
+        found = self._db.execute("SELECT idx, state FROM rows WHERE key=?", (key,)).fetchone()
         if found is None:
-            raise InvalidTransition(f"{self.path}: no row with key {redact(key)!r}")
-        raise InvalidTransition(
+            return InvalidTransition(f"{self.path}: no row with key {redact(key)!r}")
+        return InvalidTransition(
             f"{self.path}: row {found[0]} (key {redact(key)!r}) is {found[1]}; it cannot become {target}"
         )
+
+    def _move_many(self, keys: Iterable[str], target: RowState, assignments: str,
+                   values: tuple[Any, ...]) -> None:
+        """``_move`` of every key in one transaction: all of them move, or none does."""
+        sources = sorted(s.value for s in ALLOWED_SOURCES[target])
+        marks = ", ".join("?" * len(sources))
+        extra = f", {assignments}" if assignments else ""
+        statement = f"UPDATE rows SET state=?, updated=?{extra} WHERE key=? AND state IN ({marks})"  # noqa: S608 - only ? marks
+        with self._lock, _transaction(self._db):
+            now = time.time()
+            for key in keys:
+                if self._db.execute(statement, (target.value, now, *values, key, *sources)).rowcount != 1:
+                    raise self._refusal(key, target)  # rolls the others back
 
     # -- queries ---------------------------------------------------------------------------------------
 

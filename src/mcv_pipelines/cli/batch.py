@@ -15,6 +15,7 @@ from mcv_pipelines.batch.execute import BatchInterrupted, BatchOptions, BatchOut
 from mcv_pipelines.batch.journal import Journal, OpenMode
 from mcv_pipelines.batch.manifest import Manifest, glob_manifest, open_manifest
 from mcv_pipelines.batch.meta import BatchMeta, default_journal_path
+from mcv_pipelines.batch.packing import MAX_ROWS_PER_JOB
 from mcv_pipelines.batch.prepare import RowRenderer, prepare_rows
 from mcv_pipelines.batch.progress import Progress
 from mcv_pipelines.batch.report import ReportRow, check_report_path, open_report
@@ -54,7 +55,11 @@ def register(subparsers: Any) -> None:
     add_param_options(parser)
     add_schema_option(parser)
     add_catalog_options(parser)
-    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="rows at once (default 4)")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N",
+                        help="jobs at once (default 4); each job carries --rows-per-job rows")
+    parser.add_argument("--rows-per-job", type=int, metavar="N",
+                        help="rows packed into one job (default: from the rows left and --concurrency, at "
+                        "most 50; 1: a job per row). Each row still fails alone, with its own report line")
     parser.add_argument("--journal", type=Path, metavar="FILE",
                         help="the SQLite journal (default: next to --report, else in the current directory)")
     mode = parser.add_mutually_exclusive_group()
@@ -71,7 +76,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--wait", choices=("auto", "sync", "poll"), default="auto",
                         help="how to follow each job (default auto: a blocking wait)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="per row: stop following a job after this long (the row fails, the job runs on)")
+                        help="per job: stop following it after this long (its rows fail, the job runs on)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="download every row's files here instead of download_to (names must differ "
                         "between rows)")
@@ -104,6 +109,8 @@ def _print_invalid(args: argparse.Namespace, prepared: Any) -> None:
 def batch(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if args.rows_per_job is not None and not 1 <= args.rows_per_job <= MAX_ROWS_PER_JOB:
+        raise UsageError(f"--rows-per-job must be from 1 to {MAX_ROWS_PER_JOB}, not {args.rows_per_job}")
     if args.report is not None:
         check_report_path(args.report)
     shard = parse_shard(args.shard) if args.shard else None
@@ -157,7 +164,7 @@ def batch(args: argparse.Namespace) -> int:
         if embedded:
             run_options = replace(run_options, poll_interval=0.5)
         options = BatchOptions(concurrency=args.concurrency, fail_fast=args.fail_fast, run=run_options,
-                               key_column=args.key, shard=shard)
+                               key_column=args.key, shard=shard, rows_per_job=args.rows_per_job)
         if counts.finished:
             print(f"mcv: resuming {journal.path}: {counts.finished} row(s) already finished", file=sys.stderr)
 

@@ -21,7 +21,7 @@ from mcv_pipelines.errors import ServiceTrouble
 from mcv_pipelines.pipeline.model import RenderedPipeline
 from mcv_pipelines.run.events import EventSink
 
-__all__ = ["TAG_SEPARATOR", "find_job_by_tag", "job_tag", "new_run_id", "submit_job"]
+__all__ = ["TAG_SEPARATOR", "create_tagged", "find_job_by_tag", "job_tag", "new_run_id", "submit_job"]
 
 TAG_SEPARATOR = "~"
 _SUBMITS = 3  # the POST is sent again only after lookups proved the job absent
@@ -70,10 +70,22 @@ async def submit_job(
     if ignore_error is not None:
         body["ignore_error"] = ignore_error
     body.update(extra or {})
+    return await create_tagged(client, tasks, body, tag, events)
+
+
+async def create_tagged(
+    client: ApiClient,
+    tasks: Mapping[str, Mapping[str, Any]],
+    body: Mapping[str, Any],
+    tag: str,
+    events: EventSink,
+) -> Job:
+    """POST /v2/jobs with ``tasks``, the job keys ``body`` and ``tag``; a lost answer is reconciled by
+    listing jobs by ``tag`` before the POST is sent again (see the module docstring)."""
     last: OutcomeUnknown | None = None
     for _ in range(_SUBMITS):
         try:
-            job = await client.create_job(tasks, tag=tag, extra=body)
+            job = await client.create_job(tasks, tag=tag, extra=dict(body))
         except OutcomeUnknown as exc:
             last = exc
             events.emit(

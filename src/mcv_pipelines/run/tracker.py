@@ -36,4 +36,8 @@ class TaskTracker:
             data["message"] = task.message
         if task.code:
             data["code"] = task.code
+        self.emit_task(task, data)
+
+    def emit_task(self, task: Task, data: dict[str, object]) -> None:
+        """Report one task's change (a batch's packed job labels it with the task's row)."""
         self.events.emit("task", **data)

@@ -24,6 +24,7 @@ __all__ = [
     "make_images",
     "read_jsonl",
     "service_jobs",
+    "submissions_by_output",
     "write_pipeline",
 ]
 
@@ -107,6 +108,17 @@ def jobs_by_row(data_dir: Path) -> Counter[str]:
         assert tag.startswith("webp~mcv-"), tag
         found[tag.rsplit("-", 1)[0]] += 1
     return found
+
+
+def submissions_by_output(data_dir: Path) -> Counter[str]:
+    """How many times the service was given each row's conversion, in any job: the ``filename`` of
+    every convert task it stores (each row names its own output), packed jobs or not."""
+    db = sqlite3.connect(f"file:{data_dir / 'service.sqlite3'}?mode=ro", uri=True)
+    try:
+        docs = [json.loads(doc) for (doc,) in db.execute("SELECT doc FROM tasks WHERE operation='convert'")]
+    finally:
+        db.close()
+    return Counter(str(doc["payload"]["filename"]) for doc in docs)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

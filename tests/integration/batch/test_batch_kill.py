@@ -20,6 +20,7 @@ from batch_helpers import (
     make_images,
     read_jsonl,
     service_jobs,
+    submissions_by_output,
     write_pipeline,
 )
 
@@ -29,6 +30,7 @@ from mcv_pipelines.service.server import LocalService
 ROWS = 40
 COMMAND = [sys.executable, "-m", "mcv_pipelines", "batch", "webp.yaml", "--manifest", "rows.csv",
            "--concurrency", "5", "--report", "report.jsonl", "--events", "events.jsonl", "--progress", "none"]
+ONE_A_JOB = [*COMMAND, "--rows-per-job", "1"]
 
 
 def _events(work: Path, kind: str) -> int:
@@ -38,11 +40,11 @@ def _events(work: Path, kind: str) -> int:
     return path.read_text().count(f'"event": "{kind}"')
 
 
-def _kill_when(work: Path, kind: str, count: int, *, after: float = 0.0) -> Counter[str]:
+def _kill_when(work: Path, kind: str, count: int, command: list[str], *, after: float = 0.0) -> Counter[str]:
     """Start the batch, SIGKILL it once ``count`` more events of ``kind`` were written (then ``after``
     seconds more); returns the journal's row states at that moment."""
     count += _events(work, kind)
-    process = subprocess.Popen(COMMAND, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         limit = time.monotonic() + 60
         while _events(work, kind) < count and process.poll() is None:
@@ -73,18 +75,45 @@ def _journal_jobs(work: Path) -> dict[str, str]:
         db.close()
 
 
+def _killed_three_times_then_done(work: Path, command: list[str]) -> None:
+    seen: Counter[str] = Counter()
+    # Right after the first job is created (others submitting), mid-way, then late.
+    for kind, count, after in (("submitted", 1, 0.0), ("row-finished", 8, 0.05), ("row-finished", 12, 0.0)):
+        states = _kill_when(work, kind, count, command, after=after)
+        seen.update(states)
+    assert seen["submitting"] > 0, seen  # kills caught rows in flight
+    assert seen["submitted"] > 0, seen
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("remote", ["delay=0.5:0.15,seed=5"], indirect=True)
+def test_packed_rows_killed_at_several_points_each_run_once(isolated: Path, remote: LocalService) -> None:
+    write_pipeline(isolated)
+    make_images(isolated, ROWS)
+    _killed_three_times_then_done(isolated, COMMAND)
+    assert_images(isolated / "out", ROWS)
+    rows = read_jsonl(isolated / "report.jsonl")
+    assert [r["status"] for r in rows] == ["finished"] * ROWS
+    submitted = submissions_by_output(remote.data_dir)
+    assert len(submitted) == ROWS
+    assert set(submitted.values()) == {1}, submitted  # no row's conversion was sent twice
+    service = {job_id: (tag, status) for job_id, tag, status in service_jobs(remote.data_dir)}
+    assert len(service) < ROWS / 2  # 40 rows over 5 jobs at once: 4 rows a job
+    journal = _journal_jobs(isolated)
+    for key, job_id in journal.items():
+        tag, status = service[job_id]
+        assert tag.endswith("rows"), tag
+        assert status == "finished", (key, job_id, status)
+    assert {row["key"]: row["job_id"] for row in rows} == journal
+
+
 @pytest.mark.parametrize("remote", ["delay=0.5:0.15,seed=5"], indirect=True)
 def test_killed_at_several_points_resumes_with_one_job_per_row(isolated: Path, remote: LocalService) -> None:
     write_pipeline(isolated)
     make_images(isolated, ROWS)
-    seen: Counter[str] = Counter()
-    # Right after the first job is created (others submitting), mid-way, then late.
-    for kind, count, after in (("submitted", 1, 0.0), ("row-finished", 8, 0.05), ("row-finished", 12, 0.0)):
-        states = _kill_when(isolated, kind, count, after=after)
-        seen.update(states)
-    assert seen["submitting"] > 0, seen  # kills caught rows in flight
-    assert seen["submitted"] > 0, seen
-    done = subprocess.run(COMMAND, cwd=isolated, capture_output=True, text=True, timeout=120, check=False)
+    _killed_three_times_then_done(isolated, ONE_A_JOB)
+    done = subprocess.run(ONE_A_JOB, cwd=isolated, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert_images(isolated / "out", ROWS)
     rows = read_jsonl(isolated / "report.jsonl")
@@ -112,7 +141,7 @@ def test_ctrl_c_exits_130_with_a_resume_hint_and_the_rerun_completes(
 ) -> None:
     write_pipeline(isolated)
     make_images(isolated, 20)
-    process = subprocess.Popen(COMMAND, cwd=isolated, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    process = subprocess.Popen(ONE_A_JOB, cwd=isolated, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
     limit = time.monotonic() + 60
     while _events(isolated, "row-finished") < 4:
@@ -127,7 +156,7 @@ def test_ctrl_c_exits_130_with_a_resume_hint_and_the_rerun_completes(
     interrupted = read_jsonl(isolated / "report.jsonl")  # written on the way out
     assert len(interrupted) == 20
     assert any(r["status"] != "finished" for r in interrupted)
-    done = subprocess.run(COMMAND, cwd=isolated, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(ONE_A_JOB, cwd=isolated, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert_images(isolated / "out", 20)
     assert set(jobs_by_row(remote.data_dir).values()) == {1}

@@ -16,6 +16,7 @@ from batch_helpers import (
     make_images,
     read_jsonl,
     service_jobs,
+    submissions_by_output,
     write_pipeline,
 )
 
@@ -33,7 +34,8 @@ def batch(*argv: str) -> int:
 def test_200_rows_complete_with_one_job_each(isolated: Path, remote: LocalService) -> None:
     write_pipeline(isolated)
     make_images(isolated, 200)
-    assert batch("--manifest", "rows.csv", "--concurrency", "6", "--report", "report.jsonl") == 0
+    assert batch("--manifest", "rows.csv", "--concurrency", "6", "--report", "report.jsonl",
+                 "--rows-per-job", "1") == 0
     assert_images(isolated / "out", 200)
     rows = read_jsonl(isolated / "report.jsonl")
     assert len(rows) == 200
@@ -47,16 +49,40 @@ def test_200_rows_complete_with_one_job_each(isolated: Path, remote: LocalServic
     assert len(service_jobs(remote.data_dir)) == 200
 
 
+def test_200_rows_packed_by_default_into_few_jobs_each_row_once(isolated: Path, remote: LocalService) -> None:
+    write_pipeline(isolated)
+    make_images(isolated, 200)
+    assert batch("--manifest", "rows.csv", "--concurrency", "5", "--report", "report.jsonl") == 0
+    assert_images(isolated / "out", 200)
+    rows = read_jsonl(isolated / "report.jsonl")
+    assert [r["status"] for r in rows] == ["finished"] * 200
+    jobs = service_jobs(remote.data_dir)
+    # 200 rows over 5 jobs at once: 20 rows a job, 10 jobs, each tagged as a pack.
+    assert len(jobs) == 10, len(jobs)
+    assert all(tag.endswith("-20rows") and status == "finished" for _, tag, status in jobs), jobs
+    assert {r["job_id"] for r in rows} == {job_id for job_id, _, _ in jobs}
+    submitted = submissions_by_output(remote.data_dir)
+    assert len(submitted) == 200
+    assert set(submitted.values()) == {1}
+    # The same command again finds every row done and sends nothing.
+    assert batch("--manifest", "rows.csv", "--report", "report.jsonl") == 0
+    assert len(service_jobs(remote.data_dir)) == 10
+
+
 @pytest.mark.parametrize("remote", ["429=0.1,503=0.1,drop=0.05,drop_after=0.05,seed=11"], indirect=True)
-def test_faults_every_row_ends_with_exactly_one_job(isolated: Path, remote: LocalService) -> None:
+@pytest.mark.parametrize("per_job", ["1", "4"])
+def test_faults_every_row_ends_with_exactly_one_job(isolated: Path, remote: LocalService,
+                                                   per_job: str) -> None:
     write_pipeline(isolated)
     make_images(isolated, 60)
-    code = batch("--manifest", "rows.csv", "--concurrency", "6", "--report", "report.jsonl")
+    command = ("--manifest", "rows.csv", "--concurrency", "6", "--report", "report.jsonl",
+               "--rows-per-job", per_job)
+    code = batch(*command)
     # Service trouble (3) leaves rows in flight in the journal; running the same command resumes them.
     for _ in range(3):
         if code != 3:
             break
-        code = batch("--manifest", "rows.csv", "--concurrency", "6", "--report", "report.jsonl")
+        code = batch(*command)
     rows = read_jsonl(isolated / "report.jsonl")
     assert len(rows) == 60
     for row in rows:
@@ -69,13 +95,17 @@ def test_faults_every_row_ends_with_exactly_one_job(isolated: Path, remote: Loca
     assert_images(isolated / "out", 0)
     for row in finished:
         assert Path(row["outputs"][0]).stat().st_size > 0
-    per_row = jobs_by_row(remote.data_dir)
-    assert set(per_row.values()) == {1}, per_row
-    assert len(per_row) >= len(finished)
+    submitted = submissions_by_output(remote.data_dir)
+    assert set(submitted.values()) == {1}, submitted
+    assert len(submitted) >= len(finished)
+    if per_job == "1":
+        per_row = jobs_by_row(remote.data_dir)
+        assert set(per_row.values()) == {1}, per_row
 
 
+@pytest.mark.parametrize(("per_job", "lost"), [("1", 4), ("3", 1)])
 def test_lost_creation_answers_are_reconciled_not_resent(
-    isolated: Path, remote: LocalService, monkeypatch: pytest.MonkeyPatch
+    isolated: Path, remote: LocalService, monkeypatch: pytest.MonkeyPatch, per_job: str, lost: int
 ) -> None:
     write_pipeline(isolated)
     make_images(isolated, 12)
@@ -85,13 +115,17 @@ def test_lost_creation_answers_are_reconciled_not_resent(
         return ApiClient(settings, transport=transport)
 
     monkeypatch.setattr(connection, "CLIENT_FACTORY", client)
-    assert batch("--manifest", "rows.csv", "--report", "r.jsonl", "--events", "events.jsonl") == 0
-    assert transport.lost == 4
-    assert (isolated / "events.jsonl").read_text().count('"event": "reconciled"') == 4
+    assert batch("--manifest", "rows.csv", "--report", "r.jsonl", "--events", "events.jsonl",
+                 "--rows-per-job", per_job) == 0
+    assert transport.lost == lost
+    # One reconciled event a row of each job whose answer was lost.
+    rows_a_job = int(per_job)
+    assert (isolated / "events.jsonl").read_text().count('"event": "reconciled"') == lost * rows_a_job
     assert_images(isolated / "out", 12)
-    per_row = jobs_by_row(remote.data_dir)
-    assert len(per_row) == 12
-    assert set(per_row.values()) == {1}
+    assert len(service_jobs(remote.data_dir)) == 12 // rows_a_job
+    submitted = submissions_by_output(remote.data_dir)
+    assert len(submitted) == 12
+    assert set(submitted.values()) == {1}
 
 
 def test_invalid_cell_exits_2_naming_row_and_column_and_submits_nothing(
@@ -150,9 +184,11 @@ def test_two_shards_cover_every_row_once(
 ) -> None:
     write_pipeline(isolated)
     make_images(isolated, 30)
-    assert batch("--manifest", "rows.csv", "--shard", "1/2", "--report", "s1.jsonl") == 0
+    assert batch("--manifest", "rows.csv", "--shard", "1/2", "--report", "s1.jsonl",
+                 "--rows-per-job", "1") == 0
     capsys.readouterr()
-    assert batch("--manifest", "rows.csv", "--shard", "2/2", "--report", "s2.jsonl", "--format", "json") == 0
+    assert batch("--manifest", "rows.csv", "--shard", "2/2", "--report", "s2.jsonl", "--format", "json",
+                 "--rows-per-job", "1") == 0
     summary = json.loads(capsys.readouterr().out)
     first = {r["index"] for r in read_jsonl(isolated / "s1.jsonl")}
     second = {r["index"] for r in read_jsonl(isolated / "s2.jsonl")}
@@ -189,7 +225,7 @@ def test_fail_fast_starts_no_row_after_a_failure(isolated: Path, remote: LocalSe
     write_pipeline(isolated)
     make_images(isolated, 6)
     (isolated / "img" / "p0000.png").write_bytes(b"broken")
-    args = ("--manifest", "rows.csv", "--concurrency", "1", "--report", "r.jsonl")
+    args = ("--manifest", "rows.csv", "--concurrency", "1", "--report", "r.jsonl", "--rows-per-job", "1")
     assert batch(*args, "--fail-fast") == 1
     statuses = [r["status"] for r in read_jsonl(isolated / "r.jsonl")]
     assert statuses == ["failed"] + ["pending"] * 5
