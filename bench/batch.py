@@ -8,9 +8,10 @@ Give RATE_LIMIT (e.g. 100000) to measure the tool itself.
 
 A local service runs in this process (loopback), or with --serve a real `mcv serve` process (issue 15's
 setup), whose CPU time per row is then shown too. Each row is a 16x16 PNG converted to webp (import/upload
--> convert -> export/url). Three runs, each on its own rows' outputs:
+-> convert -> export/url). Each way on its own rows' outputs, packed (the rows a job mcv batch chooses)
+beside `--rows-per-job 1` (a job a row) in the same round:
 1. the batch in this process through the library (``prepare_rows`` + ``execute_batch``), its requests
-   counted with an httpx event hook on the one shared client: rows/s and requests per row;
+   counted with an httpx event hook on the one shared client: rows/s, requests per row, jobs created;
 2. `python -m mcv_pipelines batch` in a subprocess (remote mode: MCV_BASE_URL + MCV_API_KEY): rows/s,
    its peak RSS (ru_maxrss, from wait4 as it exits) and its CPU time (user + system,
    start-up included) per row, which a busy shared machine disturbs less than rows/s;
@@ -125,43 +126,49 @@ def make_rows(work: Path, rows: int) -> None:
         Image.new("RGB", (16, 16), (i % 256, (i * 3) % 256, 40)).save(work / name)
         lines.append(f"{name},OUT")
     (work / "pipeline.yaml").write_text(PIPELINE)
-    for label in ("lib", "cli"):
+    for label in ("lib", "cli", "lib1", "cli1"):
         (work / f"{label}.csv").write_text("\n".join(lines).replace(",OUT", f",out-{label}") + "\n")
 
 
-async def batch_in_process(work: Path, service: Endpoint, concurrency: int) -> tuple[float, int]:
-    """Seconds and requests of the library batch."""
-    requests = 0
+async def batch_in_process(work: Path, service: Endpoint, concurrency: int, label: str,
+                           per_job: int | None) -> tuple[float, int, int]:
+    """Seconds, requests and job creations of the library batch (``per_job`` rows a job; None: the
+    number mcv batch chooses)."""
+    requests = creations = 0
 
-    async def count(_: httpx.Request) -> None:
-        nonlocal requests
+    async def count(request: httpx.Request) -> None:
+        nonlocal requests, creations
         requests += 1
+        creations += request.method == "POST" and request.url.path.endswith("/v2/jobs")
 
-    manifest = open_manifest(work / "lib.csv", params={"image", "out"})
+    manifest = open_manifest(work / f"{label}.csv", params={"image", "out"})
     renderer = RowRenderer(load_document(work / "pipeline.yaml"), base_dir=work)
     meta = BatchMeta.describe(work / "pipeline.yaml", manifest)
     started = time.perf_counter()
-    with Journal.open(work / "lib.journal.sqlite", meta) as journal:
+    with Journal.open(work / f"{label}.journal.sqlite", meta) as journal:
         prepared = prepare_rows(manifest, renderer, journal, options=RunOptions(base_dir=work))
         assert prepared.ok, prepared.diagnostics
         settings = Settings.build(api_key=KEY, base_url=service.base_url, sync_url=service.sync_url)
         async with ApiClient(settings) as client:
             client.http.event_hooks["request"].append(count)
-            options = BatchOptions(concurrency=concurrency,
+            options = BatchOptions(concurrency=concurrency, rows_per_job=per_job,
                                    run=RunOptions(base_dir=work, status_interval=0.0, poll_interval=0.5))
             outcome = await execute_batch(client, journal, manifest, renderer, options)
         assert outcome.ok, outcome
-    return time.perf_counter() - started, requests
+    return time.perf_counter() - started, requests, creations
 
 
-def batch_subprocess(work: Path, service: Endpoint, concurrency: int) -> tuple[float, int, float]:
+def batch_subprocess(work: Path, service: Endpoint, concurrency: int, label: str,
+                     per_job: int | None) -> tuple[float, int, float]:
     """Seconds, peak RSS (bytes) and CPU seconds (user + system) of `mcv batch` in a child process,
     all three from the kernel's account of the child as it is reaped (``wait4``): the time stops when
     the child does, not at the next poll."""
     env = {**os.environ, "MCV_BASE_URL": service.base_url, "MCV_API_KEY": KEY,
            "MCV_CONFIG": str(work / "none.toml")}
-    command = [sys.executable, "-m", "mcv_pipelines", "batch", "pipeline.yaml", "--manifest", "cli.csv",
-               "--concurrency", str(concurrency), "--progress", "none", "--report", "cli.jsonl"]
+    command = [sys.executable, "-m", "mcv_pipelines", "batch", "pipeline.yaml", "--manifest", f"{label}.csv",
+               "--concurrency", str(concurrency), "--progress", "none", "--report", f"{label}.jsonl"]
+    if per_job is not None:
+        command += ["--rows-per-job", str(per_job)]
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
@@ -210,7 +217,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("rows", nargs="?", type=int, default=1000, help="manifest rows (default 1000)")
-    parser.add_argument("concurrency", nargs="?", type=int, default=8, help="rows at once (default 8)")
+    parser.add_argument("concurrency", nargs="?", type=int, default=8, help="jobs at once (default 8)")
     parser.add_argument(
         "rate_limit", nargs="?", type=int, default=None,
         help="job creations per minute per key (default: the service's 500; e.g. 100000 to lift it)",
@@ -230,37 +237,43 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mcv-bench-batch-", dir=args.work_dir) as tmp:
         work = Path(tmp)
         make_rows(work, rows)
-        service_cpu = None
         with (
             Served(work, limit) if args.serve
             else LocalService(data_dir=work / "service", api_key=KEY, settings=settings)
         ) as service:  # fmt: skip
-            lib_seconds, lib_requests = asyncio.run(batch_in_process(work, service, concurrency))
-            before = service.cpu_seconds() if isinstance(service, Served) else 0.0
-            cli_seconds, cli_peak, cli_cpu = batch_subprocess(work, service, concurrency)
-            if isinstance(service, Served):
-                service_cpu = service.cpu_seconds() - before
+            libs = [asyncio.run(batch_in_process(work, service, concurrency, label, per_job))
+                    for label, per_job in (("lib", None), ("lib1", 1))]
+            clis = []
+            for label, per_job in (("cli", None), ("cli1", 1)):
+                before = service.cpu_seconds() if isinstance(service, Served) else 0.0
+                run = batch_subprocess(work, service, concurrency, label, per_job)
+                served = service.cpu_seconds() - before if isinstance(service, Served) else None
+                clis.append((*run, served))
             loop_seconds, loop_requests = (0.0, 0) if args.no_loop else plain_loop(work, service, rows)
-        for label in ("out-lib", "out-cli") if args.no_loop else ("out-lib", "out-cli", "out-loop"):
+        labels = ["out-lib", "out-lib1", "out-cli", "out-cli1"] + ([] if args.no_loop else ["out-loop"])
+        for label in labels:
             made = len(list((work / label).glob("*.webp")))
             if made != rows:
                 raise SystemExit(f"{label}: {made} of {rows} files")
     where = "`mcv serve` process" if args.serve else "local service in this process"
     print(f"{rows} rows of 16x16 PNG -> webp, {where} on loopback, concurrency {concurrency}, "
           f"rate limit {limit or 500} job creations/min\n")
-    print(f"{'run':<34} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'peak RSS':>10} "
-          f"{'CPU ms/row':>11}")
-    print(f"{'mcv batch (library, in process)':<34} {lib_seconds:8.1f} {rows / lib_seconds:8.1f} "
-          f"{lib_requests / rows:13.2f} {'-':>10} {'-':>11}")
-    print(f"{'mcv batch (subprocess)':<34} {cli_seconds:8.1f} {rows / cli_seconds:8.1f} {'-':>13} "
-          f"{cli_peak / 2**20:8.1f} MB {cli_cpu * 1000 / rows:11.2f}")
-    if service_cpu is not None:
-        print(f"{'  the mcv serve process meanwhile':<34} {'':>8} {'':>8} {'':>13} {'':>10} "
-              f"{service_cpu * 1000 / rows:11.2f}")
+    print(f"{'run':<44} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'jobs':>6} {'peak RSS':>10} "
+          f"{'CPU ms/row':>11} {'service ms/row':>15}")
+    for way, (seconds, requests, creations) in zip(("packed", "--rows-per-job 1"), libs, strict=True):
+        print(f"{f'mcv batch, library, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} "
+              f"{requests / rows:13.2f} {creations:6d} {'-':>10} {'-':>11} {'-':>15}")
+    for way, (seconds, peak, cpu, served) in zip(("packed", "--rows-per-job 1"), clis, strict=True):
+        shown = "-" if served is None else f"{served * 1000 / rows:.2f}"
+        print(f"{f'mcv batch, subprocess, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} {'-':>13} "
+              f"{'-':>6} {peak / 2**20:8.1f} MB {cpu * 1000 / rows:11.2f} {shown:>15}")
+    print(f"\npacked / one job a row: {libs[1][0] / libs[0][0]:.2f}x rows/s (library), "
+          f"{clis[1][0] / clis[0][0]:.2f}x (subprocess)")
     if args.no_loop:
         return
-    print(f"{'plain httpx loop, one at a time':<34} {loop_seconds:8.1f} {rows / loop_seconds:8.1f} "
-          f"{loop_requests / rows:13.2f} {'-':>10}")
+    lib_seconds, cli_seconds = libs[0][0], clis[0][0]
+    print(f"{'plain httpx loop, one at a time':<44} {loop_seconds:8.1f} {rows / loop_seconds:8.1f} "
+          f"{loop_requests / rows:13.2f} {rows:6d}")
     print(f"\nbatch/loop speed ratio: {loop_seconds / lib_seconds:.2f}x (library), "
           f"{loop_seconds / cli_seconds:.2f}x (subprocess, including start-up and validation)")
 

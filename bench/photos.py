@@ -190,7 +190,8 @@ class BatchRun:
 
 
 def run_batch(work: Path, pipeline: str, rows: list[str], base: str, concurrency: int,
-              service_pids: list[int], code: dict[str, str]) -> BatchRun:  # fmt: skip
+              service_pids: list[int], code: dict[str, str],
+              extra: tuple[str, ...] = ()) -> BatchRun:  # fmt: skip
     """`mcv batch` over ``rows`` (one param each) in ``work``: seconds, its CPU and the services'.
     ``code``: PYTHONPATH to run another source tree of mcv_pipelines (``--against``), or nothing."""
     work.mkdir()
@@ -201,7 +202,7 @@ def run_batch(work: Path, pipeline: str, rows: list[str], base: str, concurrency
     env |= {"MCV_BASE_URL": base, "MCV_API_KEY": KEY, "MCV_CONFIG": str(work / "none.toml"),
             "MCV_DATA_DIR": str(work / "client-data"), **code}  # fmt: skip
     command = [*MCV, "batch", "pipeline.yaml", "--manifest", "rows.csv", "--concurrency", str(concurrency),
-               "--progress", "none", "--report", "report.jsonl"]  # fmt: skip
+               "--progress", "none", "--report", "report.jsonl", *extra]  # fmt: skip
     before = sum(tree_cpu(pid) for pid in service_pids)
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -268,16 +269,17 @@ def team(root: Path) -> Iterator[tuple[str, list[int], dict[str, int]]]:
 
 
 def embedded(work: Path, photos: list[str], tiny: list[str], sizes: dict[str, tuple[int, int]],
-             code: dict[str, str]) -> tuple[BatchRun, BatchRun]:  # fmt: skip
-    """The photos, then the tiny rows, through `mcv batch` against one fresh `mcv serve`."""
+             code: dict[str, str], extra: tuple[str, ...] = ()) -> tuple[BatchRun, BatchRun]:  # fmt: skip
+    """The photos, then the tiny rows, through `mcv batch` (with ``extra`` arguments) against one fresh
+    `mcv serve --rate-limit 0`."""
     env = {"MCV_SERVE_API_KEY": KEY, **code}
     work.mkdir(parents=True)
-    served = Serve(["--data-dir", str(work / "service")], work / "serve.log", env)
+    served = Serve(["--data-dir", str(work / "service"), "--rate-limit", "0"], work / "serve.log", env)
     try:
         pids = [served.process.pid]
-        photo_run = run_batch(work / "photos", PHOTO_PIPELINE, photos, served.base, 4, pids, code)
+        photo_run = run_batch(work / "photos", PHOTO_PIPELINE, photos, served.base, 4, pids, code, extra)
         check_thumbs(work / "photos" / "out", sizes)
-        tiny_run = run_batch(work / "tiny", TINY_PIPELINE, tiny, served.base, 8, pids, code)
+        tiny_run = run_batch(work / "tiny", TINY_PIPELINE, tiny, served.base, 8, pids, code, extra)
         if len(list((work / "tiny" / "out").glob("*.webp"))) != len(tiny):
             raise SystemExit("tiny rows: outputs missing")
     finally:
@@ -288,7 +290,8 @@ def embedded(work: Path, photos: list[str], tiny: list[str], sizes: dict[str, tu
 def one_round(work: Path, photos: list[Path], tiny: list[str], with_team: bool, against: Path | None) -> None:
     floor_seconds, sizes = run_floor(photos, work / "floor")
     names = [str(p) for p in photos]
-    ways = [("", embedded(work / "embedded", names, tiny, sizes, {}))]
+    ways = [("", embedded(work / "embedded", names, tiny, sizes, {})),
+            (" --rows-per-job 1", embedded(work / "one", names, tiny, sizes, {}, ("--rows-per-job", "1")))]
     if against is not None:
         code = {"PYTHONPATH": str(against)}
         ways.append((f" [{against}]", embedded(work / "against", names, tiny, sizes, code)))

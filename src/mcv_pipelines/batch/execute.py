@@ -110,6 +110,10 @@ def _work(journal: Journal, manifest: Manifest, key_column: str | None,
 _Rendered = tuple[RenderedPipeline | None, list[Diagnostic]]
 _UPLOAD_BUDGET = 64 * 1024 * 1024
 """Bytes of files uploaded to one packed job at most (a row larger than it goes in a job alone)."""
+_AUTO_BYTES = 4 * 1024 * 1024
+"""Bytes of upload files a job gathers when the rows a job is chosen automatically. A job's files
+come home only once all its rows ended: rows with large files gain little from sharing a job (their
+time is the transfer and the conversion, not the requests) and would wait for each other."""
 
 
 @dataclass
@@ -132,9 +136,9 @@ class _Group:
 
 
 def _groups(work: Iterator[tuple[JournalRow, ManifestRow]], renderer: RowRenderer, per_job: int,
-            base_dir: Path) -> Iterator[_Alone | _Group]:
+            base_dir: Path, budget: int = _UPLOAD_BUDGET) -> Iterator[_Alone | _Group]:
     """The rows to run, grouped as they will be sent: consecutive pending rows fill a pack up to
-    ``per_job`` rows (``MAX_PACK_TASKS`` tasks, ``_UPLOAD_BUDGET`` bytes of uploads, equal job keys);
+    ``per_job`` rows (``MAX_PACK_TASKS`` tasks, ``budget`` bytes of uploads, equal job keys);
     rows an earlier run left in one packed job come back together (same tag, or same job id)."""
     fresh = _Group()
     resumed = _Group()
@@ -155,7 +159,7 @@ def _groups(work: Iterator[tuple[JournalRow, ManifestRow]], renderer: RowRendere
             continue
         tasks = len(pipeline.tasks)
         size = sum(u.size for u in plan_uploads(pipeline, base_dir))
-        if fresh.members and not _fits(fresh, pipeline, tasks, size, per_job):
+        if fresh.members and not _fits(fresh, pipeline, tasks, size, per_job, budget):
             yield fresh
             fresh = _Group()
         fresh.members.append(Member(wanted, row, pipeline))
@@ -166,10 +170,11 @@ def _groups(work: Iterator[tuple[JournalRow, ManifestRow]], renderer: RowRendere
             yield group
 
 
-def _fits(group: _Group, pipeline: RenderedPipeline, tasks: int, size: int, per_job: int) -> bool:
+def _fits(group: _Group, pipeline: RenderedPipeline, tasks: int, size: int, per_job: int,
+          budget: int) -> bool:
     first = group.members[0].pipeline
     return (len(group.members) < per_job and group.tasks + tasks <= MAX_PACK_TASKS
-            and group.upload_bytes + size <= _UPLOAD_BUDGET
+            and group.upload_bytes + size <= budget
             and first is not None and packable(first, pipeline))
 
 
@@ -205,7 +210,8 @@ async def execute_batch(client: ApiClient, journal: Journal, manifest: Manifest,
     per_job = options.rows_per_job or auto_rows_per_job(counts.pending + counts.in_flight,
                                                          options.concurrency)
     base_dir = options.base_dir or options.run.base_dir or Path.cwd()
-    groups = _groups(work, renderer, per_job, base_dir)
+    budget = _UPLOAD_BUDGET if options.rows_per_job else _AUTO_BYTES
+    groups = _groups(work, renderer, per_job, base_dir, budget)
 
     def changed() -> None:
         if on_change is not None:

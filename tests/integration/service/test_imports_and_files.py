@@ -87,6 +87,36 @@ def test_import_base64_and_raw(client: httpx.Client) -> None:
     assert task_named(done, "bad")["code"] == "INVALID_BASE64"
 
 
+def test_embedded_files_are_imported_by_the_jobs_creation(client: httpx.Client) -> None:
+    """import/base64 and import/raw end in the creating request: the answer shows them finished with
+    their file (or failed), and the tasks that use them go on from there."""
+    data = b"\x00\x01embedded"
+    created = client.post("/v2/jobs", json={"tasks": {
+        "b": {"operation": "import/base64", "file": base64.b64encode(data).decode(), "filename": "e.bin"},
+        "bad": {"operation": "import/base64", "file": "not=base64", "filename": "z.bin"},
+        "out": {"operation": "export/url", "input": ["b"]},
+        "lost": {"operation": "export/url", "input": ["bad"]},
+    }})
+    assert created.status_code == 201, created.text
+    answer = created.json()["data"]
+    born = task_named(answer, "b")
+    assert born["status"] == "finished"
+    assert born["result"]["files"] == [{"filename": "e.bin", "size": len(data),
+                                        "md5": hashlib.md5(data).hexdigest()}]  # noqa: S324 - the API reports md5
+    assert task_named(answer, "bad")["status"] == "error"
+    assert task_named(answer, "bad")["code"] == "INVALID_BASE64"
+    done = wait_job(client, answer["id"])
+    assert done["status"] == "error"
+    assert task_named(done, "lost")["code"] == "INPUT_TASK_FAILED"
+    url = task_named(done, "out")["result"]["files"][0]["url"]
+    assert httpx.get(url).content == data
+    # A job of embedded files alone has nothing left to run: it has ended when it is created.
+    only = client.post("/v2/jobs", json={"tasks": {"r": {"operation": "import/raw", "file": "x",
+                                                         "filename": "x.txt"}}})
+    assert only.json()["data"]["status"] == "finished"
+    assert client.get(f"/v2/jobs/{only.json()['data']['id']}").json()["data"]["status"] == "finished"
+
+
 def test_download_link_headers_range_and_inline(client: httpx.Client) -> None:
     out = export_of(client, {"operation": "import/raw", "file": "0123456789", "filename": "digits.txt"})
     file = out["result"]["files"][0]

@@ -20,7 +20,7 @@ from mcv_pipelines.service.files.paths import safe_filename
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.url_fetch import BadRedirect, Redirected, open_url
 
-__all__ = ["Sink", "download_url", "file_entry", "run_import"]
+__all__ = ["Sink", "download_url", "embedded_file", "file_entry", "run_import"]
 
 log = logging.getLogger(__name__)
 _CHUNK = 1024 * 1024
@@ -44,17 +44,21 @@ def run_import(
     if operation == "import/url":
         return [_download(payload, out_dir, guard)]
     if operation in ("import/base64", "import/raw"):
-        name = safe_filename(str(payload["filename"]))
-        if operation == "import/base64":
-            try:
-                data = base64.b64decode(str(payload["file"]), validate=True)
-            except (binascii.Error, ValueError) as exc:
-                raise TaskFailed("INVALID_BASE64", f"The file is not valid base64: {exc}") from exc
-        else:
-            data = str(payload["file"]).encode()
+        name, data = embedded_file(operation, payload)
         (out_dir / name).write_bytes(data)
         return [out_dir / name]
     raise TaskFailed("INVALID_TASK", f"{operation} is not an import this module runs.")
+
+
+def embedded_file(operation: str, payload: dict[str, Any]) -> tuple[str, bytes]:
+    """The (safe) name and the bytes of the file an import/base64 or import/raw task carries."""
+    name = safe_filename(str(payload["filename"]))
+    if operation != "import/base64":
+        return name, str(payload["file"]).encode()
+    try:
+        return name, base64.b64decode(str(payload["file"]), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise TaskFailed("INVALID_BASE64", f"The file is not valid base64: {exc}") from exc
 
 
 def _download(payload: dict[str, Any], out_dir: Path, guard: UrlGuard | None) -> Path:

@@ -32,7 +32,7 @@ from mcv_pipelines.service.work.operations import Outcome, execute
 from mcv_pipelines.service.work.progress import TaskProgress
 from mcv_pipelines.service.work.retention import Retention
 from mcv_pipelines.service.work.task_end import TaskEnding
-from mcv_pipelines.service.work.task_events import JobEvents
+from mcv_pipelines.service.work.task_events import JobEvents, ended_change
 from mcv_pipelines.service.work.taskfiles import check_stored_sandbox, discard, fetch_input, publish
 
 __all__ = ["DatabaseAway", "JobEvents", "Scheduler"]
@@ -108,9 +108,16 @@ class Scheduler(TaskEnding):
         self.store.save_tasks(tasks, job, new=True)
         self.changes.publish(Change("job", job["id"], job["status"], user_id=job.get("user_id")))
         self._emit("job.created", job["id"], job)
+        born = [t for t in tasks if t["status"] in ENDED]  # embedded imports (work/embedded.py)
+        for task in born:
+            self.changes.publish(ended_change(task))
         new = {t["id"] for t in tasks}  # a task with an input in the same new job waits for it
         first = [t["id"] for t in tasks if not new & set(t.get("depends_on", {}).values())]
-        return not self.kick(first, tasks)
+        moved = self.kick(first, tasks)
+        if born and len(born) == len(tasks):  # nothing left to run: the job ends as it is created
+            self._job_changed(job["id"])
+            return False
+        return not moved
 
     def add_task(self, task: Doc) -> None:
         self.store.save_task(task)
