@@ -1,14 +1,16 @@
-"""Issue 40: a folder of photos and a manifest of tiny rows through the whole product, beside the floor.
+"""A folder of photos and a manifest of tiny rows through the whole product, beside the floor.
 
-    .venv/bin/python bench/photos.py [--photos 60] [--rows 400] [--repeat 3] [--team] [--work-dir DIR]
+    .venv/bin/python bench/photos.py [--photos 300] [--rows 400] [--repeat 3] [--team] [--against SRC]
+                                     [--work-dir DIR]
 
 Makes its own photos (JPEG, 3000x2000, 6 MP, noise over a gradient so they compress like photos) and,
 side by side in one run:
 
 - the floor: Pillow in 2 processes (this machine's cores), draft mode + ``thumbnail`` + webp at
   Pillow's defaults, fit inside 320x320: the conversion alone;
-- `mcv batch --concurrency 4` -> `mcv serve` (one process, embedded SQLite, files in its data
-  directory): import/upload -> thumbnail (webp, 320x320, fit max) -> export/url, downloaded;
+- `mcv batch --concurrency 4` -> `mcv serve --rate-limit 0` (one process, embedded SQLite, files in
+  its data directory): import/upload -> thumbnail (webp, 320x320, fit max) -> export/url, downloaded;
+  rows packed into jobs as `mcv batch` chooses, then the same with `--rows-per-job 1` (a job a row);
 - with --against SRC, the same from another source tree of the package (before a change: the
   ratio between the two is the change's, measured side by side);
 - with --team, the team deployment: one `--role api` and two `--role worker` processes on PostgreSQL
@@ -335,7 +337,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--photos", type=int, default=60, help="photos to make (default 60)")
+    parser.add_argument("--photos", type=int, default=300, help="photos to make (default 300)")
     parser.add_argument("--rows", type=int, default=400, help="tiny rows (default 400)")
     parser.add_argument("--repeat", type=int, default=1, help="rounds, each side by side (default 1)")
     parser.add_argument("--team", action="store_true", help="also 1 API + 2 workers on PostgreSQL + S3")

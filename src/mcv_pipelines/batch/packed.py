@@ -97,11 +97,17 @@ class _RowSinks:
             self.sink.emit(kind, row=member.row.index, key=member.key, **data)
 
     def task(self, task: Task, data: dict[str, object]) -> None:
-        name = task.name or ""
+        self.emit("task", **data)
+
+    def emit(self, kind: str, /, **data: Any) -> None:
+        """An event about one task of the job (``data["task"]``, prefixed), told as its row's."""
+        name = str(data.get("task") or "")
         prefix = name[: name.find("-") + 1]
         member = self.by_prefix.get(prefix)
-        if member is not None:
-            self.sink.emit("task", row=member.row.index, key=member.key,
+        if member is None:
+            self.sink.emit(kind, **data)
+        else:
+            self.sink.emit(kind, row=member.row.index, key=member.key,
                            **{**data, "task": name.removeprefix(prefix)})
 
 
@@ -232,7 +238,7 @@ async def _carry_on(ctx: PackContext, members: Sequence[Member], job: Job, sinks
     tracker = _PackTracker(sinks)
     clock = client.retry.clock
     try:
-        await upload_all(client, job, uploads, ctx.sink, concurrency=run.upload_concurrency)
+        await upload_all(client, job, uploads, sinks, concurrency=run.upload_concurrency)
         deadline = None if run.timeout is None else clock() + run.timeout
         mode = "sync" if run.wait in ("auto", "webhook") else run.wait
         job = await follow_job(client, job, run, tracker, mode=mode, deadline=deadline)

@@ -5,6 +5,8 @@ by one, and failed rows are sent again without their job's other rows."""
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -119,3 +121,45 @@ def test_a_refused_job_falls_back_to_its_rows_one_by_one(isolated: Path, remote:
     assert set(submissions_by_output(remote.data_dir).values()) == {1}
     notices = [e for e in read_jsonl(isolated / "e.jsonl") if e["event"] == "notice"]
     assert any("refused the job of 4 rows" in e["message"] for e in notices)
+
+
+BLOBS = """\
+version: 1
+name: blobs
+params:
+  file: {type: string}
+tasks:
+  source:
+    operation: import/upload
+    upload_from: "{{ params.file }}"
+  publish:
+    operation: export/url
+    input: source
+    download_to: "out/"
+"""
+
+
+def test_small_files_ride_in_the_jobs_creation_and_large_ones_are_uploaded(
+    isolated: Path, remote: LocalService
+) -> None:
+    (isolated / "blobs.yaml").write_text(BLOBS)
+    (isolated / "in").mkdir()
+    contents = {"a.bin": os.urandom(100), "big.bin": os.urandom(300 * 1024), "c.bin": os.urandom(2000)}
+    for name, data in contents.items():
+        (isolated / "in" / name).write_bytes(data)
+    (isolated / "rows.csv").write_text("file\n" + "".join(f"in/{name}\n" for name in contents))
+    assert main(["batch", "blobs.yaml", "--manifest", "rows.csv", "--rows-per-job", "3", "--progress", "none",
+                 "--events", "e.jsonl"]) == 0
+    for name, data in contents.items():
+        assert (isolated / "out" / name).read_bytes() == data
+    db = sqlite3.connect(f"file:{remote.data_dir / 'service.sqlite3'}?mode=ro", uri=True)
+    try:
+        operations = dict(db.execute("SELECT json_extract(doc, '$.name'), operation FROM tasks "
+                                     "WHERE operation LIKE 'import/%'").fetchall())
+    finally:
+        db.close()
+    # One job; the 300 KiB file went to an upload form, the two small ones inside the creation.
+    assert operations == {"r1-source": "import/base64", "r2-source": "import/upload",
+                          "r3-source": "import/base64"}
+    uploaded = [e for e in read_jsonl(isolated / "e.jsonl") if e["event"] == "uploaded"]
+    assert [(e["row"], e["task"], e["size"]) for e in uploaded] == [(2, "source", 300 * 1024)]

@@ -1,7 +1,7 @@
 """The headline: one `--role api` and two `--role worker` processes (real `mcv serve`) on PostgreSQL
 and S3 (SeaweedFS), each with a data directory of its own as on separate machines; a 100-row
 `mcv batch` against the API while one worker is SIGKILLed twice and restarted. Every row finishes,
-with exactly one job per row, every output is byte for byte what the SQLite default (one process,
+its conversion sent exactly once (rows packed several to a job), every output is byte for byte what the SQLite default (one process,
 files in its data directory) produces for the same rows, and no process keeps a task's file on disk."""
 
 from __future__ import annotations
@@ -172,7 +172,16 @@ def test_api_and_workers_on_postgres_and_s3_match_the_sqlite_default(
             params={"per_page": 1000},
             headers={"Authorization": f"Bearer {KEY}"},
         ).json()["data"]
-    per_row = Counter(job["tag"].rsplit("-", 1)[0] for job in jobs)
+        converts = httpx.get(
+            f"{reader.base_url}/v2/tasks",
+            params={"per_page": 1000, "filter[operation]": "convert"},
+            headers={"Authorization": f"Bearer {KEY}"},
+        ).json()["data"]
+    # Rows packed several to a job (tags end in -<n>rows), each row's conversion sent exactly once.
+    assert all(job["tag"].endswith("rows") for job in jobs), [job["tag"] for job in jobs]
+    assert len(jobs) < ROWS
+    assert {job["id"] for job in jobs} == {row["job_id"] for row in report}
+    per_row = Counter(task["name"].split("-", 1)[0] for task in converts)
     assert len(per_row) == ROWS
-    assert set(per_row.values()) == {1}, per_row  # exactly one job per row
+    assert set(per_row.values()) == {1}, per_row
     assert {job["status"] for job in jobs} == {"finished"}
