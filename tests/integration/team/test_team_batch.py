@@ -1,8 +1,9 @@
 """The headline: one `--role api` and two `--role worker` processes (real `mcv serve`) on PostgreSQL
 and S3 (SeaweedFS), each with a data directory of its own as on separate machines; a 100-row
 `mcv batch` against the API while one worker is SIGKILLed twice and restarted. Every row finishes,
-its conversion sent exactly once (rows packed several to a job), every output is byte for byte what the SQLite default (one process,
-files in its data directory) produces for the same rows, and no process keeps a task's file on disk."""
+its conversion sent exactly once (rows packed several to a job), every output is byte for byte what
+the SQLite default (one process, files in its data directory) produces for the same rows, and no
+process keeps a task's file on disk."""
 
 from __future__ import annotations
 
