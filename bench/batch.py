@@ -1,6 +1,7 @@
 """`mcv batch` over many small images, next to a plain loop doing one job at a time with httpx.
 
     .venv/bin/python bench/batch.py [ROWS] [CONCURRENCY] [RATE_LIMIT] [--no-loop] [--serve] [--work-dir DIR]
+                                    [--rows-per-job N]
 
 The local service allows 500 job creations per key per minute by default, like the real one: past 500
 rows the batch runs at that limit (about 8.3 rows/s), its pacer waiting instead of collecting 429s.
@@ -14,7 +15,8 @@ beside `--rows-per-job 1` (a job a row) in the same round:
    counted with an httpx event hook on the one shared client: rows/s, requests per row, jobs created;
 2. `python -m mcv_pipelines batch` in a subprocess (remote mode: MCV_BASE_URL + MCV_API_KEY): rows/s,
    its peak RSS (ru_maxrss, from wait4 as it exits) and its CPU time (user + system,
-   start-up included) per row, which a busy shared machine disturbs less than rows/s;
+   start-up included) per row, which a busy shared machine disturbs less than rows/s; meanwhile another
+   thread asks `GET /v2/jobs` every 50 ms and the latency of those answers is shown (p95/max);
 3. a plain loop with httpx: create the job, upload, wait on the sync host, download, one row at a time.
 Prints a table.
 
@@ -32,6 +34,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -158,6 +161,39 @@ async def batch_in_process(work: Path, service: Endpoint, concurrency: int, labe
     return time.perf_counter() - started, requests, creations
 
 
+class Prober:
+    """While a batch runs: ``GET /v2/jobs?per_page=1`` every 50 ms from another thread, each answer's
+    latency kept (does the service still answer the API while it works through packed jobs?)."""
+
+    def __init__(self, service: Endpoint) -> None:
+        self.url = f"{service.base_url}/v2/jobs"
+        self.latencies: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._probe, daemon=True)
+
+    def _probe(self) -> None:
+        with httpx.Client(headers={"Authorization": f"Bearer {KEY}"}, timeout=30) as http:
+            while not self._stop.wait(0.05):
+                started = time.perf_counter()
+                http.get(self.url, params={"per_page": 1}).raise_for_status()
+                self.latencies.append(time.perf_counter() - started)
+
+    def __enter__(self) -> Prober:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> str:
+        if not self.latencies:
+            return "-"
+        ordered = sorted(self.latencies)
+        p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+        return f"{p95 * 1000:.0f}/{ordered[-1] * 1000:.0f} ms"
+
+
 def batch_subprocess(work: Path, service: Endpoint, concurrency: int, label: str,
                      per_job: int | None) -> tuple[float, int, float]:
     """Seconds, peak RSS (bytes) and CPU seconds (user + system) of `mcv batch` in a child process,
@@ -223,6 +259,8 @@ def main() -> None:
         help="job creations per minute per key (default: the service's 500; e.g. 100000 to lift it)",
     )  # fmt: skip
     parser.add_argument("--no-loop", action="store_true", help="skip the plain httpx loop (slow)")
+    parser.add_argument("--rows-per-job", type=int, default=None, metavar="N",
+                        help="rows a job on the packed side (default: as mcv batch chooses)")
     parser.add_argument(
         "--serve", action="store_true",
         help="measure against a real `mcv serve` process (and show its CPU per row), not one in this process",
@@ -241,14 +279,16 @@ def main() -> None:
             Served(work, limit) if args.serve
             else LocalService(data_dir=work / "service", api_key=KEY, settings=settings)
         ) as service:  # fmt: skip
+            packed = args.rows_per_job
             libs = [asyncio.run(batch_in_process(work, service, concurrency, label, per_job))
-                    for label, per_job in (("lib", None), ("lib1", 1))]
+                    for label, per_job in (("lib", packed), ("lib1", 1))]
             clis = []
-            for label, per_job in (("cli", None), ("cli1", 1)):
+            for label, per_job in (("cli", packed), ("cli1", 1)):
                 before = service.cpu_seconds() if isinstance(service, Served) else 0.0
-                run = batch_subprocess(work, service, concurrency, label, per_job)
+                with Prober(service) as prober:
+                    run = batch_subprocess(work, service, concurrency, label, per_job)
                 served = service.cpu_seconds() - before if isinstance(service, Served) else None
-                clis.append((*run, served))
+                clis.append((*run, served, prober.summary()))
             loop_seconds, loop_requests = (0.0, 0) if args.no_loop else plain_loop(work, service, rows)
         labels = ["out-lib", "out-lib1", "out-cli", "out-cli1"] + ([] if args.no_loop else ["out-loop"])
         for label in labels:
@@ -259,14 +299,15 @@ def main() -> None:
     print(f"{rows} rows of 16x16 PNG -> webp, {where} on loopback, concurrency {concurrency}, "
           f"rate limit {limit or 500} job creations/min\n")
     print(f"{'run':<44} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'jobs':>6} {'peak RSS':>10} "
-          f"{'CPU ms/row':>11} {'service ms/row':>15}")
-    for way, (seconds, requests, creations) in zip(("packed", "--rows-per-job 1"), libs, strict=True):
+          f"{'CPU ms/row':>11} {'service ms/row':>15} {'API p95/max':>12}")
+    ways = (f"--rows-per-job {args.rows_per_job}" if args.rows_per_job else "packed", "--rows-per-job 1")
+    for way, (seconds, requests, creations) in zip(ways, libs, strict=True):
         print(f"{f'mcv batch, library, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} "
               f"{requests / rows:13.2f} {creations:6d} {'-':>10} {'-':>11} {'-':>15}")
-    for way, (seconds, peak, cpu, served) in zip(("packed", "--rows-per-job 1"), clis, strict=True):
+    for way, (seconds, peak, cpu, served, probed) in zip(ways, clis, strict=True):
         shown = "-" if served is None else f"{served * 1000 / rows:.2f}"
         print(f"{f'mcv batch, subprocess, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} {'-':>13} "
-              f"{'-':>6} {peak / 2**20:8.1f} MB {cpu * 1000 / rows:11.2f} {shown:>15}")
+              f"{'-':>6} {peak / 2**20:8.1f} MB {cpu * 1000 / rows:11.2f} {shown:>15} {probed:>12}")
     print(f"\npacked / one job a row: {libs[1][0] / libs[0][0]:.2f}x rows/s (library), "
           f"{clis[1][0] / clis[0][0]:.2f}x (subprocess)")
     if args.no_loop:

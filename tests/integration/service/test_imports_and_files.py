@@ -15,6 +15,7 @@ import pytest
 from service_helpers import Receiver, task_named, upload, wait_job
 
 from mcv_pipelines.service.server import LocalService
+from mcv_pipelines.service.work.embedded import AT_CREATION_LIMIT
 
 
 def run(client: httpx.Client, tasks: dict[str, Any]) -> dict[str, Any]:
@@ -115,6 +116,17 @@ def test_embedded_files_are_imported_by_the_jobs_creation(client: httpx.Client) 
                                                          "filename": "x.txt"}}})
     assert only.json()["data"]["status"] == "finished"
     assert client.get(f"/v2/jobs/{only.json()['data']['id']}").json()["data"]["status"] == "finished"
+
+
+def test_an_embedded_file_over_the_creation_limit_is_imported_by_a_worker(client: httpx.Client) -> None:
+    data = bytes(range(256)) * (AT_CREATION_LIMIT // 256 + 1)
+    created = client.post("/v2/jobs", json={"tasks": {
+        "b": {"operation": "import/base64", "file": base64.b64encode(data).decode(), "filename": "big.bin"},
+    }})
+    assert created.status_code == 201, created.text
+    assert task_named(created.json()["data"], "b")["status"] in ("waiting", "processing")
+    done = wait_job(client, created.json()["data"]["id"])
+    assert task_named(done, "b")["result"]["files"][0]["size"] == len(data)
 
 
 def test_download_link_headers_range_and_inline(client: httpx.Client) -> None:

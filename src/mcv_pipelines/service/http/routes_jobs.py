@@ -28,7 +28,7 @@ from mcv_pipelines.service.state.jsontext import FastJSONResponse
 from mcv_pipelines.service.state.render import job_json, list_envelope
 from mcv_pipelines.service.state.store import Doc, now_iso
 from mcv_pipelines.service.state.tasks import input_names, new_id, new_task
-from mcv_pipelines.service.work.embedded import EMBEDDED, born_ended
+from mcv_pipelines.service.work.embedded import at_creation, born_ended
 
 __all__ = ["create_job", "create_job_sync", "delete_job", "list_jobs", "prepare_task", "show_job", "wait_job"]
 
@@ -92,7 +92,7 @@ def _new_job(
             region=ctx.config.region,
         )
         task["id"] = ids[name]
-        if task["operation"] in EMBEDDED:
+        if at_creation(ctx.storage, ctx.store.db.shared, task):
             born_ended(ctx.config, ctx.storage, task)
         tasks.append(prepare_task(ctx, task))
     unchanged = ctx.scheduler.add_job(job, tasks)
