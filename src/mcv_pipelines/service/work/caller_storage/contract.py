@@ -8,6 +8,7 @@ naming the bucket or host, never a credential.
 
 from __future__ import annotations
 
+import mimetypes
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import Any
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.files.storage.base import Writer
 
-__all__ = ["CallerStore", "Entry", "StoreSettings", "Writer"]
+__all__ = ["CallerStore", "Entry", "StoreSettings", "Writer", "content_type"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,11 @@ class StoreSettings:
     gcs_endpoint: str = "https://storage.googleapis.com"  # Google Cloud Storage: the JSON API's root
     gcs_token_uri: str = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address: the token endpoint)
     azure_blob_endpoint: str = ""  # Azure Blob: a URL template with {account} ("": Azure's public one)
+
+
+def content_type(filename: str) -> str:
+    """The type a file's name says (one guess for every kind), application/octet-stream if none."""
+    return mimetypes.guess_type(filename, strict=False)[0] or "application/octet-stream"
 
 
 @dataclass(frozen=True)
