@@ -34,23 +34,15 @@ from mcv_pipelines.service.work.caller_storage.contract import (
     content_type,
 )
 
-__all__ = ["SCOPE", "TRANSIENT", "Busy", "GcsStore"]
+__all__ = ["SCOPE", "TRANSIENT", "GcsStore"]
 
 SCOPE = "https://www.googleapis.com/auth/devstorage.read_write"
 TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 TIMEOUT = (10.0, 60.0)  # connect, read
 
 
-class Busy(Exception):
-    """An answer worth asking again (retry.BUSY); the last one is what the caller judges."""
-
-    def __init__(self, answer: requests.Response) -> None:
-        super().__init__(f"HTTP {answer.status_code}")
-        self.answer = answer
-
-
 def _transient(exc: Exception) -> bool:
-    return isinstance(exc, (*TRANSIENT, Busy, auth_errors.TransportError))
+    return isinstance(exc, (*TRANSIENT, retry.Busy, auth_errors.TransportError))
 
 
 class GcsStore(CallerStore):
@@ -87,7 +79,7 @@ class GcsStore(CallerStore):
                 "key file).",
             ) from None
         # One session for the task: the token's calls, the API's and the upload sessions'.
-        self.http = pinning.session(requests.Session(), pinning.Addresses(settings.guard), max(pool, 1) * 2)
+        self.http = pinning.session(pinning.Addresses(settings.guard), max(pool, 1) * 2)
         self._token_request = Request(self.http)
         self._token_lock = threading.Lock()  # files go a few at a time: one grant for them all
 
@@ -149,8 +141,9 @@ class GcsStore(CallerStore):
         refusals and a host that never answered as the task's failures (``whose``: the address)."""
         try:
             return retry.retried(what, call, self.retry_for, _transient, self.hide)
-        except Busy as exc:
-            return exc.answer
+        except retry.Busy as exc:
+            last: requests.Response = exc.answer
+            return last
         except ForbiddenAddress as exc:
             raise errors.forbidden_address(exc, whose) from None
         except UnresolvedHost as exc:
@@ -171,7 +164,7 @@ class GcsStore(CallerStore):
             )
             if answer.status_code in retry.BUSY:
                 answer.content  # noqa: B018 - read, so the last one can still be judged
-                raise Busy(answer)
+                raise retry.Busy(answer, answer.status_code)
             return answer
 
         return self.guarded(what, "the Google Cloud Storage endpoint", once)

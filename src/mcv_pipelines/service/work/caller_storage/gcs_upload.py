@@ -74,7 +74,7 @@ class _WithToken:
 
     def request(self, method: str, url: str, **options: object) -> requests.Response:
         headers = {**dict(options.pop("headers", None) or {}), **self._store.token()}  # type: ignore[call-overload]
-        return self._store.http.request(method, url, headers=headers, **options)  # type: ignore[arg-type]
+        return self._store.http.request(method, url, headers=headers, **options)
 
 
 class ResumableWriter(Writer):

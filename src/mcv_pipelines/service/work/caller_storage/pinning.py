@@ -11,15 +11,17 @@ Every vendor client here rides on urllib3: botocore with its own pools (s3_clien
 azure-core, keystoneauth1 and swiftclient on a requests Session, which ``session`` makes: its one
 adapter checks each request's host before any socket (the guard's ForbiddenAddress and UnresolvedHost
 come out of the call as they are), its pools are pinned, urllib3 retries nothing (retry.py does), and
-it reads nothing of the environment (no proxy, CA bundle or netrc) and follows no redirect.
+it reads nothing of the environment (no proxy, CA bundle or netrc) and follows no redirect. A path's
+"." and ".." segments are sent as they are: legal in an object's name, urllib3 would remove them (and
+name another object, or container).
 """
 
 from __future__ import annotations
 
 import socket
 import threading
-from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -30,9 +32,7 @@ from urllib3.util.connection import create_connection
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 
-__all__ = ["Addresses", "pinned_pools", "session"]
-
-_S = TypeVar("_S", bound=requests.Session)
+__all__ = ["Addresses", "PinnedSession", "pinned_pools", "session"]
 
 
 class Addresses:
@@ -113,13 +113,24 @@ class _PinnedAdapter(HTTPAdapter):
         return super().send(request, *args, **kwargs)
 
 
+class PinnedSession(requests.Session):
+    """A Session whose URLs keep their dot segments: encoded before requests parses the URL (which
+    removes literal ones), they are decoded back by its requoting and sent as the name has them."""
+
+    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
+        parts = urlsplit(url.decode() if isinstance(url, bytes) else url)
+        path = "/".join("%2E" * len(p) if p in (".", "..") else p for p in parts.path.split("/"))
+        return super().request(method, urlunsplit(parts._replace(path=path)), *args, **kwargs)
+
+
 def _no_redirect(response: requests.Response) -> None:
     return None
 
 
-def session(made: _S, addresses: Addresses, pool: int) -> _S:
-    """``made`` (a requests Session, or a vendor's subclass of it) made to connect only through
-    ``addresses``, with nothing of the environment and no redirect followed."""
+def session(addresses: Addresses, pool: int) -> PinnedSession:
+    """A Session that connects only through ``addresses``, with nothing of the environment and no
+    redirect followed (google-auth, azure-core, keystoneauth and swiftclient are each given one)."""
+    made = PinnedSession()
     made.trust_env = False  # no HTTP(S)_PROXY (it would resolve names past the guard), CA variable, netrc
     made.proxies = {}
     adapter = _PinnedAdapter(addresses, pool)

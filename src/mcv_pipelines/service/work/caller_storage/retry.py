@@ -17,16 +17,25 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mcv_pipelines.redact import redact
 
-__all__ = ["BUSY", "Backoff", "resumed", "retried"]
+__all__ = ["BUSY", "Backoff", "Busy", "resumed", "retried"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 BUSY = frozenset({408, 429, 500, 502, 503, 504})  # answers worth another try, whatever the store
 _FIRST_WAIT, _LONGEST_WAIT = 0.25, 5.0
+
+
+class Busy(Exception):
+    """An answer worth asking again (``BUSY``), raised so that ``retried`` tries again; when the time
+    is up, the last one (``answer``, read) is what the kind judges."""
+
+    def __init__(self, answer: Any, status: int) -> None:
+        super().__init__(f"HTTP {status}")
+        self.answer = answer
 
 
 class Backoff:
