@@ -157,18 +157,13 @@ class AzureBlobStore(CallerStore):
     def call(self, what: str, action: Callable[[], _T]) -> _T:
         """``action()`` (an SDK call) through the retry policy, its failures as the task's."""
         try:
-            return retry.retried(what, action, self.retry_for, _transient, self.secrets.hide)
+            return retry.guarded(
+                what, action, self.retry_for, _transient, self.secrets, "the Azure Blob endpoint",
+                f"the {self.where}", _UNREACHABLE,
+            )  # fmt: skip
         except HttpResponseError as exc:
             lines = str(exc.message or "").strip().splitlines()
-            message = lines[0] if lines else ""
-            raise self._refusal(exc.status_code or 0, _code(exc), message, what) from None
-        except _UNREACHABLE as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise self.secrets.failed(
-                errors.UNREACHABLE, f"Could not reach the {self.where} to {what}: {reason}"
-            ) from None
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, "the Azure Blob endpoint") from None
+            raise self._refusal(exc.status_code or 0, _code(exc), lines[0] if lines else "", what) from None
 
     def _refusal(self, status: int, code: str, message: str, what: str) -> TaskFailed:
         if code in _DENIED or status in (401, 403):
@@ -213,8 +208,8 @@ class AzureBlobStore(CallerStore):
         first = self._get(key, 0, "", what)
         etag = first.headers.get("etag", "")
         return retry.resumed(
-            lambda position: _body(self._get(key, position, etag, what)),
-            _body(first),
+            lambda position: pinning.chunks(self._get(key, position, etag, what), CHUNK),
+            pinning.chunks(first, CHUNK),
             lambda exc: isinstance(exc, (CutRead, *_UNREACHABLE)),
             self.retry_for,
             lambda exc: self.secrets.failed(
@@ -346,14 +341,6 @@ class BlockWriter(Writer):
 def _code(exc: HttpResponseError) -> str:
     """The storage error code the SDK found in an error answer (its x-ms-error-code)."""
     return str(getattr(exc, "error_code", None) or "")
-
-
-def _body(answer: requests.Response) -> Iterator[bytes]:
-    """An answer's bytes as stored (no content decoding), closed at the end."""
-    try:
-        yield from answer.raw.stream(CHUNK, decode_content=False)
-    finally:
-        answer.close()
 
 
 def _signatures(sas: str) -> list[str]:

@@ -85,12 +85,10 @@ class GcsStore(CallerStore):
 
     # -- calls -------------------------------------------------------------------------------------
 
-    def failed(self, code: str, message: str) -> TaskFailed:
-        """A failure whose message shows neither the key nor a token of this task."""
-        return errors.Secrets([*self._values, *self.issued]).failed(code, message)
-
-    def hide(self, text: str) -> str:
-        return errors.Secrets([*self._values, *self.issued]).hide(text)
+    @property
+    def secrets(self) -> errors.Secrets:
+        """The key and every token received: hidden from any message."""
+        return errors.Secrets([*self._values, *self.issued])
 
     def token(self) -> dict[str, str]:
         with self._token_lock:
@@ -106,25 +104,25 @@ class GcsStore(CallerStore):
                 lambda: self.credentials.before_request(self._token_request, "GET", self.endpoint, headers),
                 self.retry_for,
                 lambda exc: isinstance(exc, auth_errors.TransportError),  # its statuses it retries itself
-                self.hide,
+                self.secrets.hide,
             )
         except ForbiddenAddress as exc:
             raise errors.forbidden_address(exc, "the Google token endpoint") from None
         except UnresolvedHost as exc:
-            raise self.failed(
+            raise self.secrets.failed(
                 errors.UNREACHABLE, f"Could not reach {self.token_host}: {exc.reason}."
             ) from None
         except auth_errors.RefreshError as exc:
             reason = str(exc.args[0]) if exc.args else ""
             code = errors.FAILED if exc.retryable else errors.ACCESS_DENIED
-            raise self.failed(
+            raise self.secrets.failed(
                 code,
                 f"Google's token endpoint refused the service account {self.email!r} ({reason}), so it "
                 f"cannot reach the {self.where}: check client_email and private_key, and that the key "
                 "is not deleted or disabled.",
             ) from None
         except auth_errors.TransportError as exc:
-            raise self.failed(
+            raise self.secrets.failed(
                 errors.UNREACHABLE,
                 f"Could not reach {self.token_host} to get an access token for the {self.where}: {exc}",
             ) from None
@@ -140,16 +138,12 @@ class GcsStore(CallerStore):
         """``call()`` with the policy's retries: the last answer whatever its status; the guard's
         refusals and a host that never answered as the task's failures (``whose``: the address)."""
         try:
-            return retry.retried(what, call, self.retry_for, _transient, self.hide)
+            return retry.guarded(
+                what, call, self.retry_for, _transient, self.secrets, whose, self.host, TRANSIENT
+            )
         except retry.Busy as exc:
             last: requests.Response = exc.answer
             return last
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, whose) from None
-        except UnresolvedHost as exc:
-            raise self.failed(errors.UNREACHABLE, f"Could not reach {exc.host}: {exc.reason}.") from None
-        except TRANSIENT as exc:
-            raise self.failed(errors.UNREACHABLE, f"Could not reach {self.host} to {what}: {exc!r}") from None
 
     def api(
         self, what: str, method: str, path: str, stream: bool = False, **options: Any
@@ -174,21 +168,21 @@ class GcsStore(CallerStore):
         status, reason = answer.status_code, _reason(answer)
         detail = f"HTTP {status}{': ' + reason if reason else ''}"
         if status in (401, 403):
-            return self.failed(
+            return self.secrets.failed(
                 errors.ACCESS_DENIED,
                 f"The {self.where} did not let the service account {self.email!r} {what} ({detail}): "
                 "check its roles on the bucket.",
             )
         if status == 404 and (key is None or not self._bucket_exists()):
-            return self.failed(
+            return self.secrets.failed(
                 errors.BUCKET_NOT_FOUND,
                 f"There is no Google Cloud Storage bucket {self.bucket!r} at {self.host}.",
             )
         if status == 404:
-            return self.failed(
+            return self.secrets.failed(
                 errors.FILE_NOT_FOUND, f"Could not {what}: no such object in the {self.where}."
             )
-        return self.failed(errors.FAILED, f"The {self.where} refused to {what}: {detail}")
+        return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {detail}")
 
     def _bucket_exists(self) -> bool:
         """Whether a 404 of an object came from its bucket (the JSON API says "Not Found" for both)."""
@@ -226,11 +220,11 @@ class GcsStore(CallerStore):
         first = self._open(key, 0, None, what)
         generation = first.headers.get("x-goog-generation")
         return retry.resumed(
-            lambda position: _media(self._open(key, position, generation, what)),
-            _media(first),
+            lambda position: pinning.chunks(self._open(key, position, generation, what), CHUNK),
+            pinning.chunks(first, CHUNK),
             lambda exc: isinstance(exc, (CutRead, *TRANSIENT)),
             self.retry_for,
-            lambda exc: self.failed(errors.UNREACHABLE, f"Could not {what}: {exc!r}"),
+            lambda exc: self.secrets.failed(errors.UNREACHABLE, f"Could not {what}: {exc!r}"),
         )
 
     def _open(self, key: str, position: int, generation: str | None, what: str) -> requests.Response:
@@ -243,7 +237,9 @@ class GcsStore(CallerStore):
             return answer
         answer.close()
         if position and answer.status_code == 200:
-            raise self.failed(errors.FAILED, f"Could not {what}: the store ignored the range to resume at.")
+            raise self.secrets.failed(
+                errors.FAILED, f"Could not {what}: the store ignored the range to resume at."
+            )
         raise self.refusal(answer, what, key)
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
@@ -256,14 +252,6 @@ class GcsStore(CallerStore):
 
     def close(self) -> None:
         self.http.close()
-
-
-def _media(answer: requests.Response) -> Iterator[bytes]:
-    """An answer's bytes as stored (no content decoding), closed at the end."""
-    try:
-        yield from answer.raw.stream(CHUNK, decode_content=False)
-    finally:
-        answer.close()
 
 
 def _reason(answer: requests.Response) -> str:

@@ -22,7 +22,6 @@ from google.cloud.storage._media.requests import ResumableUpload
 from google.cloud.storage.exceptions import DataCorruption, InvalidResponse
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
-from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
 
@@ -131,22 +130,15 @@ class ResumableWriter(Writer):
     def _call(self, action: Callable[[], Any], whose: str) -> None:
         store = self._store
         try:
-            retry.retried(self._what, action, store.retry_for, _transient, store.hide)
+            retry.guarded(
+                self._what, action, store.retry_for, _transient, store.secrets, whose, store.host,
+                (requests.RequestException,),
+            )  # fmt: skip
         except InvalidResponse as exc:
             raise store.refusal(exc.response, self._what) from None
         except DataCorruption:
-            raise store.failed(
+            raise store.secrets.failed(
                 errors.FAILED, f"Could not {self._what}: the stored object is not the file sent (MD5)."
-            ) from None
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, whose) from None
-        except UnresolvedHost as exc:
-            raise TaskFailed(
-                errors.UNREACHABLE, f"Could not reach {exc.host} ({whose}): {exc.reason}."
-            ) from None
-        except requests.RequestException as exc:
-            raise store.failed(
-                errors.UNREACHABLE, f"Could not {self._what} ({exc!r}) in the {store.where}."
             ) from None
 
     def abort(self) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -32,7 +33,7 @@ from urllib3.util.connection import create_connection
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 
-__all__ = ["Addresses", "PinnedSession", "pinned_pools", "session"]
+__all__ = ["Addresses", "PinnedSession", "chunks", "pinned_pools", "session"]
 
 
 class Addresses:
@@ -138,3 +139,11 @@ def session(addresses: Addresses, pool: int) -> PinnedSession:
     made.mount("https://", adapter)
     made.get_redirect_target = _no_redirect  # type: ignore[method-assign,assignment]  # a 3xx is an answer
     return made
+
+
+def chunks(response: requests.Response, size: int) -> Iterator[bytes]:
+    """A streamed answer's bytes as stored (no content decoding), the answer closed at the end."""
+    try:
+        yield from response.raw.stream(size, decode_content=False)
+    finally:
+        response.close()

@@ -20,8 +20,11 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from mcv_pipelines.redact import redact
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.caller_storage import errors
 
-__all__ = ["BUSY", "Backoff", "Busy", "resumed", "retried"]
+__all__ = ["BUSY", "Backoff", "Busy", "guarded", "resumed", "retried"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -72,6 +75,29 @@ def retried(
         except Exception as exc:
             if not transient(exc) or not backoff.pause(hide(f"could not {what} ({type(exc).__name__})")):
                 raise
+
+
+def guarded(
+    what: str,
+    call: Callable[[], _T],
+    retry_for: float,
+    transient: Callable[[Exception], bool],
+    secrets: errors.Secrets,
+    whose: str,
+    host: str,
+    unconnected: tuple[type[Exception], ...],
+) -> _T:
+    """``retried``, with the failures every kind meets alike made the task's: the guard's refusal of
+    ``whose`` (an address: "the Azure Blob endpoint"), a name that does not resolve, and ``host``
+    (as a message names it) that never answered (``unconnected``), secrets hidden."""
+    try:
+        return retried(what, call, retry_for, transient, secrets.hide)
+    except ForbiddenAddress as exc:
+        raise errors.forbidden_address(exc, whose) from None
+    except UnresolvedHost as exc:
+        raise TaskFailed(errors.UNREACHABLE, f"Could not reach {exc.host} ({whose}): {exc.reason}.") from None
+    except unconnected as exc:
+        raise secrets.failed(errors.UNREACHABLE, f"Could not reach {host} to {what}: {exc}") from None
 
 
 def resumed(

@@ -22,7 +22,7 @@ from swiftclient import client as swift
 from swiftclient.exceptions import ClientException
 from urllib3.exceptions import HTTPError as CutRead
 
-from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress
 from mcv_pipelines.service.files.storage.base import CHUNK
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
@@ -107,19 +107,10 @@ class SwiftStore(CallerStore):
     def _guarded(self, whose: str, what: str, action: Callable[[], _T]) -> _T:
         """``action()`` through the retry policy; the guard's refusals, a host that never answered
         and Swift's refusals as the task's failures."""
-        try:
-            return retry.retried(what, action, self.retry_for, _transient, self.secrets.hide)
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, whose) from None
-        except UnresolvedHost as exc:
-            raise TaskFailed(
-                errors.UNREACHABLE, f"Could not reach {exc.host} ({whose}): {exc.reason}."
-            ) from None
-        except _UNCONNECTED as exc:
-            host = self._login.host if whose == "the Keystone auth_url" else self.where
-            raise self.secrets.failed(
-                errors.UNREACHABLE, f"Could not reach {host} to {what}: {exc}."
-            ) from None
+        host = self._login.host if whose == "the Keystone auth_url" else f"the {self.where}"
+        return retry.guarded(
+            what, action, self.retry_for, _transient, self.secrets, whose, host, _UNCONNECTED
+        )
 
     def _call(self, what: str, action: Callable[[str, tuple[Any, Any]], _T], key: str | None = None) -> _T:
         """``action(token, connection)``, a swiftclient call, with its faults retried; a token
