@@ -44,7 +44,8 @@ class _Held:
 
     def read(self, size: int = -1) -> bytes:
         start = self.position - self.base
-        data = bytes(self.buffer[start:] if size < 0 else self.buffer[start : start + size])
+        with memoryview(self.buffer) as view:  # one copy, of what is read
+            data = bytes(view[start:] if size < 0 else view[start : start + size])
         self.position += len(data)
         return data
 
