@@ -84,6 +84,7 @@ class ResumableWriter(Writer):
         self._stream = _Held()
         self._final = False
         self._lost = False  # a chunk's answer did not come: ask the session what it holds
+        self._whole = False  # ... and it answered that the object is complete
         self.size = 0
         bucket = store.bucket.replace("/", "%2F")
         url = store.url(f"/upload/storage/v1/b/{bucket}/o?uploadType=resumable")
@@ -105,7 +106,7 @@ class ResumableWriter(Writer):
     def commit(self) -> None:
         assert self._open, "commit after commit or abort"
         self._final = True
-        while not self._upload.finished:
+        while not (self._upload.finished or self._whole):
             self._next()
         self._open = False
 
@@ -115,7 +116,13 @@ class ResumableWriter(Writer):
         def send() -> None:
             if self._lost or self._upload.invalid:
                 self._lost = True
-                self._upload.recover(self._store.http)  # Content-Range: bytes */*
+                try:
+                    self._upload.recover(self._store.http)  # Content-Range: bytes */*
+                except InvalidResponse as exc:  # the answer lost was the last chunk's: done
+                    self._whole = self._final and exc.response.status_code in (200, 201)
+                    if not self._whole:
+                        raise
+                    return
                 self._lost = False
                 if not self._final and self._stream.unsent() < UPLOAD_CHUNK:
                     return  # the rest waits for a full chunk
