@@ -14,6 +14,7 @@ import pytest
 
 from fake_gcs import ServiceAccount, TokenEndpoint
 from keystone_stub import REGION, KeystoneStub
+from loopback_listener import Tripwire
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage.azure_blob import AzureBlobStore
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, StoreSettings
@@ -114,3 +115,29 @@ def test_swift_asks_a_busy_store_once(busy: Busy) -> None:
                    "region": REGION, "container": "box"}  # fmt: skip
         read_once(lambda: SwiftStore(payload, StoreSettings(retry_for=0.0)))
     assert busy.paths == ["/v1/AUTH_demo/box/a.txt"]
+
+
+def test_no_kind_takes_a_proxy_from_the_environment(busy: Busy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's proxy variables point at a tripwire: every kind still goes straight to its store
+    (azure-core, requests, keystoneauth and botocore would each read them by default)."""
+    account = ServiceAccount()
+    with Tripwire() as proxy, TokenEndpoint(account) as tokens:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            monkeypatch.setenv(name, proxy.url)
+        for name in ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        s3 = {"bucket": "b", "region": "us-east-1", "endpoint": busy.url, "access_key_id": "AKIDBUSY",
+              "secret_access_key": "not-a-real-secret"}  # fmt: skip
+        read_once(lambda: S3Store(s3, StoreSettings(retry_for=0.0)))
+        azure = {"storage_account": "devstoreaccount1", "storage_access_key": KEY, "container": "box"}
+        endpoint = StoreSettings(retry_for=0.0, azure_blob_endpoint=f"{busy.url}/{{account}}")
+        read_once(lambda: AzureBlobStore(azure, endpoint))
+        gcs = {"bucket": "b", "client_email": account.email, "private_key": account.pem}
+        settings = StoreSettings(retry_for=0.0, gcs_endpoint=busy.url, gcs_token_uri=tokens.url)
+        read_once(lambda: GcsStore(gcs, settings))
+        with KeystoneStub(lambda project: f"{busy.url}/v1/AUTH_{project}", closed_port()) as keystone:
+            swift = {"auth_url": keystone.url, "username": keystone.username, "password": keystone.password,
+                     "region": REGION, "container": "box"}  # fmt: skip
+            read_once(lambda: SwiftStore(swift, StoreSettings(retry_for=0.0)))
+        assert proxy.hits == []
+    assert len(busy.paths) == 4
