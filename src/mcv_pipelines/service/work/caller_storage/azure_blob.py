@@ -58,20 +58,9 @@ _PAGE = "5000"  # blobs a listing page holds at most (Azure's own limit)
 DEFAULT_ENDPOINT = "https://{account}.blob.core.windows.net"
 _ACCOUNT = re.compile(r"^[a-z0-9]{3,24}$")  # Azure's rule for account names
 _META_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # metadata names are C# identifiers
-_DENIED = frozenset(
-    {
-        "AuthenticationFailed",
-        "AuthorizationFailure",
-        "AuthorizationPermissionMismatch",
-        "AuthorizationResourceTypeMismatch",
-        "AuthorizationServiceMismatch",
-        "AuthorizationSourceIPMismatch",
-        "AuthorizationProtocolMismatch",
-        "InsufficientAccountPermissions",
-        "AccountIsDisabled",
-        "InvalidAuthenticationInfo",
-    }
-)
+# Every refusal of the credentials is a 403 (AuthenticationFailed, AuthorizationPermissionMismatch,
+# AccountIsDisabled, ...) but a malformed Authorization header's.
+_DENIED = frozenset({"InvalidAuthenticationInfo"})
 # No such account (Azurite says so; Azure's own names simply do not resolve) or container.
 _NO_CONTAINER = frozenset({"ContainerNotFound", "ResourceNotFound", "ContainerBeingDeleted"})
 _NO_BLOB = frozenset({"BlobNotFound"})
