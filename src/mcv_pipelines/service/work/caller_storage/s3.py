@@ -37,7 +37,7 @@ from mcv_pipelines.service.work.caller_storage.contract import (
 )
 from mcv_pipelines.service.work.caller_storage.s3_client import endpoint_for, pin, s3_client
 
-__all__ = ["S3Store", "open_s3"]
+__all__ = ["S3Store"]
 
 _T = TypeVar("_T")
 _CREDENTIALS = frozenset(
@@ -73,10 +73,6 @@ _ATTRIBUTES = {
     "server_side_encryption": "ServerSideEncryption",
 }
 _ENDPOINT = re.compile(r"^https?://[^/?#@\s]+/?$")
-
-
-def open_s3(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> S3Store:
-    return S3Store(payload, settings, pool)
 
 
 class S3Store(CallerStore):
