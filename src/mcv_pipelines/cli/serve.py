@@ -33,7 +33,7 @@ from mcv_pipelines.service.server import KeyRevoked, LocalService
 from mcv_pipelines.service.state.config import ALL_SCOPES
 from mcv_pipelines.service.state.database import DatabaseUnavailable, SchemaTooNew
 from mcv_pipelines.service.state.lock import DataDirBusy, DataDirLock
-from mcv_pipelines.service.work.caller_storage.azure_client import endpoint_problem
+from mcv_pipelines.service.work.caller_storage.contract import endpoint_problem
 
 __all__ = ["SIGNING_KEY_VARIABLE", "register", "serve"]
 

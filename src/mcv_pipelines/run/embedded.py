@@ -69,7 +69,7 @@ def _operator_settings(env: Mapping[str, str]) -> dict[str, Any]:
     template = env.get("MCV_AZURE_BLOB_ENDPOINT", "").strip()
     if not template:
         return {}
-    from mcv_pipelines.service.work.caller_storage.azure_client import endpoint_problem
+    from mcv_pipelines.service.work.caller_storage.contract import endpoint_problem
 
     problem = endpoint_problem(template)
     if problem is not None:

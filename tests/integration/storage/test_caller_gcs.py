@@ -459,3 +459,12 @@ def test_the_example_recipe_converts_every_image_under_the_prefix_with_mcv_run(
     )
     for line in gcs.account.pem.splitlines()[1:-1]:
         assert line not in out + err
+
+
+def test_a_refused_service_account_names_the_bucket_it_was_reaching(gcs: Gcs, service: LocalService) -> None:
+    """Issue 49: the account's refusal says which bucket the task was for, as every other failure does."""
+    other = ServiceAccount(email=gcs.account.email)  # the right account, another key
+    wrong = error_of(service, gcs.task("import/google-cloud-storage", private_key=other.pem, file="x"))
+    assert wrong["code"] == "STORAGE_ACCESS_DENIED"
+    assert gcs.account.email in wrong["message"]
+    assert f"bucket {BUCKET!r}" in wrong["message"]

@@ -13,6 +13,7 @@ Example::
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,38 +34,21 @@ __all__ = ["KINDS", "Kind", "Source", "StoreSettings", "Target", "kind_of", "run
 Opener = Callable[[Mapping[str, Any], StoreSettings, int], CallerStore]
 
 
-def _open_sftp(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
-    from mcv_pipelines.service.work.caller_storage.sftp import SftpStore
+def _opener(module: str, name: str) -> Opener:
+    """Opens a store of the class ``name`` of ``module``, imported on first use: a worker loads the
+    vendor's client of a kind (boto3, asyncssh, azure, google, keystoneauth1 + swiftclient) only when
+    it runs one, and `mcv` starts without any."""
 
-    return SftpStore(payload, settings, pool)
+    def open_store(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
+        store: type[Any] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        opened: CallerStore = store(payload, settings, pool)
+        return opened
 
-
-def _open_gcs(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
-    from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
-
-    return GcsStore(payload, settings, pool)
-
-
-def _open_azure_blob(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
-    from mcv_pipelines.service.work.caller_storage.azure_blob import AzureBlobStore
-
-    return AzureBlobStore(payload, settings, pool)
-
-
-def _open_swift(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
-    from mcv_pipelines.service.work.caller_storage.swift import SwiftStore
-
-    return SwiftStore(payload, settings, pool)
+    return open_store
 
 
 def _in_directory(directory: str, filename: str) -> str:
     return f"{directory.rstrip('/')}/{filename}" if directory else filename
-
-
-def _open_s3(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
-    from mcv_pipelines.service.work.caller_storage.s3 import S3Store  # boto3 loads only when used
-
-    return S3Store(payload, settings, pool)
 
 
 @dataclass(frozen=True)
@@ -79,11 +63,11 @@ class Kind:
 
 
 KINDS: dict[str, Kind] = {
-    "s3": Kind("s3", _open_s3, "key", "key_prefix"),
-    "sftp": Kind("sftp", _open_sftp, "file", "path", _in_directory),
-    "google-cloud-storage": Kind("google-cloud-storage", _open_gcs, "file", "file_prefix"),
-    "azure/blob": Kind("azure/blob", _open_azure_blob, "blob", "blob_prefix"),
-    "openstack": Kind("openstack", _open_swift, "file", "file_prefix"),
+    "s3": Kind("s3", _opener("s3", "S3Store"), "key", "key_prefix"),
+    "sftp": Kind("sftp", _opener("sftp", "SftpStore"), "file", "path", _in_directory),
+    "google-cloud-storage": Kind("google-cloud-storage", _opener("gcs", "GcsStore"), "file", "file_prefix"),
+    "azure/blob": Kind("azure/blob", _opener("azure_blob", "AzureBlobStore"), "blob", "blob_prefix"),
+    "openstack": Kind("openstack", _opener("swift", "SwiftStore"), "file", "file_prefix"),
 }
 
 

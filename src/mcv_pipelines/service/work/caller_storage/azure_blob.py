@@ -1,158 +1,265 @@
-"""import/azure/blob and export/azure/blob: a container of a caller's Azure storage account.
+"""import/azure/blob and export/azure/blob: a container of a caller's storage account, on azure-storage-blob.
 
-Authorized by the account's key (Shared Key) or a SAS token (azure_signing.py); the account's address
-is the operator's endpoint template (``--azure-blob-endpoint``, public Azure by default), so a task
-names an account, never a host. A prefix is listed page by page (List Blobs with its marker); a blob is
-read as a stream, resumed where a cut connection stopped; a file is written in blocks of a few MiB
-(Put Block) committed by one Put Block List carrying its content type and the task's ``metadata``,
-so no file is ever whole in memory. A small file is a single Put Blob.
+Authorized by the account's key (the SDK's Shared Key) or the caller's SAS token; the account's address
+is the operator's endpoint template (``--azure-blob-endpoint``, public Azure by default), so a task names
+an account, never a host. The SDK's transport is azure-core's RequestsTransport over pinning.session
+(with use_env_settings off) and its retries are off: each call goes through retry.py's policy.
+
+A prefix is listed page by page; a file is written in BLOCKs (stage_block) committed by one
+commit_block_list with its content type and the task's ``metadata`` (a file under a block is one
+upload_blob), so no file is ever whole in memory. A blob is read as one GET streamed through the pinned
+session, authorized by the caller's SAS or by a read-only SAS the SDK signs with the key
+(generate_container_sas), so that a cut read goes on from the byte reached (retry.resumed, If-Match the
+version begun): the SDK's downloader would ask for its whole chunk again, by itself.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import contextlib
-import mimetypes
 import re
 import secrets
-import time
-import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
-from urllib.parse import parse_qs, unquote
-from xml.sax.saxutils import escape
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, quote, urlsplit
 
-import httpx
+import requests
+from azure.core.exceptions import HttpResponseError, ServiceRequestError, ServiceResponseError
+from azure.core.pipeline.transport import RequestsTransport
+from azure.storage.blob import (
+    BlobBlock,
+    ContainerClient,
+    ContainerSasPermissions,
+    ContentSettings,
+    generate_container_sas,
+)
+from urllib3.exceptions import HTTPError as CutRead
 
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
+from mcv_pipelines.service.files.storage.base import CHUNK
 from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors
-from mcv_pipelines.service.work.caller_storage.azure_client import AzureAccount, parse_xml
-from mcv_pipelines.service.work.caller_storage.azure_signing import BadCredential, credential_of
-from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
+from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
+from mcv_pipelines.service.work.caller_storage.contract import (
+    CallerStore,
+    Entry,
+    StoreSettings,
+    Writer,
+    content_type,
+)
 
-__all__ = ["BLOCK", "AzureBlobStore", "BlockWriter"]
+__all__ = ["BLOCK", "DEFAULT_ENDPOINT", "AzureBlobStore", "BlockWriter"]
 
-BLOCK = 4 * 1024 * 1024  # a Put Block's size: one is held in memory while it is sent
-_READ = 1024 * 1024
+_T = TypeVar("_T")
+BLOCK = 4 * 1024 * 1024  # a staged block's size: one is held in memory while it is sent
 _PAGE = "5000"  # blobs a listing page holds at most (Azure's own limit)
+DEFAULT_ENDPOINT = "https://{account}.blob.core.windows.net"
+_ACCOUNT = re.compile(r"^[a-z0-9]{3,24}$")  # Azure's rule for account names
 _META_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # metadata names are C# identifiers
+# Every refusal of the credentials is a 403 (AuthenticationFailed, AuthorizationPermissionMismatch,
+# AccountIsDisabled, ...) but a malformed Authorization header's.
+_DENIED = frozenset({"InvalidAuthenticationInfo"})
+# No such account (Azurite says so; Azure's own names simply do not resolve) or container.
+_NO_CONTAINER = frozenset({"ContainerNotFound", "ResourceNotFound", "ContainerBeingDeleted"})
+_NO_BLOB = frozenset({"BlobNotFound"})
+_BUSY = frozenset({"ServerBusy", "InternalError", "OperationTimedOut"})
+_UNREACHABLE = (ServiceRequestError, ServiceResponseError, requests.ConnectionError, requests.Timeout)
+
+
+def _transient(exc: Exception) -> bool:
+    if isinstance(exc, HttpResponseError) and exc.status_code is not None:
+        return exc.status_code in retry.BUSY or _code(exc) in _BUSY
+    return isinstance(exc, (*_UNREACHABLE, retry.Busy))
 
 
 class AzureBlobStore(CallerStore):
     def __init__(self, payload: Mapping[str, Any], settings: StoreSettings, pool: int = 4) -> None:
-        key = str(payload.get("storage_access_key") or "")
-        sas = str(payload.get("sas_token") or "")
+        key = str(payload.get("storage_access_key") or "").strip()
+        sas = str(payload.get("sas_token") or "").strip().removeprefix("?")
         self.secrets = errors.Secrets([key, sas, *_signatures(sas)])
         account = str(payload["storage_account"])
         self.container = str(payload["container"])
         if not key and not sas:
             raise TaskFailed("INVALID_TASK", "storage_access_key or sas_token is required.")
-        try:
-            credential = credential_of(account, key, sas)
-        except BadCredential as exc:
-            raise TaskFailed(errors.ACCESS_DENIED, f"{exc}: it cannot sign for {account!r}.") from None
+        if not _ACCOUNT.match(account):
+            raise TaskFailed(
+                "INVALID_TASK",
+                f"The storage account {account!r} is not an Azure account name (3 to 24 lowercase "
+                "letters and digits).",
+            )
         self.metadata = _metadata(payload.get("metadata"))
-        self._account = AzureAccount(
-            account,
-            credential,
-            endpoint=settings.azure_blob_endpoint,
-            guard=settings.guard,
-            retry_for=settings.retry_for,
-            secrets=self.secrets,
-            pool=pool,
+        self.base = (
+            (settings.azure_blob_endpoint or DEFAULT_ENDPOINT).replace("{account}", account).rstrip("/")
         )
-        self.where = f"Azure container {self.container!r} of account {account!r} at {self._account.host}"
+        self.host = urlsplit(self.base).netloc
+        self.where = f"Azure container {self.container!r} of account {account!r} at {self.host}"
+        self.retry_for = settings.retry_for
+        addresses = pinning.Addresses(settings.guard)
+        try:  # each request is checked again, at the address checked here
+            addresses.check(self.base)
+        except ForbiddenAddress as exc:
+            raise errors.forbidden_address(exc, "the Azure Blob endpoint") from None
+        except UnresolvedHost as exc:
+            raise TaskFailed(
+                errors.UNREACHABLE, f"Could not reach the Azure storage account at {self.host}: {exc.reason}."
+            ) from None
+        self.http = pinning.session(addresses, pool)
+        self._read_sas = sas or self._signed_for_reading(account, key)
+        transport = RequestsTransport(session=self.http, session_owner=False, use_env_settings=False)
+        self.client = ContainerClient(
+            self.base,
+            self.container,
+            credential={"account_name": account, "account_key": key} if key else sas,
+            transport=transport,
+            retry_total=0,  # retry.py's policy is the one
+            max_single_put_size=BLOCK,
+            max_block_size=BLOCK,
+            connection_timeout=10,
+            read_timeout=60,
+        )
+
+    def _signed_for_reading(self, account: str, key: str) -> str:
+        """A read-only SAS of the container for a day, signed by the SDK with the account's key."""
+        try:
+            base64.b64decode(key, validate=True)
+        except (binascii.Error, ValueError):
+            raise TaskFailed(
+                errors.ACCESS_DENIED,
+                f"storage_access_key is not an account key (base64): it cannot sign for {account!r}.",
+            ) from None
+        now = datetime.now(UTC)
+        token = generate_container_sas(
+            account,
+            self.container,
+            account_key=key,
+            permission=ContainerSasPermissions(read=True),
+            start=now - timedelta(minutes=5),  # a store's clock a little behind
+            expiry=now + timedelta(days=1),
+        )
+        self.secrets = errors.Secrets([key, token, *_signatures(token)])
+        return token
+
+    # -- calls -------------------------------------------------------------------------------------
+
+    def call(self, what: str, action: Callable[[], _T]) -> _T:
+        """``action()`` (an SDK call) through the retry policy, its failures as the task's."""
+        try:
+            return retry.guarded(
+                what, action, self.retry_for, _transient, self.secrets, "the Azure Blob endpoint",
+                f"the {self.where}", _UNREACHABLE,
+            )  # fmt: skip
+        except HttpResponseError as exc:
+            lines = str(exc.message or "").strip().splitlines()
+            raise self._refusal(exc.status_code or 0, _code(exc), lines[0] if lines else "", what) from None
+
+    def _refusal(self, status: int, code: str, message: str, what: str) -> TaskFailed:
+        if code in _DENIED or status in (401, 403):
+            return self.secrets.failed(
+                errors.ACCESS_DENIED,
+                f"The {self.where} refused the credentials to {what} ({code or status}): check "
+                "storage_access_key or sas_token (its permissions, expiry and resource).",
+            )
+        if code in _NO_CONTAINER:
+            return self.secrets.failed(errors.BUCKET_NOT_FOUND, f"There is no {self.where} ({code}).")
+        if code in _NO_BLOB or (status == 404 and not code):
+            return self.secrets.failed(
+                errors.FILE_NOT_FOUND, f"Could not {what}: no such blob in the {self.where}."
+            )
+        if status >= 500 or code in _BUSY:
+            return self.secrets.failed(errors.FAILED, f"The {self.where} failed to {what}: {code or status}.")
+        detail = f": {message}" if message else ""
+        return self.secrets.failed(
+            errors.FAILED, f"The {self.where} refused to {what}: {code or status}{detail}"
+        )
+
+    # -- the contract --------------------------------------------------------------------------------
 
     def list(self, prefix: str) -> Iterator[Entry]:
-        marker = ""
+        what, marker = f"list the blobs under {prefix!r}", None
+
+        def page(marker: str | None) -> tuple[list[Any], str | None]:
+            listed = self.client.list_blobs(name_starts_with=prefix, results_per_page=int(_PAGE))
+            pages = listed.by_page(continuation_token=marker)
+            return list(next(pages)), getattr(pages, "continuation_token", None)
+
         while True:
-            query = [("restype", "container"), ("comp", "list"), ("prefix", prefix), ("maxresults", _PAGE)]
-            if marker:
-                query.append(("marker", marker))
-            answer = self._account.send(
-                "GET", self.where, f"list the blobs under {prefix!r}", self.container, query=query
-            )
-            root = parse_xml(answer.content)
-            if root is None:
-                raise self.secrets.failed(errors.FAILED, f"The {self.where} answered a listing, not XML.")
-            for blob in root.iter("Blob"):
-                name = _name(blob.find("Name"))
-                if name and not name.endswith("/"):  # a "directory" marker holds no file
-                    yield Entry(name, int(blob.findtext("Properties/Content-Length") or 0))
-            marker = root.findtext("NextMarker") or ""
+            blobs, marker = self.call(what, lambda marker=marker: page(marker))  # type: ignore[misc]
+            for blob in blobs:
+                if not blob.name.endswith("/"):  # a "directory" marker holds no file
+                    yield Entry(blob.name, int(blob.size or 0))
             if not marker:
                 return
 
     def read(self, key: str) -> Iterator[bytes]:
         what = f"read {self.location(key)}"
-        first = self._account.send("GET", self.where, what, self.container, key, stream=True)
-        return self._chunks(key, what, first)
+        first = self._get(key, 0, "", what)
+        etag = first.headers.get("etag", "")
+        return retry.resumed(
+            lambda position: pinning.chunks(self._get(key, position, etag, what), CHUNK),
+            pinning.chunks(first, CHUNK),
+            lambda exc: isinstance(exc, (CutRead, *_UNREACHABLE)),
+            self.retry_for,
+            lambda exc: self.secrets.failed(
+                errors.UNREACHABLE, f"Could not {what}: the connection was cut ({exc})."
+            ),
+        )
 
-    def _chunks(self, key: str, what: str, answer: httpx.Response) -> Iterator[bytes]:
-        """The blob's bytes as stored (no content decoding); a cut read goes on from where it stopped,
-        from the same version of the blob, for up to ``retry_for`` seconds."""
-        position, deadline = 0, time.monotonic() + self._account.retry_for
-        etag = answer.headers.get("etag", "")
+    def _get(self, key: str, position: int, etag: str, what: str) -> requests.Response:
+        """The blob's bytes from ``position`` (of the version ``etag``), streamed."""
+        headers = {"Range": f"bytes={position}-", "If-Match": etag} if position else {}
+
+        def once() -> requests.Response:
+            answer = self.http.get(
+                f"{self._url(key)}?{self._read_sas}", headers=headers, stream=True, timeout=(10.0, 60.0)
+            )
+            if answer.status_code in retry.BUSY:
+                answer.close()
+                raise retry.Busy(answer, answer.status_code)
+            return answer
+
         try:
-            while True:
-                try:
-                    for chunk in answer.iter_raw(_READ):
-                        position += len(chunk)
-                        yield chunk
-                    return
-                except httpx.TransportError as exc:
-                    answer.close()
-                    if time.monotonic() > deadline:
-                        raise self.secrets.failed(
-                            errors.UNREACHABLE, f"Could not {what}: the connection was cut ({exc})."
-                        ) from None
-                    headers = {"Range": f"bytes={position}-", **({"If-Match": etag} if etag else {})}
-                    answer = self._account.send(
-                        "GET", self.where, what, self.container, key, headers=headers, stream=True
-                    )
-        finally:
-            answer.close()
+            answer = self.call(what, once)
+        except retry.Busy as exc:
+            answer = exc.answer
+        if answer.status_code < 300:
+            return answer
+        answer.close()
+        raise self._refusal(answer.status_code, answer.headers.get("x-ms-error-code", ""), "", what)
+
+    def _url(self, key: str) -> str:
+        return f"{self.base}/{quote(self.container, safe='')}/{quote(key, safe='/')}"
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
-        guessed = mimetypes.guess_type(filename, strict=False)[0] or "application/octet-stream"
-        headers = {"x-ms-blob-content-type": guessed}
-        headers.update({f"x-ms-meta-{name}": value for name, value in self.metadata.items()})
-        return BlockWriter(self._account, self.where, self.container, key, headers, self.location(key))
+        return BlockWriter(self, key, ContentSettings(content_type=content_type(filename)))
 
     def location(self, key: str) -> str:
-        return self._account.url(self.container, key)
+        return f"{self.base}/{quote(self.container, safe='')}/{quote(key, safe='/')}"
 
     def close(self) -> None:
-        self._account.close()
+        self.client.close()
+        self.http.close()
 
 
 class BlockWriter(Writer):
-    """A block blob written BLOCK bytes at a time: each full block is sent from a thread of its own
+    """A block blob written BLOCK bytes at a time: each full block is staged from a thread of its own
     while the next one fills (one in flight, so memory stays at about two blocks), and commit names
-    them all in one Put Block List (with the blob's headers), which is when the blob appears.
+    them all in one commit_block_list (with the blob's settings), which is when the blob appears.
 
-    Aborted, nothing is committed: the blocks sent stay uncommitted (invisible) until Azure drops
-    them, within a week, or the blob is next committed. A file under one block is one Put Blob.
+    Aborted, nothing is committed: the blocks staged stay uncommitted (invisible) until Azure drops
+    them, within a week, or the blob is next committed. A file under one block is one upload_blob.
     """
 
-    def __init__(
-        self,
-        account: AzureAccount,
-        where: str,
-        container: str,
-        blob: str,
-        headers: Mapping[str, str],
-        location: str,
-    ) -> None:
-        self._account, self._where, self._container, self._blob = account, where, container, blob
-        self._headers = dict(headers)
-        self._what = f"write {location}"
+    def __init__(self, store: AzureBlobStore, key: str, settings: ContentSettings) -> None:
+        self._store, self._settings = store, settings
+        self._blob = store.client.get_blob_client(key)
+        self._what = f"write {store.location(key)}"
         self._buffer = bytearray()
         self._blocks: list[str] = []
         self._tag = secrets.token_hex(6)  # block ids of this upload only: another upload's are not ours
         self._sender: ThreadPoolExecutor | None = None
-        self._in_flight: Future[None] | None = None
+        self._in_flight: Future[Any] | None = None
         self._open = True
         self.size = 0
 
@@ -161,21 +268,21 @@ class BlockWriter(Writer):
         self._buffer += data
         self.size += len(data)
         while len(self._buffer) >= BLOCK:
-            self._put_block(BLOCK)
+            self._stage(BLOCK)
 
-    def _put_block(self, length: int) -> None:
+    def _stage(self, length: int) -> None:
         """Hand the buffer's first ``length`` bytes to the sender once the block before has arrived."""
         self._settle()
-        with memoryview(self._buffer) as view:
-            block = bytes(view[:length])
+        block = bytes(self._buffer[:length])
         del self._buffer[:length]
-        # Every id of a blob has the same length (Azure requires it): a fixed-width counter.
-        block_id = base64.b64encode(f"{self._tag}-{len(self._blocks):06d}".encode()).decode("ascii")
+        block_id = f"{self._tag}-{len(self._blocks):06d}"  # every id of a blob has the same length
         self._blocks.append(block_id)
         if self._sender is None:
             self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-azure-block")
-        query = [("comp", "block"), ("blockid", block_id)]
-        self._in_flight = self._sender.submit(self._send, query, {}, block)
+        blob, what = self._blob, self._what
+        self._in_flight = self._sender.submit(
+            self._store.call, what, lambda: blob.stage_block(block_id, block)
+        )
 
     def _settle(self) -> None:
         """Wait for the block in flight; its failure surfaces here."""
@@ -183,23 +290,26 @@ class BlockWriter(Writer):
             future, self._in_flight = self._in_flight, None
             future.result()
 
-    def _send(self, query: list[tuple[str, str]], headers: Mapping[str, str], content: bytes) -> None:
-        self._account.send(
-            "PUT", self._where, self._what, self._container, self._blob, query=query, headers=headers,
-            content=content,
-        ).close()  # fmt: skip
-
     def commit(self) -> None:
         assert self._open, "commit after commit or abort"
+        store, blob, metadata = self._store, self._blob, self._store.metadata
         if not self._blocks:
-            self._send([], {"x-ms-blob-type": "BlockBlob", **self._headers}, bytes(self._buffer))
+            body = bytes(self._buffer)
+            store.call(
+                self._what,
+                lambda: blob.upload_blob(
+                    body, overwrite=True, content_settings=self._settings, metadata=metadata
+                ),
+            )
         else:
             if self._buffer:
-                self._put_block(len(self._buffer))
+                self._stage(len(self._buffer))
             self._settle()
-            latest = "".join(f"<Latest>{escape(block_id)}</Latest>" for block_id in self._blocks)
-            body = f'<?xml version="1.0" encoding="utf-8"?><BlockList>{latest}</BlockList>'.encode()
-            self._send([("comp", "blocklist")], {"Content-Type": "application/xml", **self._headers}, body)
+            blocks = [BlobBlock(block_id) for block_id in self._blocks]
+            store.call(
+                self._what,
+                lambda: blob.commit_block_list(blocks, content_settings=self._settings, metadata=metadata),
+            )
         self._close()
 
     def _close(self) -> None:
@@ -217,20 +327,18 @@ class BlockWriter(Writer):
         self._close()
 
 
-def _name(element: ET.Element | None) -> str:
-    """A listed blob's name; Azure percent-encodes a name XML cannot carry (``Encoded="true"``)."""
-    if element is None or element.text is None:
-        return ""
-    return unquote(element.text) if element.get("Encoded") == "true" else element.text
+def _code(exc: HttpResponseError) -> str:
+    """The storage error code the SDK found in an error answer (its x-ms-error-code)."""
+    return str(getattr(exc, "error_code", None) or "")
 
 
 def _signatures(sas: str) -> list[str]:
     """The signature of a SAS token alone, decoded: a message could show it without the rest."""
-    return parse_qs(sas.strip().removeprefix("?")).get("sig", [])
+    return parse_qs(sas).get("sig", [])
 
 
 def _metadata(value: object) -> dict[str, str]:
-    """export/azure/blob's ``metadata`` as x-ms-meta-* headers carry it."""
+    """export/azure/blob's ``metadata`` as a blob stores it."""
     if not value:
         return {}
     if not isinstance(value, Mapping):

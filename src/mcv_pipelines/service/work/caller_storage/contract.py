@@ -8,15 +8,17 @@ naming the bucket or host, never a credential.
 
 from __future__ import annotations
 
+import mimetypes
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.files.storage.base import Writer
 
-__all__ = ["CallerStore", "Entry", "StoreSettings", "Writer"]
+__all__ = ["CallerStore", "Entry", "StoreSettings", "Writer", "content_type", "endpoint_problem"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,22 @@ class StoreSettings:
     gcs_endpoint: str = "https://storage.googleapis.com"  # Google Cloud Storage: the JSON API's root
     gcs_token_uri: str = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address: the token endpoint)
     azure_blob_endpoint: str = ""  # Azure Blob: a URL template with {account} ("": Azure's public one)
+
+
+def endpoint_problem(template: str) -> str | None:
+    """Why an operator's Azure Blob endpoint template cannot be used, or None (here, so that the CLI
+    checks it without loading Azure's client)."""
+    parts = urlsplit(template.replace("{account}", "account"))
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "expected an http(s) URL such as https://{account}.blob.core.windows.net"
+    if parts.query or parts.fragment or parts.username or parts.password:
+        return "expected no query, fragment or credentials in the URL"
+    return None
+
+
+def content_type(filename: str) -> str:
+    """The type a file's name says (one guess for every kind), application/octet-stream if none."""
+    return mimetypes.guess_type(filename, strict=False)[0] or "application/octet-stream"
 
 
 @dataclass(frozen=True)

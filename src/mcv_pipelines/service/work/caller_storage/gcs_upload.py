@@ -1,210 +1,166 @@
-"""Writing one object to a caller's Google Cloud Storage bucket as a resumable upload session.
+"""Writing one object to a caller's Google Cloud Storage bucket: google-cloud-storage's resumable upload.
 
-The session is opened with the object's name and content type; the bytes follow in chunks of
-UPLOAD_CHUNK (a multiple of 256 KiB, as the API wants of every chunk but the last), each PUT with its
-Content-Range, so no more than a chunk is ever held. The object appears only when the last chunk,
-which carries the total size, is taken; an aborted writer cancels its session and leaves nothing.
-After a cut or a 5xx the session is asked how much it holds and the upload goes on from there.
-The session's address is its own credential: the task's token is never sent to it.
+The session is opened with the task's token (the object's name and content type); the bytes follow in
+chunks of UPLOAD_CHUNK, each PUT with its Content-Range, of a size not known until the last (so no
+more than about two chunks are ever held); the object appears when the last chunk is taken, its MD5
+checked by the upload. After a cut or a busy answer the session is asked what it holds and the upload
+goes on from there; a refused chunk cancels the session. The session's address is its own credential:
+the token is never sent to it. The upload's own retries are off: retry.py's policy is the one.
+
+google.cloud.storage._media is the upload engine of google-cloud-storage's Blob (it was the package
+google-resumable-media): pyproject.toml bounds google-cloud-storage to the major version tested.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import hashlib
-import re
-import time
-from collections.abc import Container
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-import httpx
+import requests
+from google.cloud.storage._media.requests import ResumableUpload
+from google.cloud.storage.exceptions import DataCorruption, InvalidResponse
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
-from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors
+from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
 
-__all__ = ["UPLOAD_CHUNK", "ResumableWriter", "SessionStore"]
+if TYPE_CHECKING:
+    from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
 
-UPLOAD_CHUNK = 8 * 1024 * 1024
-_QUANTUM = 256 * 1024
-assert UPLOAD_CHUNK % _QUANTUM == 0
-_INCOMPLETE = 308  # the session holds part of the object and wants the rest
-_RANGE = re.compile(r"^bytes=0-(\d+)$")
+__all__ = ["UPLOAD_CHUNK", "ResumableWriter"]
+
+UPLOAD_CHUNK = 8 * 1024 * 1024  # a multiple of 256 KiB, as the API wants of every chunk but the last
 
 
-class SessionStore(Protocol):
-    """What the writer uses of its store (gcs.GcsStore): the store imports the writer, not the
-    other way round."""
+class _Held:
+    """The upload's stream: what was written and not yet taken by the session (read, told and
+    sought by the upload as a file's)."""
 
-    @property
-    def where(self) -> str: ...
-    @property
-    def retry_for(self) -> float: ...
-    @property
-    def retried(self) -> Container[int]: ...
-    @property
-    def client(self) -> httpx.Client: ...
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.base = 0  # the position of buffer[0]
+        self.position = 0
 
-    def location(self, key: str) -> str: ...
-    def open_session(self, key: str, content_type: str) -> str: ...
-    def failed(self, code: str, message: str) -> TaskFailed: ...
-    def refusal(self, answer: httpx.Response, what: str, key: str | None = None) -> TaskFailed: ...
+    def read(self, size: int = -1) -> bytes:
+        start = self.position - self.base
+        with memoryview(self.buffer) as view:  # one copy, of what is read
+            data = bytes(view[start:] if size < 0 else view[start : start + size])
+        self.position += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, position: int, whence: int = 0) -> int:
+        assert whence == 0
+        assert position >= self.base, "only back to what the session has not taken"
+        self.position = position
+        return position
+
+    def taken(self, upto: int) -> None:
+        del self.buffer[: upto - self.base]
+        self.base = upto
+
+    def unsent(self) -> int:
+        return self.base + len(self.buffer) - self.position
+
+
+class _WithToken:
+    """The upload's transport for opening the session: the store's session with the task's token."""
+
+    def __init__(self, store: GcsStore) -> None:
+        self._store = store
+
+    def request(self, method: str, url: str, **options: object) -> requests.Response:
+        headers = {**dict(options.pop("headers", None) or {}), **self._store.token()}  # type: ignore[call-overload]
+        return self._store.http.request(method, url, headers=headers, **options)
 
 
 class ResumableWriter(Writer):
-    def __init__(self, store: SessionStore, key: str, content_type: str) -> None:
-        self._store, self._key, self._type = store, key, content_type
+    def __init__(self, store: GcsStore, key: str, content_type: str) -> None:
+        self._store = store
         self._what = f"write {store.location(key)}"
-        self._buffer = bytearray()
-        self._sent = 0  # bytes the session holds
-        self._md5 = hashlib.md5(usedforsecurity=False)
+        self._stream = _Held()
+        self._final = False
+        self._lost = False  # a chunk's answer did not come: ask the session what it holds
+        self._whole = False  # ... and it answered that the object is complete
         self.size = 0
-        self._session: str | None = self._start()
-
-    def _start(self) -> str:
-        session = self._store.open_session(self._key, self._type)
-        self._check_session(session)
-        return session
-
-    def _check_session(self, session: str) -> None:
-        """The session must be an http(s) address. Its host, one the store named, is checked by the
-        client's guard on each PUT (http_calls.GuardedTransport, once per host for the task), as a
-        caller's address is; a refusal there says it is the upload session's (``_session_call``)."""
-        try:
-            url = httpx.URL(session)
-        except httpx.InvalidURL:
-            url = httpx.URL("")
-        if url.scheme not in ("http", "https") or not url.host:
-            store = self._store
-            raise store.failed(errors.FAILED, f"The {store.where} opened an upload without a usable address.")
+        bucket = store.bucket.replace("/", "%2F")
+        url = store.url(f"/upload/storage/v1/b/{bucket}/o?uploadType=resumable")
+        self._upload = ResumableUpload(url, UPLOAD_CHUNK, checksum="md5", retry=None)
+        self._open = False
+        metadata = {"name": key, "contentType": content_type}
+        self._call(lambda: self._upload.initiate(_WithToken(store), self._stream, metadata, content_type,
+                                                 stream_final=False, timeout=(10.0, 60.0)),
+                   "the Google Cloud Storage endpoint")  # fmt: skip
+        self._open = True
 
     def write(self, data: bytes) -> None:
-        assert self._session is not None, "write after commit or abort"
-        self._buffer += data
-        self._md5.update(data)
+        assert self._open, "write after commit or abort"
+        self._stream.buffer += data
         self.size += len(data)
-        while len(self._buffer) >= UPLOAD_CHUNK:
-            self._put(final=False)
+        while self._stream.unsent() >= UPLOAD_CHUNK:
+            self._next()
 
     def commit(self) -> None:
-        assert self._session is not None, "commit after commit or abort"
-        body = self._put(final=True)
-        self._session = None
-        self._check_stored(body)
+        assert self._open, "commit after commit or abort"
+        self._final = True
+        while not (self._upload.finished or self._whole):
+            self._next()
+        self._open = False
 
-    def _put(self, final: bool) -> dict[str, object]:
-        """Send the next chunk (all that is left, with the total, when ``final``); after a cut or a
-        transient answer, learn what the session holds and go on from there. The answer's JSON once
-        the object is complete."""
-        store = self._store
-        deadline = time.monotonic() + store.retry_for
-        while True:
-            count = len(self._buffer) if final else min(UPLOAD_CHUNK, len(self._buffer))
-            total = str(self.size) if final else "*"
-            span = f"bytes {self._sent}-{self._sent + count - 1}/{total}" if count else f"bytes */{total}"
+    def _next(self) -> None:
+        """Send the next chunk; after a cut or a busy answer, learn what the session holds first."""
+
+        def send() -> None:
+            if self._lost or self._upload.invalid:
+                self._lost = True
+                try:
+                    self._upload.recover(self._store.http)  # Content-Range: bytes */*
+                except InvalidResponse as exc:  # the answer lost was the last chunk's: done
+                    self._whole = self._final and exc.response.status_code in (200, 201)
+                    if not self._whole:
+                        raise
+                    return
+                self._lost = False
+                if not self._final and self._stream.unsent() < UPLOAD_CHUNK:
+                    return  # the rest waits for a full chunk
             try:
-                answer = self._session_call(span, bytes(self._buffer[:count]))
-            except httpx.TransportError as exc:
-                code, fault = errors.UNREACHABLE, repr(exc)
-            else:
-                taken = self._taken(answer, final)
-                if taken is not None:
-                    return taken
-                code, fault = errors.FAILED, f"HTTP {answer.status_code}"
-            if time.monotonic() >= deadline:
-                raise store.failed(code, f"Could not {self._what} ({fault}) in the {store.where}.")
-            time.sleep(0.5)
-            complete = self._ask_held(total)
-            if complete is not None:
-                return complete
-            if not final and len(self._buffer) < UPLOAD_CHUNK:  # the rest waits for a full chunk
-                return {}
+                self._upload.transmit_next_chunk(self._store.http, timeout=(10.0, 60.0))
+            except Exception:  # a busy answer leaves the upload valid, but its stream went on
+                self._lost = True
+                raise
+            self._stream.taken(self._upload.bytes_uploaded)
 
-    def _taken(self, answer: httpx.Response, final: bool) -> dict[str, object] | None:
-        """What a chunk's answer means: taken ({}), the object complete (its JSON), or to be tried
-        again (None); a refusal fails the task."""
-        status = answer.status_code
-        if status in (200, 201):
-            return self._complete(answer, final)
-        if status == _INCOMPLETE and not final:
-            self._held(answer)
-            return {}
-        if status not in self._store.retried and status != _INCOMPLETE:
-            raise self._store.refusal(answer, self._what)
-        return None
+        self._call(send, "the upload session the store answered")
 
-    def _session_call(self, span: str, body: bytes) -> httpx.Response:
-        assert self._session is not None
-        # The object's type on every PUT, as Google's clients send it (some servers take the last one).
-        headers = {"Content-Range": span, "Content-Type": self._type}
-        try:  # the guarded client checks the session's host and connects where it checked
-            return self._store.client.put(self._session, content=body, headers=headers)
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, "the upload session the store answered") from None
-        except UnresolvedHost as exc:
-            raise TaskFailed(
-                errors.UNREACHABLE, f"Could not reach the upload session's host: {exc.reason}."
+    def _call(self, action: Callable[[], Any], whose: str) -> None:
+        store = self._store
+        try:
+            retry.guarded(
+                self._what, action, store.retry_for, _transient, store.secrets, whose, store.host,
+                (requests.RequestException,),
+            )  # fmt: skip
+        except InvalidResponse as exc:
+            raise store.refusal(exc.response, self._what) from None
+        except DataCorruption:
+            raise store.secrets.failed(
+                errors.FAILED, f"Could not {self._what}: the stored object is not the file sent (MD5)."
             ) from None
 
-    def _ask_held(self, total: str) -> dict[str, object] | None:
-        """Ask the session how much it holds (a PUT without bytes) and drop that much of the buffer;
-        the object's JSON if the session says it is complete."""
-        try:
-            answer = self._session_call(f"bytes */{total}", b"")
-        except httpx.TransportError:
-            return None
-        if answer.status_code in (200, 201):
-            return self._complete(answer, final=total != "*")
-        if answer.status_code == _INCOMPLETE:
-            self._held(answer)
-        elif answer.status_code not in self._store.retried:
-            raise self._store.refusal(answer, self._what)
-        return None
-
-    def _complete(self, answer: httpx.Response, final: bool) -> dict[str, object]:
-        """The object's JSON from the answer that ended the session, which only the last chunk may."""
-        if not final:
-            raise self._store.failed(
-                errors.FAILED, f"Could not {self._what}: the upload session ended before the file did."
-            )
-        return _json(answer)
-
-    def _held(self, answer: httpx.Response) -> None:
-        """Take the session's Range (bytes=0-N: it holds N + 1 bytes; none without one)."""
-        found = _RANGE.match(answer.headers.get("range", ""))
-        held = int(found.group(1)) + 1 if found else 0
-        if not self._sent <= held <= self._sent + len(self._buffer):
-            raise self._store.failed(
-                errors.FAILED, f"Could not {self._what}: the upload session lost bytes it had taken."
-            )
-        del self._buffer[: held - self._sent]
-        self._sent = held
-
-    def _check_stored(self, body: dict[str, object]) -> None:
-        """What the store says it holds is what was sent (size, and MD5 when it gives one)."""
-        store = self._store
-        size, md5 = body.get("size"), body.get("md5Hash")
-        sent_md5 = base64.b64encode(self._md5.digest()).decode()
-        if (size is not None and str(size) != str(self.size)) or (md5 is not None and md5 != sent_md5):
-            raise store.failed(
-                errors.FAILED,
-                f"Could not {self._what}: the stored object is not the file sent (size or MD5).",
-            )
-
     def abort(self) -> None:
-        if self._session is None:
+        if not self._open:
             return
-        session, self._session = self._session, None
+        self._open = False
+        session = self._upload.resumable_url
         # cancelled (499), or gone already, or a host the guard refuses: nothing is left
-        with contextlib.suppress(httpx.HTTPError, ForbiddenAddress, UnresolvedHost):
-            self._store.client.delete(session, timeout=10.0)
+        with contextlib.suppress(requests.RequestException, ForbiddenAddress, UnresolvedHost):
+            if session:
+                self._store.http.delete(session, timeout=10.0).close()
 
 
-def _json(answer: httpx.Response) -> dict[str, object]:
-    try:
-        body = answer.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
+def _transient(exc: Exception) -> bool:
+    if isinstance(exc, InvalidResponse):
+        return getattr(exc.response, "status_code", 0) in retry.BUSY
+    return isinstance(exc, (requests.ConnectionError, requests.Timeout))

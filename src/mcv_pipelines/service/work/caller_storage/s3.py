@@ -7,9 +7,7 @@ uploads of 8 MiB parts with the task's attributes, both from the service's own S
 
 from __future__ import annotations
 
-import mimetypes
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
@@ -17,20 +15,29 @@ from urllib.parse import urlencode, urlsplit
 from botocore.exceptions import (
     BotoCoreError,
     ClientError,
+    ConnectionClosedError,
     ConnectTimeoutError,
     EndpointConnectionError,
+    IncompleteReadError,
+    ReadTimeoutError,
+    ResponseStreamingError,
 )
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
-from mcv_pipelines.service.files.storage.base import StorageError
-from mcv_pipelines.service.files.storage.s3_read import object_chunks
-from mcv_pipelines.service.files.storage.s3_upload import MultipartWriter, call
+from mcv_pipelines.service.files.storage.base import CHUNK
+from mcv_pipelines.service.files.storage.s3_upload import MultipartWriter
 from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors
-from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
-from mcv_pipelines.service.work.caller_storage.s3_client import endpoint_for, host_and_port, pin, s3_client
+from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
+from mcv_pipelines.service.work.caller_storage.contract import (
+    CallerStore,
+    Entry,
+    StoreSettings,
+    Writer,
+    content_type,
+)
+from mcv_pipelines.service.work.caller_storage.s3_client import endpoint_for, pin, s3_client
 
-__all__ = ["S3Store", "open_s3"]
+__all__ = ["S3Store"]
 
 _T = TypeVar("_T")
 _CREDENTIALS = frozenset(
@@ -50,6 +57,14 @@ _NO_BUCKET = frozenset({"NoSuchBucket"})
 _NO_KEY = frozenset({"NoSuchKey", "404", "NotFound"})
 _BUSY = frozenset({"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"})
 _UNREACHABLE = (EndpointConnectionError, ConnectTimeoutError)
+# The server away, or the connection cut: worth another try (retry.py), a cut read resumed.
+_CUT = (
+    *_UNREACHABLE,
+    ConnectionClosedError,
+    ReadTimeoutError,
+    ResponseStreamingError,
+    IncompleteReadError,
+)
 # export/s3's options and the put_object / create_multipart_upload arguments they become
 _ATTRIBUTES = {
     "acl": "ACL",
@@ -58,10 +73,6 @@ _ATTRIBUTES = {
     "server_side_encryption": "ServerSideEncryption",
 }
 _ENDPOINT = re.compile(r"^https?://[^/?#@\s]+/?$")
-
-
-def open_s3(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> S3Store:
-    return S3Store(payload, settings, pool)
 
 
 class S3Store(CallerStore):
@@ -81,75 +92,47 @@ class S3Store(CallerStore):
             )
         self.host = urlsplit(endpoint).netloc
         self.where = f"S3 bucket {self.bucket!r} at {self.host}"
-        self._guard = settings.guard
-        self._checked: dict[tuple[str, int], list[str]] = {}  # (host, port) -> its checked addresses
-        self._lock = threading.Lock()
-        if self._guard is not None:
+        self._addresses = pinning.Addresses(settings.guard)
+        self._guarded = settings.guard is not None
+        if self._guarded:
             self._check_address(endpoint)
         try:
             self._client = s3_client(payload, endpoint, pool)
         except (BotoCoreError, ValueError) as exc:
             raise self.secrets.failed(errors.FAILED, f"Cannot use the {self.where}: {exc}") from None
-        if self._guard is not None:  # every request, redirects to another region's host included
+        if self._guarded:  # every request, redirects to another region's host included
             self._client.meta.events.register("before-send.s3", self._guard_request)
             pin(self._client, self._addresses)  # and its sockets go to what the guard checked
 
     def _check_address(self, url: str) -> None:
-        host, port = host_and_port(url)
-        assert self._guard is not None
         try:
-            self._addresses(host, port)
+            self._addresses.check(url)
         except ForbiddenAddress as exc:
             raise errors.forbidden_address(exc, "the S3 endpoint") from None
         except UnresolvedHost as exc:
             raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc.reason}.") from None
 
-    def _addresses(self, host: str, port: int) -> list[str]:
-        """The addresses checked for (host, port), the guard asked once for the task's length: each
-        request is checked before it is sent (``before-send``) and its connection opened to these."""
-        with self._lock:
-            known = self._checked.get((host, port))
-        if known is None:
-            assert self._guard is not None
-            known = list(self._guard.addresses(host, port))
-            with self._lock:
-                self._checked[(host, port)] = known
-        return known
-
     def _guard_request(self, request: Any, **_: Any) -> None:
         self._check_address(str(request.url))
 
     def _do(self, what: str, action: Callable[[], _T]) -> _T:
-        """``action()`` with transient faults retried (``call``) and every failure mapped."""
-        seen: list[BaseException] = []
-
-        def attempt() -> _T:
-            try:
-                return action()
-            except ClientError as exc:
-                failure = self._refusal(exc, what)
-                if failure is None:  # busy or 5xx: call() tries again
-                    raise
-                raise failure from None
-            except BotoCoreError as exc:
-                seen.append(exc)
-                raise
-
+        """``action()`` through the retry policy, every failure mapped."""
         try:
-            return call(what, attempt, self.retry_for)
-        except StorageError as exc:
-            if seen and isinstance(seen[-1], _UNREACHABLE):
-                raise self.secrets.failed(
-                    errors.UNREACHABLE, f"Could not reach the {self.where} to {what}: {seen[-1]}"
-                ) from None
-            raise self.secrets.failed(errors.FAILED, f"{exc.message} ({self.where})") from None
+            return retry.retried(what, action, self.retry_for, _transient, self.secrets.hide)
+        except ClientError as exc:
+            raise self._refusal(exc, what) from None
+        except _UNREACHABLE as exc:
+            raise self.secrets.failed(
+                errors.UNREACHABLE, f"Could not reach the {self.where} to {what}: {exc}"
+            ) from None
+        except BotoCoreError as exc:
+            raise self.secrets.failed(errors.FAILED, f"Could not {what}: {exc} ({self.where})") from None
 
-    def _refusal(self, exc: ClientError, what: str) -> TaskFailed | None:
+    def _refusal(self, exc: ClientError, what: str) -> TaskFailed:
+        code, status = _code(exc)
         error = exc.response.get("Error", {})
-        code = str(error.get("Code") or "error")
-        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
         if status >= 500 or code in _BUSY:
-            return None
+            return self.secrets.failed(errors.FAILED, f"The {self.where} failed to {what}: {code}.")
         if code in _CREDENTIALS:
             return self.secrets.failed(
                 errors.ACCESS_DENIED,
@@ -186,22 +169,18 @@ class S3Store(CallerStore):
     def read(self, key: str) -> Iterator[bytes]:
         c, what = self._client, f"read {self.location(key)}"
 
-        def open_at(position: int) -> Any:
-            wanted = f"bytes={position}-"
-            return self._do(what, lambda: c.get_object(Bucket=self.bucket, Key=key, Range=wanted))["Body"]
+        def open_at(position: int) -> Iterator[bytes]:
+            wanted = {"Range": f"bytes={position}-"} if position else {}
+            body = self._do(what, lambda: c.get_object(Bucket=self.bucket, Key=key, **wanted))["Body"]
+            return _chunks(body)
 
-        first = self._client_read(key, what)
-        return self._hidden(object_chunks(open_at, 0, what, self.retry_for, first))
-
-    def _client_read(self, key: str, what: str) -> Any:
-        c = self._client
-        return self._do(what, lambda: c.get_object(Bucket=self.bucket, Key=key))["Body"]
-
-    def _hidden(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
-        try:
-            yield from chunks
-        except StorageError as exc:  # cut and not resumed in time
-            raise self.secrets.failed(errors.UNREACHABLE, f"{exc.message} ({self.where})") from None
+        return retry.resumed(
+            open_at,
+            open_at(0),
+            lambda exc: isinstance(exc, (*_CUT, OSError)),
+            self.retry_for,
+            lambda exc: self.secrets.failed(errors.UNREACHABLE, f"Could not {what}: {exc} ({self.where})"),
+        )
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         return MultipartWriter(
@@ -212,7 +191,7 @@ class S3Store(CallerStore):
         """export/s3's options as S3 stores them; content_type exactly as given, else guessed."""
         p = self.payload
         found: dict[str, Any] = {arg: str(p[name]) for name, arg in _ATTRIBUTES.items() if p.get(name)}
-        found["ContentType"] = str(p.get("content_type") or _guess(filename))
+        found["ContentType"] = str(p.get("content_type") or content_type(filename))
         if p.get("metadata"):
             found["Metadata"] = {str(k): str(v) for k, v in dict(p["metadata"]).items()}
         if p.get("tagging"):
@@ -226,5 +205,21 @@ class S3Store(CallerStore):
         self._client.close()
 
 
-def _guess(filename: str) -> str:
-    return mimetypes.guess_type(filename, strict=False)[0] or "application/octet-stream"
+def _code(exc: ClientError) -> tuple[str, int]:
+    """(error code, HTTP status) of a refusal."""
+    code = str(exc.response.get("Error", {}).get("Code") or "error")
+    return code, int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+
+
+def _transient(exc: Exception) -> bool:
+    if isinstance(exc, ClientError):
+        code, status = _code(exc)
+        return status >= 500 or code in _BUSY
+    return isinstance(exc, _CUT)
+
+
+def _chunks(body: Any) -> Iterator[bytes]:
+    try:
+        yield from body.iter_chunks(CHUNK)
+    finally:
+        body.close()

@@ -6,26 +6,19 @@ them its own identity or settings, so the session here reads no variable and no 
 keys, its region and its endpoint (else the region's public one) are all it uses.
 
 On a served instance ``pin`` makes the client's connections go to the addresses the guard checked
-for a host, never resolving the name again (a name that answers a public address to the guard and
-127.0.0.1 to the connect, DNS rebinding, gets nowhere). Only the socket's address changes: the URL,
-the signed Host header, the TLS name (SNI) and the certificate check stay the name's.
+for a host (pinning.py, as every kind's), never resolving the name again; only the socket's address
+changes: the URL, the signed Host header, the TLS name (SNI) and the certificate check stay the name's.
 """
 
 from __future__ import annotations
 
 import os
-import socket
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import botocore.session
-from botocore.awsrequest import (
-    AWSHTTPConnection,
-    AWSHTTPConnectionPool,
-    AWSHTTPSConnection,
-    AWSHTTPSConnectionPool,
-)
+from botocore.awsrequest import AWSHTTPConnectionPool, AWSHTTPSConnectionPool
 from botocore.config import Config
 from botocore.configprovider import (
     BOTOCORE_DEFAUT_SESSION_VARIABLES,
@@ -35,12 +28,10 @@ from botocore.configprovider import (
     ConfigValueStore,
     SectionConfigProvider,
 )
-from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
-from urllib3.util.connection import create_connection
 
-__all__ = ["endpoint_for", "host_and_port", "pin", "s3_client"]
+from mcv_pipelines.service.work.caller_storage.pinning import Addresses, pinned_pools
 
-Addresses = Callable[[str, int], Sequence[str]]  # (host, port) -> the addresses checked for it
+__all__ = ["endpoint_for", "pin", "s3_client"]
 
 
 def endpoint_for(region: str) -> str:
@@ -84,7 +75,7 @@ def s3_client(payload: Mapping[str, Any], endpoint: str, pool: int) -> Any:
     config = Config(
         connect_timeout=5,
         read_timeout=60,
-        retries={"max_attempts": 3, "mode": "standard"},
+        retries={"total_max_attempts": 1, "mode": "standard"},  # retry.py's policy is the one
         s3={"addressing_style": "path" if named else "virtual"},
         proxies={},  # no HTTP(S)_PROXY from the environment: it would resolve names unguarded
         max_pool_connections=max(pool, 10),
@@ -104,47 +95,16 @@ def s3_client(payload: Mapping[str, Any], endpoint: str, pool: int) -> Any:
     )
 
 
-def host_and_port(url: str) -> tuple[str, int]:
-    parts = urlsplit(url)
-    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
-
-
 def pin(client: Any, addresses: Addresses) -> None:
-    """Makes ``client`` connect to ``addresses(host, port)`` only: this client's pools, no other.
+    """Makes ``client`` connect to ``addresses`` only: this client's pools, no other.
 
-    botocore offers no setting for it, so its URLLib3Session's pool classes are replaced by ones whose
-    connections open their socket to a checked address (the rest of each connection, TLS included, is
-    botocore's own). No proxy is ever configured here, so this one manager makes every connection.
+    botocore has no public way to give a client its connections (its ``before-send`` event could
+    only replace its whole sending: the retries' and errors' translation of connection faults, and
+    the streamed body, with it). So its URLLib3Session's pool classes are replaced by pinning's
+    (the rest of each connection, TLS included, is botocore's own); pyproject.toml bounds botocore
+    to the versions this was tested with, and tests/integration/service/test_caller_s3_pinning.py
+    fails loudly when these internals move. No proxy is ever configured here, so this one manager
+    makes every connection.
     """
-    session = client._endpoint.http_session  # no public way to reach the pools
-    session._manager.pool_classes_by_scheme = {
-        "http": _pinned(AWSHTTPConnectionPool, AWSHTTPConnection, addresses),
-        "https": _pinned(AWSHTTPSConnectionPool, AWSHTTPSConnection, addresses),
-    }
-
-
-def _pinned(pool: type[Any], connection: type[Any], addresses: Addresses) -> type[Any]:
-    default_port = 443 if issubclass(connection, AWSHTTPSConnection) else 80
-
-    class Pinned(connection):  # type: ignore[misc]  # mypy cannot subclass a class held in a variable
-        def _new_conn(self) -> socket.socket:
-            port = int(self.port or default_port)
-            try:
-                found = list(addresses(str(self.host).strip("[]").lower(), port))
-            except Exception as exc:  # the guard's refusal: no socket at all
-                raise NewConnectionError(self, f"Refused to connect to {self.host}: {exc}") from None
-            failure: OSError | None = None
-            for address in found:  # each one checked; the next only when the last did not connect
-                try:
-                    return create_connection(
-                        (address, port), self.timeout, self.source_address, self.socket_options
-                    )
-                except TimeoutError as exc:
-                    raise ConnectTimeoutError(
-                        self, f"Connection to {self.host} timed out. (connect timeout={self.timeout})"
-                    ) from exc
-                except OSError as exc:
-                    failure = exc
-            raise NewConnectionError(self, f"Failed to establish a new connection: {failure or 'no address'}")
-
-    return type(f"Pinned{pool.__name__}", (pool,), {"ConnectionCls": Pinned})
+    manager = client._endpoint.http_session._manager  # no public way to reach the pools
+    manager.pool_classes_by_scheme = pinned_pools(AWSHTTPConnectionPool, AWSHTTPSConnectionPool, addresses)

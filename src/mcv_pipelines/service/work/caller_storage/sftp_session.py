@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import socket
 import threading
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -24,12 +22,11 @@ import asyncssh
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors
+from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import StoreSettings
 
 __all__ = ["HOST_KEY_REJECTED", "TRANSIENT", "SftpSession", "port_of"]
 
-log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 HOST_KEY_REJECTED = "STORAGE_HOST_KEY_REJECTED"
@@ -42,7 +39,6 @@ TRANSIENT: tuple[type[BaseException], ...] = (
     asyncssh.SFTPNoConnection,
 )
 _TIMEOUT = 20.0
-_FIRST_WAIT, _LONGEST_WAIT = 0.2, 5.0
 
 
 class SftpSession:
@@ -88,8 +84,7 @@ class SftpSession:
     def retried(self, what: str, step: Callable[[Any], _T]) -> _T:
         """``step(sftp)``, on a new connection each time the last was lost, for up to ``retry_for``
         seconds; TRANSIENT faults out of it are retried, anything else is the step's to raise."""
-        deadline = time.monotonic() + self._settings.retry_for
-        wait, lost = _FIRST_WAIT, None
+        backoff, lost = retry.Backoff(self._settings.retry_for), None
         while True:
             try:
                 sftp, generation = self.sftp()
@@ -99,20 +94,11 @@ class SftpSession:
                 return step(sftp)
             except TRANSIENT as exc:
                 lost = generation
-                if time.monotonic() + wait >= deadline:
+                if not backoff.pause(self.secrets.hide(f"the {self.where} is away ({_said(exc)}) to {what}")):
                     verb = "reach" if what == "reach" else f"{what} on"
                     raise self.secrets.failed(
                         errors.UNREACHABLE, f"Could not {verb} the {self.where}: {_said(exc)}."
                     ) from None
-                log.warning(
-                    "%s",
-                    self.secrets.hide(
-                        f"the {self.where} is away ({_said(exc)}) trying to {what}; "
-                        f"trying again in {wait:.1f} s"
-                    ),
-                )
-            time.sleep(wait)
-            wait = min(wait * 2, _LONGEST_WAIT)
 
     def _reconnect(self, lost: int) -> None:
         """A new connection, unless another thread already made one since generation ``lost``."""

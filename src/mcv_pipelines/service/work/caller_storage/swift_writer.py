@@ -1,11 +1,10 @@
-"""One object written to Swift as it comes: a PUT with ``Transfer-Encoding: chunked`` whose body is fed
-by the Writer's ``write`` calls through a small queue, sent from a thread of its own.
+"""One object written to Swift as it comes: swiftclient's put_object with a body fed by the Writer's
+``write`` calls through a small queue (a chunked PUT), sent from a thread of its own.
 
 Swift stores the object only when the last chunk has come, so an aborted write (the body stops with
 an error and the connection is dropped) leaves nothing under the name; the ETag Swift answers is
 checked against the MD5 of what was sent. A PUT that did not connect is tried again within the task's
-retry time; one whose body has begun cannot be (the chunks are not kept), so a 5xx answer or a cut
-connection after that fails the file.
+retry time (retry.Backoff); one whose body has begun cannot be (the chunks are not kept).
 
 Swift refuses single objects over its ``max_file_size`` (5 GiB unless the operator changed it): a
 file known to be larger is written in segments (swift_segments.py); one that passes the bound all
@@ -18,14 +17,11 @@ import contextlib
 import hashlib
 import queue
 import threading
-import time
 from collections.abc import Callable, Iterator
-
-import httpx
 
 from mcv_pipelines.service.files.storage.base import Writer
 from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors
+from mcv_pipelines.service.work.caller_storage import errors, retry
 
 __all__ = ["LARGEST", "ChunkedPut"]
 
@@ -39,25 +35,29 @@ class _Aborted(Exception):
 
 
 class ChunkedPut(Writer):
-    """``send(body)`` makes the PUT request with ``body`` as its content and returns the answer;
-    ``judge(answer)`` raises the TaskFailed a refusal means."""
+    """``send(body)`` makes the PUT with ``body`` as its content and returns the ETag answered;
+    ``judge(fault)`` is the TaskFailed its fault means; ``unconnected(fault)``: whether it is a PUT
+    that never connected (so it may be made again)."""
 
     def __init__(
         self,
-        send: Callable[[Iterator[bytes]], httpx.Response],
-        judge: Callable[[httpx.Response], None],
-        where: str,
+        send: Callable[[Iterator[bytes]], str],
+        judge: Callable[[Exception], TaskFailed],
+        unconnected: Callable[[Exception], bool],
         retry_for: float,
         largest: int = LARGEST,
+        where: str = "",
     ) -> None:
-        self._send, self._judge, self._where, self._largest = send, judge, where, largest
-        self._deadline = time.monotonic() + retry_for
+        self._send, self._judge, self._unconnected = send, judge, unconnected
+        self._largest, self._where = largest, where
+        self._backoff = retry.Backoff(retry_for)
         self._started = False  # once the body is being sent, the PUT cannot be made again
         self._chunks: queue.Queue[object] = queue.Queue(_IN_FLIGHT)
         self._md5 = hashlib.md5(usedforsecurity=False)
-        self._answer: httpx.Response | None = None
-        self._failure: BaseException | None = None
+        self._etag: str | None = None
+        self._failure: Exception | None = None
         self._done = False
+        self.size = 0
         self._thread = threading.Thread(target=self._run, name="mcv-swift-put", daemon=True)
         self._thread.start()
 
@@ -72,38 +72,29 @@ class ChunkedPut(Writer):
             yield chunk
 
     def _run(self) -> None:
-        wait = 0.2
         while True:
             try:
-                self._answer = self._send(self._body())
+                self._etag = self._send(self._body())
                 return
-            except httpx.TransportError as exc:  # no connection yet: try again while time allows
-                if self._started or time.monotonic() + wait >= self._deadline:
+            except Exception as exc:  # handed to the writing thread
+                if self._started or not self._unconnected(exc) or not self._backoff.pause():
                     self._failure = exc
                     return
-            except BaseException as exc:  # handed to the writing thread
-                self._failure = exc
-                return
-            time.sleep(wait)
-            wait = min(wait * 2, 5.0)
 
     def _put(self, item: object) -> None:
         while self._thread.is_alive():
-            try:
+            with contextlib.suppress(queue.Full):
                 self._chunks.put(item, timeout=0.5)
                 return
-            except queue.Full:
-                continue
         self._raise_failure()
 
     def _raise_failure(self) -> None:
-        if self._answer is not None:  # answered before the body ended: a refusal
-            self._answer.close()
-            self._judge(self._answer)
         failure = self._failure
         if isinstance(failure, TaskFailed):
             raise failure
-        raise TaskFailed(errors.UNREACHABLE, f"The {self._where} stopped taking the file: {failure}")
+        if failure is not None:
+            raise self._judge(failure)
+        raise TaskFailed(errors.UNREACHABLE, f"The {self._where} stopped taking the file.")
 
     def write(self, data: bytes) -> None:
         if self.size + len(data) > self._largest:
@@ -125,15 +116,11 @@ class ChunkedPut(Writer):
     def commit(self) -> None:
         self._put(_STOP)
         self._thread.join()
-        if self._answer is None:
+        if self._etag is None:
             self._raise_failure()
-        assert self._answer is not None
-        self._answer.close()
-        self._judge(self._answer)
-        etag = self._answer.headers.get("ETag", "").strip('"')
-        if etag and etag != self._md5.hexdigest():
+        if self._etag and self._etag != self.md5:
             raise TaskFailed(
-                errors.FAILED, f"The {self._where} stored other bytes than were sent (ETag {etag})."
+                errors.FAILED, f"The {self._where} stored other bytes than were sent (ETag {self._etag})."
             )
         self._done = True
 
