@@ -150,9 +150,9 @@ def _groups(work: Iterator[tuple[JournalRow, ManifestRow]], renderer: RowRendere
             if resumed.members and not _same_job(resumed.members[0].wanted, wanted):
                 yield resumed
                 resumed = _Group()
-            resumed.members.append(Member(wanted, row, renderer.render(row, wanted.key)[0]))
+            resumed.members.append(Member(wanted, row, renderer.render(row, wanted.key, checked=True)[0]))
             continue
-        rendered = renderer.render(row, wanted.key)
+        rendered = renderer.render(row, wanted.key, checked=True)
         pipeline = rendered[0]
         if per_job == 1 or pipeline is None:
             yield _Alone(wanted, row, rendered)
@@ -275,7 +275,7 @@ async def _one(client: ApiClient, journal: Journal, renderer: RowRenderer, optio
                row: ManifestRow, rendered: _Rendered | None = None) -> None:
     key = wanted.key
     events = _RowEvents(journal, key, row.index, sink)
-    pipeline, found = rendered or renderer.render(row, key)
+    pipeline, found = rendered or renderer.render(row, key, checked=True)
     if pipeline is None:
         first = next((d for d in found if d.severity.value == "error"), None)
         message = f"{row.where}: invalid row" + (f": {first.message}" if first else "")

@@ -59,11 +59,15 @@ class RowRenderer:
         params = self.document.data.get("params") if isinstance(self.document.data, dict) else None
         return frozenset(params) if isinstance(params, dict) else frozenset()
 
-    def render(self, row: ManifestRow, key: str) -> tuple[RenderedPipeline | None, list[Diagnostic]]:
-        """The row's pipeline (None when any error was found) and every diagnostic, placed in the row."""
+    def render(self, row: ManifestRow, key: str, *, checked: bool = False
+               ) -> tuple[RenderedPipeline | None, list[Diagnostic]]:
+        """The row's pipeline (None when any error was found) and every diagnostic, placed in the row.
+        ``checked``: the row passed ``prepare_rows`` in this process already, so the checks against
+        the operations' schemas and the catalog, which gave it nothing to say then, are not run again."""
         result = check_document(
             self.document, {**self.fixed, **row.params}, source=f"{row.file} row {row.index}",
-            use_examples=False, row=row.template_context(key), schemas=self.schemas, catalog=self.catalog,
+            use_examples=False, row=row.template_context(key),
+            schemas=None if checked else self.schemas, catalog=None if checked else self.catalog,
         )
         found = [_in_row(d, row) for d in result.diagnostics]
         pipeline = result.pipeline
