@@ -16,6 +16,7 @@ import httpx
 from PIL import Image
 
 __all__ = [
+    "BLOBS_PIPELINE",
     "REMOTE_KEY",
     "WEBP_PIPELINE",
     "LoseCreateAnswers",
@@ -54,6 +55,23 @@ tasks:
     input: convert
     download_to: "out/"
 """
+
+
+BLOBS_PIPELINE = """\
+version: 1
+name: blobs
+params:
+  file: {type: string}
+tasks:
+  source:
+    operation: import/upload
+    upload_from: "{{ params.file }}"
+  publish:
+    operation: export/url
+    input: source
+    download_to: "out/"
+"""
+"""A row's file downloaded as it was sent: bytes to compare."""
 
 
 def write_pipeline(directory: Path, text: str = WEBP_PIPELINE) -> Path:

@@ -11,32 +11,19 @@ import time
 from pathlib import Path
 
 import pytest
+from batch_helpers import BLOBS_PIPELINE
 
 from mcv_pipelines.service.server import LocalService
 
 ROWS = 4
 SIZE = 640 * 1024  # about ten chunks of a file answer, each slowed down by files_delay
-PIPELINE = """\
-version: 1
-name: blobs
-params:
-  file: {type: string}
-tasks:
-  source:
-    operation: import/upload
-    upload_from: "{{ params.file }}"
-  publish:
-    operation: export/url
-    input: source
-    download_to: "out/"
-"""
 COMMAND = [sys.executable, "-m", "mcv_pipelines", "batch", "blobs.yaml", "--manifest", "rows.csv",
            "--concurrency", str(ROWS), "--report", "report.jsonl", "--events", "events.jsonl",
            "--progress", "none"]
 
 
 def _make_rows(work: Path) -> dict[str, bytes]:
-    (work / "blobs.yaml").write_text(PIPELINE)
+    (work / "blobs.yaml").write_text(BLOBS_PIPELINE)
     (work / "in").mkdir()
     contents = {f"b{i}.bin": os.urandom(SIZE) for i in range(ROWS)}
     for name, data in contents.items():

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from batch_helpers import (
+    BLOBS_PIPELINE,
     assert_images,
     make_images,
     read_jsonl,
@@ -123,26 +124,11 @@ def test_a_refused_job_falls_back_to_its_rows_one_by_one(isolated: Path, remote:
     assert any("refused the job of 4 rows" in e["message"] for e in notices)
 
 
-BLOBS = """\
-version: 1
-name: blobs
-params:
-  file: {type: string}
-tasks:
-  source:
-    operation: import/upload
-    upload_from: "{{ params.file }}"
-  publish:
-    operation: export/url
-    input: source
-    download_to: "out/"
-"""
-
 
 def test_small_files_ride_in_the_jobs_creation_and_large_ones_are_uploaded(
     isolated: Path, remote: LocalService
 ) -> None:
-    (isolated / "blobs.yaml").write_text(BLOBS)
+    (isolated / "blobs.yaml").write_text(BLOBS_PIPELINE)
     (isolated / "in").mkdir()
     contents = {"a.bin": os.urandom(100), "big.bin": os.urandom(300 * 1024), "c.bin": os.urandom(2000)}
     for name, data in contents.items():
