@@ -225,32 +225,54 @@ class SeaweedS3:
             "actions": ["Admin", "Read", "Write", "List", "Tagging"],
         }
         config.write_text(json.dumps({"identities": [identity]}))
-        self._ports = self._ports or _free_ports(8)  # a restart comes back at the same address
-        master, volume, filer, s3, *grpc = self._ports
-        self.endpoint = f"http://127.0.0.1:{s3}"
-        argv = [
-            self.weed, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
-            f"-master.port={master}", f"-master.port.grpc={grpc[0]}",
-            f"-volume.port={volume}", f"-volume.port.grpc={grpc[1]}", f"-volume.max={self.volumes}",
-            "-master.volumeSizeLimitMB=256",
-            "-filer", f"-filer.port={filer}", f"-filer.port.grpc={grpc[2]}",
-            f"-filer.localSocket={self.root / 'filer.sock'}",
-            "-s3", f"-s3.port={s3}", f"-s3.port.grpc={grpc[3]}", f"-s3.config={config}",
-            f"-s3.localSocket={self.root / 's3.sock'}", "-s3.port.iceberg=0", "-s3.port.lance=0",
-        ]  # fmt: skip
-        if self.sts:
-            argv.append(f"-s3.iam.config={self._iam_config()}")
-        # -volume.max: a collection grows 7 volumes at once (replication 000); with room for only 4,
-        # whichever collection grew first (the filer's own log, at times) took them all and every
-        # write to the bucket failed ("No writable volumes", seen under load). Volumes are sparse files.
-        with (self.root / "weed.log").open("wb") as log:
-            # An SSE-S3 key of the server's own: without it SeaweedFS refuses ServerSideEncryption=AES256.
-            env = {**os.environ, "WEED_S3_SSE_KEY": self.sse_key}
-            self.process = subprocess.Popen(
-                argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root, env=env
-            )
-        self._wait_for_bucket(timeout)
-        return self
+        restart = bool(self._ports)  # then the S3 port stays: clients know it
+        for attempt in range(3):
+            self._ports = self._draw_ports(keep_s3=restart)
+            master, volume, filer, s3, *grpc = self._ports
+            self.endpoint = f"http://127.0.0.1:{s3}"
+            argv = [
+                self.weed, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data}",
+                f"-master.port={master}", f"-master.port.grpc={grpc[0]}",
+                f"-volume.port={volume}", f"-volume.port.grpc={grpc[1]}", f"-volume.max={self.volumes}",
+                "-master.volumeSizeLimitMB=256",
+                "-filer", f"-filer.port={filer}", f"-filer.port.grpc={grpc[2]}",
+                f"-filer.localSocket={self.root / 'filer.sock'}",
+                "-s3", f"-s3.port={s3}", f"-s3.port.grpc={grpc[3]}", f"-s3.config={config}",
+                f"-s3.localSocket={self.root / 's3.sock'}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+            ]  # fmt: skip
+            if self.sts:
+                argv.append(f"-s3.iam.config={self._iam_config()}")
+            # -volume.max: a collection grows 7 volumes at once (replication 000); with room for only
+            # 4, whichever collection grew first (the filer's own log, at times) took them all and
+            # every write to the bucket failed ("No writable volumes", seen under load). Volumes are
+            # sparse files.
+            with (self.root / "weed.log").open("wb") as log:
+                # An SSE-S3 key of the server's own: without it SeaweedFS refuses
+                # ServerSideEncryption=AES256.
+                env = {**os.environ, "WEED_S3_SSE_KEY": self.sse_key}
+                self.process = subprocess.Popen(
+                    argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root, env=env
+                )
+            try:
+                self._wait_for_bucket(timeout)
+                return self
+            except RuntimeError as exc:  # a port taken between drawing it and weed binding it
+                if "address already in use" not in str(exc) or attempt == 2:
+                    raise
+                self.stop()
+                time.sleep(0.5)
+        raise AssertionError("unreachable: the last attempt raises")
+
+    def _draw_ports(self, *, keep_s3: bool) -> list[int]:
+        """Eight free ports. A restart keeps the S3 port, which clients know; the others are drawn
+        again, since between a stop and a start any of them can become another process's (a client
+        connection's own port, under a parallel suite: seen as weed's "address already in use")."""
+        if not keep_s3 or not self._ports:
+            return _free_ports(8)
+        s3 = self._ports[3]
+        fresh = [port for port in _free_ports(9) if port != s3][:8]
+        fresh[3] = s3
+        return fresh
 
     def _wait_for_bucket(self, timeout: float) -> None:
         import boto3
