@@ -31,7 +31,6 @@ from mcv_pipelines.batch.manifest import ManifestRow
 from mcv_pipelines.batch.packing import (
     AUTO_ROWS_PER_JOB,
     build_pack,
-    is_pack_tag,
     job_keys,
     pack_tag,
     row_prefix,
@@ -49,9 +48,9 @@ from mcv_pipelines.run.model import RunOptions, stored_files
 from mcv_pipelines.run.runner import failures_of
 from mcv_pipelines.run.submit import create_tagged, find_job_by_tag, job_tag
 from mcv_pipelines.run.tracker import TaskTracker
-from mcv_pipelines.run.uploads import upload_all
+from mcv_pipelines.run.uploads import PlannedUpload, upload_all
 
-__all__ = ["Member", "PackContext", "is_pack_tag", "resume_pack", "run_pack"]
+__all__ = ["Member", "PackContext", "auto_rows_per_job", "packable", "resume_pack", "run_pack"]
 
 
 @dataclass
@@ -140,10 +139,10 @@ def packable(first: RenderedPipeline, other: RenderedPipeline) -> bool:
 
 async def run_pack(ctx: PackContext, members: Sequence[Member]) -> None:
     """A new job for ``members`` (pending rows that render), then each row's end."""
-    pipelines = [m.pipeline for m in members]
-    assert all(p is not None for p in pipelines), "run_pack takes rows that render"
     rows = [(m.row.index, m.pipeline) for m in members if m.pipeline is not None]
     first = members[0]
+    assert len(rows) == len(members), "run_pack takes rows that render"
+    assert first.pipeline is not None
     try:
         pack = build_pack(rows, ctx.base_dir)
     except McvError:  # a file gone since the rows were checked: each row alone says which
@@ -151,15 +150,14 @@ async def run_pack(ctx: PackContext, members: Sequence[Member]) -> None:
             await ctx.alone(member.wanted, member.row)
         return
     attempt = attempt_tag(ctx.journal.batch_id, first.key, first.wanted.attempts + 1)
-    assert first.pipeline is not None
     tag = job_tag(first.pipeline, pack_tag(attempt, len(members)))
     keys = [m.key for m in members]
     ctx.journal.mark_pack_submitting(keys, tag)
     _started(ctx, members)
     sinks = _RowSinks(ctx.sink, members)
-    body = {**job_keys(first.pipeline)}
     try:
-        job = await create_tagged(ctx.client, pack.tasks, body, tag, _PackEvents(ctx, members, sinks))
+        job = await create_tagged(ctx.client, pack.tasks, job_keys(first.pipeline), tag,
+                                  _PackEvents(ctx, members, sinks))
     except ApiError as exc:
         if exc.status is None or not 400 <= exc.status < 500:
             _troubled(ctx, members, exc)
@@ -170,9 +168,7 @@ async def run_pack(ctx: PackContext, members: Sequence[Member]) -> None:
         sinks.each("notice", message=f"the service refused the job of {len(members)} rows "
                                      f"({redact(str(exc))}); running them one by one")
         for member in members:
-            found = ctx.journal.get(member.key)
-            if found is not None and found.state is RowState.PENDING:
-                await ctx.alone(found, member.row)
+            await ctx.alone(_pending(ctx, member), member.row)
         return
     except ServiceTrouble as exc:
         _troubled(ctx, members, exc)
@@ -209,7 +205,7 @@ async def resume_pack(ctx: PackContext, members: Sequence[Member]) -> None:
     except ServiceTrouble as exc:
         _troubled(ctx, members, exc)
         return
-    uploads = []
+    uploads: list[PlannedUpload] = []
     if not job.ended:
         waiting = {t.name for t in job.tasks if t.status == "waiting" and t.operation == "import/upload"}
         rows = [(m.row.index, m.pipeline) for m in members if m.pipeline is not None]
@@ -225,13 +221,15 @@ async def resume_pack(ctx: PackContext, members: Sequence[Member]) -> None:
 
 
 def _pending(ctx: PackContext, member: Member) -> JournalRow:
+    """The row as the journal has it now that it is pending again (its attempts counted)."""
     found = ctx.journal.get(member.key)
     assert found is not None
+    assert found.state is RowState.PENDING, found
     return found
 
 
 async def _carry_on(ctx: PackContext, members: Sequence[Member], job: Job, sinks: _RowSinks, *,
-                    uploads: list[Any], overwrite: bool) -> None:
+                    uploads: list[PlannedUpload], overwrite: bool) -> None:
     """Send the job's files, wait for its end, then end each row."""
     run = ctx.run
     client = ctx.client

@@ -6,15 +6,15 @@ first address, reads through it from Azurite."""
 from __future__ import annotations
 
 import secrets
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from azure.storage.blob import BlobServiceClient
 
 from azurite import ACCOUNT, KEY, Azurite
+from http_stub import served
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UrlGuard, parse_networks
 from mcv_pipelines.service.work.caller_storage.azure_blob import AzureBlobStore
 from mcv_pipelines.service.work.caller_storage.contract import StoreSettings
@@ -22,10 +22,14 @@ from mcv_pipelines.service.work.caller_storage.pinning import Addresses, session
 
 
 class Origin:
-    """A loopback HTTP server answering every GET with ``pinned``; ``seen`` holds (path, Host)."""
+    """What a loopback HTTP server answering every GET with ``pinned`` saw: ``seen`` holds (path,
+    Host); ``port`` is its port."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, str]] = []
+        self.port = 0
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         origin = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,24 +43,15 @@ class Origin:
                 self.end_headers()
                 self.wfile.write(b"pinned")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = int(self.server.server_address[1])
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(5)
+        return Handler
 
 
 @pytest.fixture
 def origin() -> Iterator[Origin]:
-    served = Origin()
-    try:
-        yield served
-    finally:
-        served.close()
+    recorded = Origin()
+    with served(recorded.handler()) as server:
+        recorded.port = server.port
+        yield recorded
 
 
 def guard(table: dict[str, list[str]], asked: list[str] | None = None, allow: bool = True) -> UrlGuard:

@@ -5,14 +5,14 @@ retry policy is never multiplied by an SDK's (botocore once made three tries und
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
 from fake_gcs import ServiceAccount, TokenEndpoint
+from http_stub import served
 from keystone_stub import REGION, KeystoneStub
 from loopback_listener import Tripwire
 from mcv_pipelines.service.state.tasks import TaskFailed
@@ -26,10 +26,13 @@ KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr
 
 
 class Busy:
-    """A loopback server answering every request 503; ``paths`` holds what was asked."""
+    """What a loopback server answering every request 503 was asked (``paths``), and its ``url``."""
 
     def __init__(self) -> None:
         self.paths: list[str] = []
+        self.url = ""
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         busy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,24 +53,15 @@ class Busy:
 
             do_GET = do_PUT = do_POST = do_HEAD = _busy
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(5)
+        return Handler
 
 
 @pytest.fixture
 def busy() -> Iterator[Busy]:
-    server = Busy()
-    try:
-        yield server
-    finally:
-        server.close()
+    recorded = Busy()
+    with served(recorded.handler()) as server:
+        recorded.url = server.url
+        yield recorded
 
 
 def closed_port() -> int:

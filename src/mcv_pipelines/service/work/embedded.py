@@ -46,10 +46,10 @@ def at_creation(storage: Storage, shared_database: bool, task: Doc) -> bool:
     return size <= AT_CREATION_LIMIT
 
 
-def born_ended(config: ServiceConfig, storage: Storage, task: Doc) -> bool:
+def born_ended(config: ServiceConfig, storage: Storage, task: Doc) -> None:
     """Store the file of a new embedded import ``task`` and end the task in its document, before the
-    task is first saved (its id must be its final one: the file is stored under it). False when the
-    store could not take the file: the task is left as it was, for a worker to run."""
+    task is first saved (its id must be its final one: the file is stored under it). When the store
+    cannot take the file, the task is left as it was, for a worker to run."""
     outcome: Outcome | TaskFailed
     try:
         name, data = embedded_file(task["operation"], task["payload"])
@@ -66,10 +66,9 @@ def born_ended(config: ServiceConfig, storage: Storage, task: Doc) -> bool:
         log.info("embedded file of task %s left to a worker: the store refused it (%s)", task["id"],
                  type(exc).__name__)
         discard(storage, config, task["id"])
-        return False
+        return
     except TaskFailed as failure:  # the file itself: bad base64, not allowed in the sandbox
         outcome = failure
     if isinstance(outcome, TaskFailed):
         discard(storage, config, task["id"])
     record_end(task, outcome)
-    return True

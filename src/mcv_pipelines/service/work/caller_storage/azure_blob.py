@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import functools
 import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping
@@ -185,7 +186,7 @@ class AzureBlobStore(CallerStore):
             return list(next(pages)), getattr(pages, "continuation_token", None)
 
         while True:
-            blobs, marker = self.call(what, lambda marker=marker: page(marker))  # type: ignore[misc]
+            blobs, marker = self.call(what, functools.partial(page, marker))
             for blob in blobs:
                 if not blob.name.endswith("/"):  # a "directory" marker holds no file
                     yield Entry(blob.name, int(blob.size or 0))

@@ -243,6 +243,7 @@ class GcsStore(CallerStore):
         raise self.refusal(answer, what, key)
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
+        # google.cloud.storage (the upload engine) is imported by a task that writes, not by every read
         from mcv_pipelines.service.work.caller_storage.gcs_upload import ResumableWriter
 
         return ResumableWriter(self, key, content_type(filename))

@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import requests
 from google.cloud.storage._media.requests import ResumableUpload
 from google.cloud.storage.exceptions import DataCorruption, InvalidResponse
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
+from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
 
-if TYPE_CHECKING:
-    from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
-
-__all__ = ["UPLOAD_CHUNK", "ResumableWriter"]
+__all__ = ["UPLOAD_CHUNK", "ResumableWriter", "UploadStore"]
 
 UPLOAD_CHUNK = 8 * 1024 * 1024  # a multiple of 256 KiB, as the API wants of every chunk but the last
 
@@ -66,19 +64,47 @@ class _Held:
         return self.base + len(self.buffer) - self.position
 
 
+class UploadStore(Protocol):
+    """What a writer needs of the store it writes for (gcs.GcsStore, which imports this module only
+    when it writes): its session and token, the bucket's names, how its calls retry and fail."""
+
+    @property
+    def bucket(self) -> str: ...
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def retry_for(self) -> float: ...
+
+    @property
+    def http(self) -> requests.Session: ...
+
+    @property
+    def secrets(self) -> errors.Secrets: ...
+
+    def token(self) -> dict[str, str]: ...
+
+    def url(self, path: str) -> str: ...
+
+    def location(self, key: str) -> str: ...
+
+    def refusal(self, answer: requests.Response, what: str, key: str | None = None) -> TaskFailed: ...
+
+
 class _WithToken:
     """The upload's transport for opening the session: the store's session with the task's token."""
 
-    def __init__(self, store: GcsStore) -> None:
+    def __init__(self, store: UploadStore) -> None:
         self._store = store
 
-    def request(self, method: str, url: str, **options: object) -> requests.Response:
-        headers = {**dict(options.pop("headers", None) or {}), **self._store.token()}  # type: ignore[call-overload]
+    def request(self, method: str, url: str, **options: Any) -> requests.Response:
+        headers = {**dict(options.pop("headers", None) or {}), **self._store.token()}
         return self._store.http.request(method, url, headers=headers, **options)
 
 
 class ResumableWriter(Writer):
-    def __init__(self, store: GcsStore, key: str, content_type: str) -> None:
+    def __init__(self, store: UploadStore, key: str, content_type: str) -> None:
         self._store = store
         self._what = f"write {store.location(key)}"
         self._stream = _Held()
