@@ -1,4 +1,4 @@
-"""The proven format matrix (issue 23): every convert pair the local service lists, run and checked.
+"""The proven format matrix: every convert pair the local service lists, run and checked.
 
     .venv/bin/python bench/formats.py [--jobs N] [--engine NAME ...] [--format EXT ...] [--update]
                                       [--out docs/formats.md]
@@ -6,15 +6,20 @@
 A local service runs in this process (loopback). Seeds are written by hand or with installed programs
 (formats_support/samples.py); every other input format is made by converting a seed through the
 service itself, with a listed conversion. Each listed pair (input, output; its default engine) then
-runs as one job (import/base64 -> convert -> export/url); the output is downloaded and checked with a
-decoder or its magic bytes (formats_support/check.py), text outputs also for the sample's word.
-Writes docs/formats.md: counts at the top, then one row per pair with engine, seconds (the job's wall
-time on this machine) and result. A failing pair is printed: fix it or drop it from its engine's
-listing. The whole run took 21 minutes here (--jobs 2, a shared 2-core machine).
+runs as one job (import/base64 -> convert -> export/url), ``--jobs`` at a time; the output is
+downloaded and checked with a decoder or its magic bytes (formats_support/check.py), text outputs also
+for the sample's word. The results are printed and written in the pairs' sorted order whatever
+``--jobs`` is: a table by engine, every failure, the counts (aliases counted once) and the run's time.
+A failing pair is printed: fix it or drop it from its engine's listing.
 
-``--update`` proves only what changed since the table at ``--out`` was written: pairs it has no proven
-row for under the same default engine (new pairs, or a new default engine), and every pair of the
-``--engine`` engines; the other rows are kept as they were and rows of pairs no longer listed go.
+Writes docs/formats.md (formats_support/page.py): counts, how to run this, then a section per family
+and one per input format with its outputs, options, caveats and proof (each pair's seconds: the job's
+wall time on this machine). The whole run took 21 minutes here (--jobs 2, a shared 2-core machine).
+
+``--update`` proves only what changed since the page at ``--out`` was written (it reads this layout
+and the one table of the layout before): pairs it has no proven row for under the same default engine
+(new pairs, or a new default engine), and every pair of the ``--engine`` engines; the other rows are
+kept as they were and rows of pairs no longer listed go.
 """
 
 from __future__ import annotations
@@ -28,7 +33,6 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' hand-written samples
 from formats_support.check import check_output
+from formats_support.families import OTHER
+from formats_support.page import input_families, write_page
+from formats_support.proof import Listed, Outcome, counts, read_proof
 from formats_support.samples import WORD, office_from, write_seeds
 from formats_support.samples_breadth import BREADTH_WORDED
 
@@ -60,23 +67,14 @@ OFFICE_DERIVED = {
 }  # fmt: skip
 
 
-@dataclass
-class Outcome:
-    source: str
-    target: str
-    engine: str
-    seconds: float
-    error: str | None
-
-
-def listed_pairs(client: httpx.Client) -> dict[tuple[str, str], str]:
-    """(input, output) -> default engine, from the service's own listing."""
-    answer = client.get("/v2/operations", params={"filter[operation]": "convert"})
+def listed(client: httpx.Client) -> dict[tuple[str, str], Listed]:
+    """(input, output) -> its default engine and options, from the service's own listing."""
+    answer = client.get("/v2/operations", params={"filter[operation]": "convert", "include": "options"})
     answer.raise_for_status()
-    pairs: dict[tuple[str, str], str] = {}
+    pairs: dict[tuple[str, str], Listed] = {}
     for entry in answer.json()["data"]:
         key = (entry["input_format"], entry["output_format"])
-        pairs.setdefault(key, entry["engine"])
+        pairs.setdefault(key, Listed(entry["engine"], tuple(entry.get("options") or ())))
     return pairs
 
 
@@ -175,54 +173,17 @@ def run_pair(client: httpx.Client, samples: dict[str, Path], worded: set[str], p
     return Outcome(source, target, engine, seconds, None)
 
 
-def proven_rows(table: Path) -> dict[tuple[str, str], Outcome]:
-    """The proven rows of an earlier table: (input, output) -> its outcome."""
-    rows: dict[tuple[str, str], Outcome] = {}
-    if not table.exists():
-        return rows
-    for line in table.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 5 and cells[4] == "ok":
-            rows[(cells[0], cells[1])] = Outcome(cells[0], cells[1], cells[2], float(cells[3]), None)
-    return rows
-
-
-def write_table(outcomes: list[Outcome], before: str, out: Path) -> None:
-    proven = [o for o in outcomes if o.error is None]
-    lines = [
-        "# The proven format matrix",
-        "",
-        "Written by `bench/formats.py` (issue 23): every `convert` pair the local service lists with every",
-        "engine installed (scripts/install-engines.sh), run once on a small sample and its output checked",
-        "with a decoder or its magic bytes (text outputs also for the sample's word). Seconds are the",
-        f"job's wall time on the machine that ran it ({platform.machine()}, shared, 2 cores).",
-        "",
-        f"- input formats: {len({o.source for o in proven})}",
-        f"- output formats: {len({o.target for o in proven})}",
-        f"- convert pairs listed: {len(outcomes)}; proven: {len(proven)}; "
-        f"failed: {len(outcomes) - len(proven)}",
-        f"- before issue 23: {before}",
-        "",
-        "| input | output | engine | seconds | result |",
-        "|---|---|---|---:|---|",
-    ]
-    for o in sorted(outcomes, key=lambda o: (o.source, o.target)):
-        result = "ok" if o.error is None else f"FAILED: {o.error.replace('|', '/')}"
-        lines.append(f"| {o.source} | {o.target} | {o.engine} | {o.seconds:.2f} | {result} |")
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=2, help="conversions at a time")
+    parser.add_argument("--jobs", type=int, default=2, help="conversions at a time; same output order")
     parser.add_argument("--engine", action="append", help="only the pairs of these default engines")
     parser.add_argument(
         "--format", action="append", help="only the pairs with one of these formats as input or output"
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "formats.md")
-    parser.add_argument("--before", default="41 input formats, 20 output formats, 270 convert pairs")
     parser.add_argument("--update", action="store_true", help="prove only what changed since --out")
     args = parser.parse_args()
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mcv-formats-") as tmp:
         work = Path(tmp)
         settings = {"rate_limit": 1_000_000, "workers": max(2, args.jobs)}
@@ -230,10 +191,11 @@ def main() -> int:
             base_url=service.base_url, timeout=600,
             headers={"Authorization": f"Bearer {service.api_key}"},
         ) as client:  # fmt: skip
-            pairs = listed_pairs(client)
+            listing = listed(client)
+            pairs = {p: entry.engine for p, entry in listing.items()}
             kept: dict[tuple[str, str], Outcome] = {}
             if args.update:
-                earlier = proven_rows(args.out)
+                earlier = read_proof(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
                 kept = {
                     p: earlier[p]
                     for p, e in pairs.items()
@@ -248,13 +210,33 @@ def main() -> int:
                     and (not args.format or set(p) & set(args.format))
                 }
             print(f"{len(chosen)} pairs to prove ({len(pairs)} listed)", file=sys.stderr)
-            samples, worded = make_inputs(client, pairs, work, {source for source, _ in chosen})
+            samples: dict[str, Path] = {}
+            worded: set[str] = set()
+            if chosen:
+                samples, worded = make_inputs(client, pairs, work, {source for source, _ in chosen})
 
             def one(item: tuple[tuple[str, str], str]) -> Outcome:
                 return run_pair(client, samples, worded, item[0], item[1], work)
 
-            with ThreadPoolExecutor(args.jobs) as pool:
+            with ThreadPoolExecutor(args.jobs) as pool:  # map keeps the order of the sorted pairs
                 outcomes = list(pool.map(one, sorted(chosen.items())))
+    report(outcomes)
+    every = sorted([*kept.values(), *outcomes], key=lambda o: (o.source, o.target))
+    if args.update or (not args.engine and not args.format):
+        write_page(every, listing, args.out, platform.machine())
+        print(f"wrote {args.out} ({len(kept)} pairs' proof kept from before, {len(outcomes)} run now)")
+        others = sorted(f for f, families in input_families(every, listing).items() if families[0] == OTHER)
+        if others:
+            print(f"in no family (add them to formats_support/families.py): {', '.join(others)}")
+        print(f"all listed: {counts(every).line()}")
+    print(f"run now: {counts(outcomes).line()}")
+    minutes, seconds = divmod(round(time.monotonic() - started), 60)
+    print(f"took {minutes} min {seconds} s (--jobs {args.jobs})")
+    return 1 if any(o.error for o in outcomes) else 0
+
+
+def report(outcomes: list[Outcome]) -> None:
+    """Pairs and failures by engine, then every failure, in the pairs' order."""
     failed = [o for o in outcomes if o.error]
     by_engine = collections.Counter(o.engine for o in outcomes)
     print(f"{'engine':<16}{'pairs':>7}{'failed':>8}")
@@ -262,13 +244,6 @@ def main() -> int:
         print(f"{engine:<16}{count:>7}{sum(1 for o in failed if o.engine == engine):>8}")
     for o in failed:
         print(f"FAILED {o.source} -> {o.target} ({o.engine}): {o.error}")
-    if args.update:
-        write_table([*kept.values(), *outcomes], args.before, args.out)
-        print(f"wrote {args.out} ({len(kept)} rows kept from before)")
-    elif not args.engine and not args.format:
-        write_table(outcomes, args.before, args.out)
-        print(f"wrote {args.out}")
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
