@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from mcv_pipelines.service.engines.lookup import normalize_listing_format
+
 __all__ = [
     "ALIASES",
     "ALIAS_REASONS",
@@ -31,7 +33,8 @@ FAMILIES = (
 )  # fmt: skip
 
 # Two names of one format (the second name is the one counted): spellings of the same extension, or
-# a vendor's name for a format the listing reads and writes as the other one.
+# a vendor's name for a format the listing reads and writes as the other one. The service's own
+# aliases (lookup.normalize_listing_format: jpeg, tif, htm...) count once as well.
 ALIASES = {
     "jpeg": "jpg", "jpe": "jpg", "jfif": "jpg", "tif": "tiff", "htm": "html", "yml": "yaml",
     "markdown": "md", "aif": "aiff", "mts": "m2ts", "mpg": "mpeg", "qt": "mov", "oga": "ogg",
@@ -74,9 +77,9 @@ _FAMILY_OF = (
     ("Presentations", "key uop"),
     ("Ebooks", "epub fb2 fbz chm cbz cbr cbt cb7 cba"),
     ("Audio", "amr ape dsf dff tak mpc aifc mod xm s3m it"),
-    ("Video", "m4v mts 3g2 y4m"),
+    ("Video", "m4v mts m2ts 3g2 y4m mk3d"),
     ("Subtitles", "srt vtt webvtt ass ssa ttml dfxp lrc sbv sub smi sami"),
-    ("Data", "json yaml yml toml xml jsonl ndjson csv tsv vcf"),
+    ("Data", "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical"),
     ("Mail", "eml msg mbox emlx"),
 )
 FORMAT_FAMILY = {fmt: family for family, words in _FAMILY_OF for fmt in words.split()}
@@ -99,11 +102,17 @@ def _media(fmt: str, outputs: set[str], options: set[str]) -> str:
 ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     **dict.fromkeys(("pillow", "imagemagick", "graphicsmagick", "libheif", "libjxl"), "Images"),
     **dict.fromkeys(("librsvg", "potrace", "pdftocairo", "ghostscript-ps"), "Vector"),
+    **dict.fromkeys(("dcmtk", "openexr", "openraster"), "Images"),
+    "libraw": "Camera raw",
     **dict.fromkeys(("poppler", "poppler-text", "pypdf", "qpdf", "ghostscript"), "PDF and pages"),
-    **dict.fromkeys(("pandoc", "chromium"), "Documents"),
+    **dict.fromkeys(("djvulibre", "mupdf"), "PDF and pages"),
+    **dict.fromkeys(("pandoc", "chromium", "markdown"), "Documents"),
     "libreoffice": _office,
-    "calibre": "Ebooks",
+    **dict.fromkeys(("calibre", "comics"), "Ebooks"),
     "ffmpeg": _media,
+    **dict.fromkeys(("pysubs2", "ffmpeg-subtitles"), "Subtitles"),
+    "data": "Data",
+    "mail": "Mail",
     "fonttools": "Fonts",
     **dict.fromkeys(("archive", "unar"), "Archives"),
     "assimp": "3D models",
@@ -111,8 +120,8 @@ ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
 
 
 def canonical(name: str) -> str:
-    """The name a format is counted under: ``jpeg`` -> ``jpg``."""
-    return ALIASES.get(name, name)
+    """The name a format is counted under: ``jpeg`` -> ``jpg``, ``oga`` -> ``ogg``."""
+    return ALIASES.get(name) or normalize_listing_format(name)
 
 
 def families_of(fmt: str, conversions: Iterable[tuple[str, str, Iterable[str]]]) -> list[str]:
