@@ -54,15 +54,15 @@ def input_families(
 
 
 def _outputs(targets: Iterable[str], every: set[str]) -> str:
-    """Some of an input's outputs, briefly: all of them go without saying."""
+    """Some of an input's outputs, briefly ("to png, jpg"); all of them go without saying ("")."""
     chosen = set(targets)
     if chosen == every:
         return ""
     if len(chosen) <= 5:
-        return " (to " + ", ".join(sorted(chosen)) + ")"
+        return "to " + ", ".join(sorted(chosen))
     if len(every - chosen) <= 5:
-        return " (not to " + ", ".join(sorted(every - chosen)) + ")"
-    return f" (to {len(chosen)} of {len(every)} outputs)"
+        return "not to " + ", ".join(sorted(every - chosen))
+    return f"to {len(chosen)} of {len(every)} outputs"
 
 
 def _by_engine(rows: list[Outcome], entries: Mapping[tuple[str, str], Listed]) -> list[tuple[str, list[str]]]:
@@ -85,8 +85,10 @@ def _options_line(
         for name, outs in taking.items():
             scopes.setdefault(frozenset(outs), []).append(f"`{name}`")
         every = set(targets)
-        said = [", ".join(names) + _outputs(outs, every) for outs, names in
-                sorted(scopes.items(), key=lambda item: -len(item[0]))]  # fmt: skip
+        said = []
+        for outs, names in sorted(scopes.items(), key=lambda item: -len(item[0])):
+            scope = _outputs(outs, every)
+            said.append(", ".join(names) + (f" ({scope})" if scope else ""))
         if said:
             parts.append(f"**{engine}** " + "; ".join(said))
     return "- **options**: " + (" · ".join(parts) if parts else "none")
@@ -150,7 +152,8 @@ def render_page(outcomes: list[Outcome], listing: Mapping[tuple[str, str], Liste
             caveats = caveats_for(fmt, pairs_of)
             if caveats:
                 lines.append("- **caveats**: " + "; ".join(
-                    text + _outputs(targets, set(pairs_of)) for text, targets in caveats
+                    (f"{scope}: {text}" if (scope := _outputs(targets, set(pairs_of))) else text)
+                    for text, targets in caveats
                 ))  # fmt: skip
             lines += [_proof_line(fmt, rows), ""]
     lines += _options_section(entries.values())
@@ -245,7 +248,9 @@ def _options_section(entries: Iterable[Listed]) -> list[str]:
             engines, values = options.setdefault(key, (set(), set()))
             engines.add(entry.engine)
             values.update(str(v) for v in o.get("possible_values") or ())
-    lines = [f"## {OPTIONS}", "", "As the listing (`GET /v2/operations?include=options`) describes them.", "",
+    lines = [f"## {OPTIONS}", "",
+             "As the listing describes them (the pairs taking each: `GET /v2/operations?include=options`).",
+             "",
              "| option | type | engines | what it does |", "|---|---|---|---|"]  # fmt: skip
     for (name, kind, description), (engines, values) in sorted(options.items()):
         said = description or ""
