@@ -45,7 +45,7 @@ ALIASES = {
 ALIAS_REASONS = {
     "oga": "both Ogg audio, Vorbis by default",
     "qt": "QuickTime's own extension for a mov",
-    "mts": "both MPEG-TS with 192-byte packets (AVCHD)",
+    "mts": "both MPEG-TS with 192-byte packets, AVCHD's name",
     "azw": "Kindle's name for a Mobipocket book",
     "prc": "Palm's name for a Mobipocket book",
 }

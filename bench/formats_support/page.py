@@ -256,8 +256,8 @@ def _options_section(entries: Iterable[Listed]) -> list[str]:
         said = description or ""
         if values:
             shown = sorted(values)
-            said += (": " if said else "one of: ") + ", ".join(shown[:16])
-            said += ", ..." if len(shown) > 16 else ""
+            values_said = ", ".join(shown[:16]) + (", ..." if len(shown) > 16 else "")
+            said = f"{said.rstrip('.')} (values: {values_said})" if said else f"one of: {values_said}"
         lines.append(f"| `{name}` | {kind} | {', '.join(sorted(engines))} | {_cell(said)} |")
     return lines
 
