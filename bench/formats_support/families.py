@@ -108,7 +108,7 @@ ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     **dict.fromkeys(("djvulibre", "mupdf"), "PDF and pages"),
     **dict.fromkeys(("pandoc", "chromium", "markdown"), "Documents"),
     "libreoffice": _office,
-    **dict.fromkeys(("calibre", "comics"), "Ebooks"),
+    **dict.fromkeys(("calibre", "comics", "chmlib"), "Ebooks"),
     "ffmpeg": _media,
     **dict.fromkeys(("pysubs2", "ffmpeg-subtitles"), "Subtitles"),
     "data": "Data",
