@@ -18,8 +18,9 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from ole_writer import compound_file
 from PIL import Image
+
+from ole_writer import compound_file
 
 __all__ = [
     "ATTACHMENT_NAME",
