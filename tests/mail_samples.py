@@ -19,6 +19,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 from PIL import Image
+from pypdf import PdfWriter
 
 from ole_writer import compound_file
 
@@ -40,10 +41,19 @@ WORD = "Quokka"
 SUBJECT = f"{WORD} Grüße — café ☕"
 ATTACHMENT_NAME = "quokka-report.pdf"
 SENT = datetime.datetime(2026, 3, 14, 9, 26, 53, tzinfo=datetime.UTC)
-PDF_BYTES = (
-    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj "
-    b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 100]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
-)
+
+
+def _pdf() -> bytes:
+    """A one-page PDF written by pypdf: the attachment every sample carries."""
+    writer = PdfWriter()
+    writer.add_blank_page(200, 100)
+    writer.add_metadata({"/Title": "Quokka report"})
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+PDF_BYTES = _pdf()
 
 
 def _picture() -> bytes:
