@@ -130,7 +130,10 @@ def _walk(part: Message, mail: Mail, depth: int, seen: list[int]) -> None:
         inner = inner[0] if isinstance(inner, list) and inner else inner
         if isinstance(inner, Message):
             embedded = mail_from_message(inner, depth + 1, seen)
-            embedded.source = inner.as_bytes()
+            try:  # its own bytes, written out again; where that fails it is written from the model
+                embedded.source = inner.as_bytes()
+            except (ValueError, TypeError, LookupError, UnicodeError):
+                embedded.source = None
             mail.embedded.append(embedded)
         return
     if disposition != "attachment" and kind == "text/plain" and mail.text is None:

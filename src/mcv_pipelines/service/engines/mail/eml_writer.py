@@ -52,8 +52,10 @@ def eml_message(mail: Mail) -> EmailMessage:
         assert isinstance(html_part, EmailMessage)
         for picture in pictures:
             kind, _, sub = picture.content_type.partition("/")
-            html_part.add_related(picture.data, maintype=kind or "application", subtype=sub or "octet-stream",
-                                  cid=f"<{picture.content_id}>", filename=picture.name or None, disposition="inline")  # fmt: skip
+            html_part.add_related(
+                picture.data, maintype=kind or "application", subtype=sub or "octet-stream",
+                cid=f"<{picture.content_id}>", filename=picture.name or None, disposition="inline",
+            )  # fmt: skip
     for item in mail.attachments:
         if any(item is picture for picture in pictures):
             continue
