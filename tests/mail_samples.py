@@ -154,6 +154,8 @@ def message_storage(
         (0x0037, 0x001F): _unicode(subject),
         (0x0C1A, 0x001F): _unicode("Alice Ashby"),
         (0x5D01, 0x001F): _unicode("alice@example.org"),
+        (0x0C1F, 0x001F): _unicode("alice@example.org"),
+        (0x0C1E, 0x001F): _unicode("SMTP"),
         (0x0E04, 0x001F): _unicode("Bob Brook"),
         (0x0E03, 0x001F): _unicode("Dora Dune"),
     }
