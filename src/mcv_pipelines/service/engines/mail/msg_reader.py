@@ -31,6 +31,7 @@ _BODY, _HTML, _RTF = 0x1000, 0x1013, 0x1009
 _SUBMIT_TIME, _DELIVERY_TIME, _INTERNET_CPID, _MESSAGE_CPID = 0x0039, 0x0E06, 0x3FDE, 0x3FFD
 _RECIPIENT_TYPE, _DISPLAY_NAME, _EMAIL, _SMTP = 0x0C15, 0x3001, 0x3003, 0x39FE
 _ATTACH_DATA, _LONG_NAME, _SHORT_NAME, _MIME, _CONTENT_ID = 0x3701, 0x3707, 0x3704, 0x370E, 0x3712
+_METHOD = 0x3705  # 1 the data, 5 an embedded message, 6 an OLE object; by reference (2-4) has no data
 # Types
 _UNICODE, _STRING8, _BINARY, _OBJECT, _LONG, _SYSTIME = 0x001F, 0x001E, 0x0102, 0x000D, 0x0003, 0x0040
 _FILETIME_EPOCH = datetime.datetime(1601, 1, 1, tzinfo=datetime.UTC)
@@ -182,6 +183,9 @@ def _recipients(storage: _Storage, mail: Mail) -> None:
 def _attachment(ole: Any, path: list[str], mail: Mail, depth: int) -> None:
     storage = _Storage(ole, path, 8)
     inner = [*path, f"__substg1.0_{_ATTACH_DATA:04X}{_OBJECT:04X}"]
+    if ole.exists("/".join(inner)) and ole.get_type("/".join(inner)) == 1 and storage.long(_METHOD) == 6:
+        mail.notes.append("an embedded OLE object (not a file, not a message) was left out")
+        return
     if ole.exists("/".join(inner)) and ole.get_type("/".join(inner)) == 1:  # a storage: an embedded msg
         if depth < MAX_DEPTH:
             mail.embedded.append(_message(ole, inner, 24, depth + 1))
