@@ -6,9 +6,9 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/; a family may import the
-modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/,
-vector/ checks its PDF input with pdf/).
+image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/, mail/; a family may
+import the modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with
+image/, vector/ checks its PDF input with pdf/, mail/ prints its PDFs as text/ does).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
 """
@@ -28,6 +28,7 @@ from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
+from mcv_pipelines.service.engines.mail.mail_engine import MailEngine
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
 from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
@@ -80,6 +81,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     CalibreEngine,
     # 3D models: the only engine of its formats
     AssimpEngine,
+    # mail (eml, msg, mbox, emlx): the only engine of its formats; prints its PDFs with Chromium (_compose)
+    MailEngine,
 )
 
 
@@ -92,11 +95,11 @@ def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORI
 
 
 def _compose(engines: Sequence[Engine]) -> None:
-    """Hand engines that build on another the instance made here: Pandoc prints its PDFs with the web
-    engine's html -> pdf (text/pandoc_pdf.py), so the process keeps one warm browser, not two."""
+    """Hand engines that build on another the instance made here: Pandoc and the mail engine print their
+    PDFs with the web engine's html -> pdf (text/pandoc_pdf.py), so the process keeps one warm browser."""
     printers = [engine for engine in engines if isinstance(engine, ChromiumEngine)]
     for engine in engines:
-        if isinstance(engine, PandocEngine) and printers:
+        if isinstance(engine, PandocEngine | MailEngine) and printers:
             engine.print_with(printers[0])
 
 

@@ -38,6 +38,10 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     "pypdf": InstallHint("PDF merge, split, metadata, watermarks and page work (installed with mcv)"),
     "archive": InstallHint("zip, 7z and tar archives, packed and converted (installed with mcv)"),
     "fonttools": InstallHint("ttf, otf, woff and woff2 fonts to each other (installed with mcv)"),
+    "mail": InstallHint(
+        "eml, Outlook msg, mbox and emlx to html, txt and md with their attachments, msg to eml "
+        "(installed with mcv); to pdf once the chromium engine can run"
+    ),
     "ghostscript": InstallHint(
         "PDF optimize (smaller files, better than pypdf's)",
         programs=("gs",),
