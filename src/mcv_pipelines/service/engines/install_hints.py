@@ -149,6 +149,14 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="pandoc",
         homebrew="pandoc",
     ),
+    "markdown": InstallHint(
+        "Markdown out of pptx and xlsx (installed with mcv), pdf (with Poppler's pdftotext), and ppt, odp, "
+        "xls, ods and tsv (through LibreOffice)",
+        programs=("pdftotext",),
+        debian="poppler-utils",
+        fedora="poppler-utils",
+        homebrew="poppler",
+    ),
     "unar": InstallHint(
         "rar archives (read) converted to zip, 7z and tar",
         programs=("unar", "lsar"),
