@@ -38,9 +38,7 @@ def _dbf(word: str) -> bytes:
     header = struct.pack("<B3BIHH20x", 0x03, 126, 5, 1, len(rows), 32 + 32 * len(fields) + 1, record)
     for name, kind, size, decimals in fields:
         header += struct.pack("<11sc4xBB14x", name.encode(), kind.encode(), size, decimals)
-    body = b"".join(
-        b" " + text.encode().ljust(20) + number.encode().rjust(5) for text, number in rows
-    )
+    body = b"".join(b" " + text.encode().ljust(20) + number.encode().rjust(5) for text, number in rows)
     return header + b"\r" + body + b"\x1a"
 
 
@@ -57,9 +55,12 @@ def _lotus(version: int) -> Callable[[str], bytes]:
 
         cells = [label(0, 0, "animal"), label(1, 0, "count"), label(0, 1, word), number(1, 1, 3.0),
                  label(0, 2, "Wombat"), number(1, 2, 5.0)]  # fmt: skip
-        return rec(0x00, struct.pack("<H", version)) + rec(0x06, struct.pack("<4H", 0, 0, 1, 2)) + b"".join(
-            cells
-        ) + rec(0x01, b"")
+        return (
+            rec(0x00, struct.pack("<H", version))
+            + rec(0x06, struct.pack("<4H", 0, 0, 1, 2))
+            + b"".join(cells)
+            + rec(0x01, b"")
+        )
 
     return write
 
