@@ -22,7 +22,7 @@ def escape(text: str) -> str:
     """
     flat = " ".join(text.split())
     flat = _INLINE.sub(r"\\\1", flat)
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), flat)
+    return _LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], flat)
 
 
 def heading(level: int, text: str) -> str:

@@ -90,8 +90,8 @@ PANDOC_WRITERS: dict[str, str] = {
 
 # Pairs bench/formats.py found this Pandoc gets wrong, left out of the listing: fb2 -> epub fails
 # ("not found in reftable"; Calibre does it); rtf -> opml and csv -> opml keep only headings, and an
-# RTF or a CSV has none.
-UNPROVEN = frozenset({("fb2", "epub"), ("rtf", "opml"), ("csv", "opml")})
+# RTF or a CSV has none (nor has a bibliography); the org writer drops a bibliography's entries.
+UNPROVEN = frozenset({("fb2", "epub"), ("rtf", "opml"), ("csv", "opml"), ("bib", "opml"), ("bib", "org")})
 
 # Readers of bibliographies: the document is their entries, formatted by Pandoc's citeproc in its
 # built-in style (Chicago author-date), every entry cited (``nocite: "@*"``).
