@@ -150,12 +150,8 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         homebrew="pandoc",
     ),
     "markdown": InstallHint(
-        "Markdown out of pptx and xlsx (installed with mcv), pdf (with Poppler's pdftotext), and ppt, odp, "
-        "xls, ods and tsv (through LibreOffice)",
-        programs=("pdftotext",),
-        debian="poppler-utils",
-        fedora="poppler-utils",
-        homebrew="poppler",
+        "Markdown out of pptx and xlsx (installed with mcv); pdf too where Poppler's pdftotext is "
+        "(poppler-text's packages), and ppt, odp, xls, ods and tsv where LibreOffice is"
     ),
     "unar": InstallHint(
         "rar archives (read) converted to zip, 7z and tar",
