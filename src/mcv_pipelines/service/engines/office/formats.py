@@ -8,9 +8,9 @@ AbiWord only writes formats LibreOffice writes itself, libwpd/libwps/libmwaw's t
 no download is allowed), dbf (neither its import nor its export runs in a LibreOffice without Base's
 drivers), and the OpenOffice.org 1 templates sti and std (LibreOffice opens them as empty documents).
 Formats only its import filters read (AbiWord abw and zabw, T602, Lotus 1-2-3 wk1 and wks, Gnumeric)
-are listed with samples written by hand from their published layouts (tests/import_samples.py). The other OpenOffice.org 1 formats
-(sxw, stw, sxc, stc, sxi, sxd) are read only: LibreOffice no longer writes them, and their samples are
-written by hand.
+are listed with samples written by hand from their published layouts (tests/import_samples.py). The
+other OpenOffice.org 1 formats (sxw, stw, sxc, stc, sxi, sxd) are read only: LibreOffice no longer
+writes them, and their samples are written by hand.
 
 A module is present when a library only its package installs is there (``libswlo.so`` for Writer...):
 a Writer-only LibreOffice lists no spreadsheet pairs.
