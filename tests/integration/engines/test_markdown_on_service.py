@@ -131,3 +131,13 @@ def test_a_bibliography_becomes_its_formatted_entries(
     task, markdown = _md(client, tmp_path / "refs.bib", tmp_path)
     assert task["engine"] == "pandoc"
     assert "Smith, Jane. 2020. *The Quokka*. Outback Press." in markdown
+
+
+def test_an_abiword_file_through_libreoffice_and_pandoc(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("markdown", "convert", "abw", "md")
+    sample = write_import_sample(tmp_path / "notes.abw", "Quokka")
+    task, markdown = _md(client, sample, tmp_path)
+    assert task["engine"] == "markdown"
+    assert markdown.index("Quokka notes") < markdown.index("About the **Quokka**.")  # bold kept too

@@ -97,14 +97,16 @@ def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORI
 def _compose(engines: Sequence[Engine]) -> None:
     """Hand engines that build on another the instance made here: Pandoc prints its PDFs with the web
     engine's html -> pdf (text/pandoc_pdf.py), so the process keeps one warm browser, not two; the
-    Markdown engine reads ppt, odp, xls and ods once the warm LibreOffice made them pptx or xlsx."""
+    Markdown engine reads ppt, odp, xls and ods once the warm LibreOffice made them pptx or xlsx, and
+    doc once it made it docx for Pandoc."""
     printers = [engine for engine in engines if isinstance(engine, ChromiumEngine)]
     offices = [engine for engine in engines if isinstance(engine, LibreOfficeEngine)]
+    pandocs = [engine for engine in engines if isinstance(engine, PandocEngine)]
     for engine in engines:
         if isinstance(engine, PandocEngine) and printers:
             engine.print_with(printers[0])
         if isinstance(engine, MarkdownEngine) and offices:  # ppt, xls, ... read once made pptx, xlsx
-            engine.convert_first_with(offices[0])
+            engine.convert_first_with(offices[0], pandocs[0] if pandocs else None)
 
 
 def close_engines(engines: Sequence[Engine]) -> None:

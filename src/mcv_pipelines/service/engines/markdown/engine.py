@@ -4,7 +4,8 @@ pdf goes through Poppler's pdftotext -bbox-layout (sealed, like every program) a
 ppsx, pptm and potx are read from their slide XML (slides.py) and xlsx, xlsm with openpyxl (sheets.py),
 in this process on the task's bytes only. Once the registry hands it LibreOffice
 (``convert_first_with``), the engine also lists what LibreOffice turns into those: ppt and odp (to
-pptx), xls, ods and tsv (to xlsx); that first step is LibreOffice's own sealed conversion.
+pptx), xls, ods and tsv (to xlsx); that first step is LibreOffice's own sealed conversion. Given
+Pandoc too, it lists doc, abw, zabw and 602: LibreOffice's docx of them, written as Markdown by Pandoc.
 Pandoc keeps docx, odt, html and the rest.
 """
 
@@ -43,6 +44,8 @@ _SLIDES = ("pptx", "ppsx", "pptm", "potx")
 _SHEETS = ("xlsx", "xlsm")
 # what LibreOffice converts first, and to what
 _THROUGH_OFFICE = {"ppt": "pptx", "odp": "pptx", "xls": "xlsx", "ods": "xlsx", "tsv": "xlsx"}
+# text documents Pandoc does not read: LibreOffice makes them docx, Pandoc writes its Markdown
+_DOCUMENTS = ("doc", "abw", "zabw", "602")
 _PDF_OPTIONS = (
     FILENAME,
     OptionSpec("first_page", "integer", 1, None, "First page to convert"),
@@ -57,13 +60,15 @@ class MarkdownEngine:
     def __init__(self) -> None:
         self.pdftotext = find_program("pdftotext")
         self.office: Engine | None = None
+        self.pandoc: Engine | None = None
 
     def version(self) -> str | None:
         return _VERSION
 
-    def convert_first_with(self, office: Engine) -> None:
-        """Read ppt, odp, xls, ods and tsv through ``office``'s conversion to pptx or xlsx."""
-        self.office = office
+    def convert_first_with(self, office: Engine, pandoc: Engine | None = None) -> None:
+        """Read ppt, odp, xls, ods and tsv through ``office``'s conversion to pptx or xlsx; and doc,
+        abw, zabw and 602 through its conversion to docx, then ``pandoc``'s docx -> md."""
+        self.office, self.pandoc = office, pandoc
         forget_listing(self)
 
     @functools.cached_property
@@ -86,11 +91,18 @@ class MarkdownEngine:
         office = self.office
         return office is not None and find_conversion([office], "convert", source, target) is not None
 
+    def _documents(self) -> list[str]:
+        """The text documents read through LibreOffice's docx and Pandoc, where both are here."""
+        pandoc = self.pandoc
+        if pandoc is None or find_conversion([pandoc], "convert", "docx", "md") is None:
+            return []
+        return [source for source in _DOCUMENTS if self._office_lists(source, "docx")]
+
     def conversion_types(self) -> Iterable[ConversionType]:
         own = (EngineVersion(_VERSION),)
         listed = [
             ConversionType("convert", source, "md", self.name, options=(FILENAME,), engine_versions=own)
-            for source in self._readers()
+            for source in [*self._readers(), *self._documents()]
         ]
         if self._poppler is not None:
             meta = {"text_by": f"poppler {self._poppler}"}
@@ -102,13 +114,17 @@ class MarkdownEngine:
         started = time.monotonic()
         source_format = request.input_format
         readers = self._readers()
-        known = source_format in readers or (source_format == "pdf" and self._poppler is not None)
+        documents = self._documents()
+        known = source_format in readers or source_format in documents
+        known = known or (source_format == "pdf" and self._poppler is not None)
         if request.operation != "convert" or request.output_format != "md" or not known:
             raise EngineError(
                 UNSUPPORTED_CONVERSION,
                 f"markdown does not {request.operation} {source_format} to {request.output_format}",
             )
         source = single_input(request)
+        if source_format in documents:
+            return self._document(request, started)
         if source_format == "pdf":
             text = self._pdf(request)
         elif source_format in _THROUGH_OFFICE:
@@ -133,9 +149,31 @@ class MarkdownEngine:
                     timeout=request.timeout, cancelled=request.cancelled)  # fmt: skip
         return pages_markdown(text.read_text(encoding="utf-8", errors="replace"), first)
 
-    def _through_office(self, request: EngineRequest, started: float) -> Path:
-        """The input converted by LibreOffice to pptx or xlsx, in the task's scratch space."""
-        step = _THROUGH_OFFICE[request.input_format]
+    def _document(self, request: EngineRequest, started: float) -> EngineResult:
+        """doc, abw, ...: LibreOffice's docx, then Pandoc's Markdown of it (named as the task's input)."""
+        docx = self._through_office(request, started, "docx")
+        assert self.pandoc is not None
+        left = None if request.timeout is None else max(1.0, request.timeout - (time.monotonic() - started))
+        return self.pandoc.run(
+            EngineRequest(
+                operation="convert",
+                input_format="docx",
+                output_format="md",
+                options={key: value for key, value in request.options.items() if key == "filename"},
+                inputs=[InputFile(request.inputs[0].task_name, docx)],
+                output_dir=request.output_dir,
+                work_dir=request.work_dir / "pandoc-step",
+                timeout=left,
+                cancelled=request.cancelled,
+                progress=lambda percent: request.progress(
+                    _OFFICE_SHARE + percent * (100 - _OFFICE_SHARE) / 100
+                ),
+            )
+        )
+
+    def _through_office(self, request: EngineRequest, started: float, step: str | None = None) -> Path:
+        """The input converted by LibreOffice to pptx, xlsx or docx, in the task's scratch space."""
+        step = step or _THROUGH_OFFICE[request.input_format]
         if self.office is None or not self._office_lists(request.input_format, step):
             source = request.input_format
             raise EngineError(UNSUPPORTED_CONVERSION, f"nothing converts {source} to {step} here")
