@@ -10,6 +10,7 @@ under Landlock: it converts without them or fails, and neither its output nor it
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import json
 import tarfile
@@ -418,14 +419,30 @@ def _hostile_abw(secrets: Planted) -> bytes:
     ).encode()
 
 
-@pytest.mark.parametrize("target", ["pdf", "odt"])
-def test_an_imported_abiword_file_reads_nothing_outside(
-    target: str, secrets: Planted, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+def _hostile_gnumeric(secrets: Planted) -> bytes:
+    doctype, used = _entity_xml(secrets)
+    return gzip.compress(
+        f'<?xml version="1.0"?>\n{doctype.replace("doc", "gnm:Workbook", 1)}\n'
+        '<gnm:Workbook xmlns:gnm="http://www.gnumeric.org/v10.dtd"><gnm:Sheets><gnm:Sheet><gnm:Name>S</gnm:Name>'
+        f'<gnm:Cells><gnm:Cell Row="0" Col="0" ValueType="60">Quokka notes {used}</gnm:Cell></gnm:Cells>'
+        "</gnm:Sheet></gnm:Sheets></gnm:Workbook>\n".encode()
+    )
+
+
+def test_imported_abiword_and_gnumeric_files_read_nothing_outside(
+    secrets: Planted, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
-    require_engine("libreoffice", "convert", "abw", target)
-    task = {"operation": "convert", "output_format": target, "engine": "libreoffice"}
-    outcomes = {"hostile.abw": convert(client, tmp_path, "hostile.abw", _hostile_abw(secrets), task)}
+    require_engine("libreoffice", "convert", "abw", "pdf")
+    require_engine("libreoffice", "convert", "gnumeric", "pdf")
+    task = {"operation": "convert", "output_format": "pdf", "engine": "libreoffice"}
+    outcomes = {
+        "hostile.abw": convert(client, tmp_path / "abw", "hostile.abw", _hostile_abw(secrets), task),
+        "hostile.gnumeric": convert(
+            client, tmp_path / "gnm", "hostile.gnumeric", _hostile_gnumeric(secrets), task
+        ),
+    }
     assert_nothing_out(outcomes, secrets)
-    # libabw expands no external entity and loads no picture by name: the document converts without them
-    assert outcomes["hostile.abw"].status == "finished", outcomes["hostile.abw"].message
-    assert b"Quokka notes" in outcomes["hostile.abw"].output
+    # libabw and orcus expand no external entity and load no picture by name: each converts without them
+    for name, outcome in outcomes.items():
+        assert outcome.status == "finished", (name, outcome.message)
+        assert b"Quokka notes" in outcome.output, name
