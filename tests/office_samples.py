@@ -9,6 +9,8 @@ import re
 import zipfile
 from pathlib import Path
 
+from import_samples import IMPORT_SAMPLES, write_import_sample
+
 __all__ = [
     "DERIVED",
     "MACRO_VARIANTS",
@@ -123,6 +125,9 @@ def write_sample(directory: Path, fmt: str) -> Path | None:
     if fmt in _OOO1_APPS:
         directory.mkdir(parents=True, exist_ok=True)
         return openoffice1(directory / f"sample.{fmt}", SAMPLE_TEXT)
+    if fmt in IMPORT_SAMPLES:  # formats LibreOffice only reads (abw, 602, wk1, gnumeric, ...)
+        directory.mkdir(parents=True, exist_ok=True)
+        return write_import_sample(directory / f"sample.{fmt}", SAMPLE_TEXT)
     if fmt not in _HAND_WRITTEN:
         return None
     directory.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from pypdf import PdfReader
 
 from formats_support.check_3d import MODEL_CHECKS
 from formats_support.check_mail import mail_checks
+from formats_support.check_docs import docs_checks
 
 __all__ = ["check_output"]
 
@@ -205,6 +206,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
     checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb], "wmf": [_wmf]}.get(fmt, [])
     if fmt in MODEL_CHECKS:
         checks.append(MODEL_CHECKS[fmt])
+    checks += docs_checks(path, fmt, word)
     if fmt == "ipynb":
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
     checks += mail_checks(path, fmt)

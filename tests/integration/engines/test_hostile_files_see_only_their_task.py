@@ -10,6 +10,7 @@ under Landlock: it converts without them or fails, and neither its output nor it
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import json
 import tarfile
@@ -26,6 +27,7 @@ from planted_secrets import CANARY, Planted, all_bytes, planted
 from pypdf import PdfReader
 
 from engine_needs import unavailable
+from markdown_samples import Slide, write_pptx
 from mcv_pipelines.service.engines import seal
 from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.engines.landlock import rules as landlock_rules
@@ -349,3 +351,98 @@ def test_ghostscript_postscript_reads_no_file_or_variable_outside(
     task = {"operation": "convert", "output_format": "pdf", "engine": "ghostscript-ps"}
     outcome = convert(client, tmp_path, "reader.ps", _postscript(secrets).encode(), task)
     assert_nothing_out({"reader.ps": outcome}, secrets)
+
+
+# --- Documents: a presentation's links and entities (Markdown engine), imported documents' -----------
+
+
+def _hostile_pptx(path: Path, secrets: Planted) -> Path:
+    climb = "../" * 12
+    rels = "".join(
+        f'<Relationship Id="x{n}" Type="{kind}" Target="{target}"{mode}/>'
+        for n, (kind, target, mode) in enumerate(
+            (f"http://schemas.openxmlformats.org/officeDocument/2006/relationships/{kind}", target, mode)
+            for file in [*secrets.text.values(), *secrets.pictures.values()]
+            for kind in ("notesSlide", "image")
+            for target, mode in ((file.as_uri(), ' TargetMode="External"'), (str(file), ""),
+                                 (f"{climb}{str(file).lstrip('/')}", ""))
+        )
+    )  # fmt: skip
+    return write_pptx(path, [Slide("Quokka facts", [(0, "Small")], notes="Say hello", extra_rels=rels)])
+
+
+def _entity_xml(secrets: Planted) -> tuple[str, str]:
+    """A document type declaring each secret text file an external entity, and the entities' uses."""
+    declared = "".join(f'<!ENTITY e{n} SYSTEM "{p.as_uri()}">' for n, p in enumerate(secrets.text.values()))
+    used = "".join(f"&e{n};" for n in range(len(secrets.text)))
+    return f"<!DOCTYPE doc [{declared}]>", used
+
+
+def test_markdown_reads_no_link_or_entity_outside(
+    secrets: Planted, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("markdown", "convert", "pptx", "md")
+    linked = _hostile_pptx(tmp_path / "linked.pptx", secrets)
+    doctype, used = _entity_xml(secrets)
+    entity = tmp_path / "entity.pptx"
+    with zipfile.ZipFile(linked) as source, zipfile.ZipFile(entity, "w") as target:
+        for name in source.namelist():
+            data = source.read(name).decode()
+            if name == "ppt/slides/slide1.xml":  # an external entity in the slide, used in its title
+                data = data.replace("?>\n", f"?>\n{doctype}", 1).replace("Quokka facts", f"Quokka {used}")
+            target.writestr(name, data)
+    task = {"operation": "convert", "output_format": "md", "engine": "markdown"}
+    outcomes = {
+        path.name: convert(client, tmp_path / path.stem, path.name, path.read_bytes(), task)
+        for path in (linked, entity)
+    }
+    assert_nothing_out(outcomes, secrets)
+    assert outcomes["linked.pptx"].status == "finished", outcomes["linked.pptx"].message
+    assert b"## Slide 1: Quokka facts" in outcomes["linked.pptx"].output
+    assert outcomes["entity.pptx"].message == (
+        "INVALID_INPUT_FILE: entity.pptx: its part ppt/slides/slide1.xml is not plain XML"
+    )
+
+
+def _hostile_abw(secrets: Planted) -> bytes:
+    doctype, used = _entity_xml(secrets)
+    pictures = "".join(
+        f'<p><image dataid="{p.as_uri()}" props="width:1in"/><a xlink:href="{p.as_uri()}">link</a>'
+        f'<image dataid="{p}"/></p>'
+        for p in secrets.pictures.values()
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        + doctype.replace("doc", "abiword", 1)
+        + '\n<abiword xmlns="http://www.abisource.com/awml.dtd" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'fileformat="1.1"><section><p>Quokka notes {used}</p>{pictures}</section></abiword>\n'
+    ).encode()
+
+
+def _hostile_gnumeric(secrets: Planted) -> bytes:
+    doctype, used = _entity_xml(secrets)
+    return gzip.compress(
+        f'<?xml version="1.0"?>\n{doctype.replace("doc", "gnm:Workbook", 1)}\n'
+        '<gnm:Workbook xmlns:gnm="http://www.gnumeric.org/v10.dtd"><gnm:Sheets><gnm:Sheet><gnm:Name>S</gnm:Name>'
+        f'<gnm:Cells><gnm:Cell Row="0" Col="0" ValueType="60">Quokka notes {used}</gnm:Cell></gnm:Cells>'
+        "</gnm:Sheet></gnm:Sheets></gnm:Workbook>\n".encode()
+    )
+
+
+def test_imported_abiword_and_gnumeric_files_read_nothing_outside(
+    secrets: Planted, require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("libreoffice", "convert", "abw", "pdf")
+    require_engine("libreoffice", "convert", "gnumeric", "pdf")
+    task = {"operation": "convert", "output_format": "pdf", "engine": "libreoffice"}
+    outcomes = {
+        "hostile.abw": convert(client, tmp_path / "abw", "hostile.abw", _hostile_abw(secrets), task),
+        "hostile.gnumeric": convert(
+            client, tmp_path / "gnm", "hostile.gnumeric", _hostile_gnumeric(secrets), task
+        ),
+    }
+    assert_nothing_out(outcomes, secrets)
+    # libabw and orcus expand no external entity and load no picture by name: each converts without them
+    for name, outcome in outcomes.items():
+        assert outcome.status == "finished", (name, outcome.message)
+        assert b"Quokka notes" in outcome.output, name

@@ -5,10 +5,12 @@ preference (the first engine that can do a conversion type is its default). ``av
 keeps those that can run on this machine, so the listing never advertises what cannot run.
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
-(process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/, mail/; a family may
-import the modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with
-image/, vector/ checks its PDF input with pdf/, mail/ prints its PDFs as text/ does).
+(process, program_engine, progress), the command sandbox and the URL guard. One folder per family
+(image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/, and the families
+of the wider formats: subtitle/, raw/, mail/, data/, markdown/, pages/); a family may import the modules
+at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/, vector/
+checks its PDF input with pdf/, mail/ prints its PDFs as text/ does, markdown/ counts a PDF's pages with
+pdf/).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
 """
@@ -29,6 +31,7 @@ from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, Ima
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.mail.mail_engine import MailEngine
+from mcv_pipelines.service.engines.markdown.engine import MarkdownEngine
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
 from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
@@ -79,6 +82,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     PandocEngine,
     # after Pandoc: where both convert (docx -> epub), Pandoc's sandboxed reading is preferred
     CalibreEngine,
+    # Markdown from what Pandoc does not read (pdf, slides, workbooks); it lists no pair Pandoc lists
+    MarkdownEngine,
     # 3D models: the only engine of its formats
     AssimpEngine,
     # mail (eml, msg, mbox, emlx): the only engine of its formats; prints its PDFs with Chromium (_compose)
@@ -96,11 +101,17 @@ def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORI
 
 def _compose(engines: Sequence[Engine]) -> None:
     """Hand engines that build on another the instance made here: Pandoc and the mail engine print their
-    PDFs with the web engine's html -> pdf (text/pandoc_pdf.py), so the process keeps one warm browser."""
+    PDFs with the web engine's html -> pdf (text/pandoc_pdf.py), so the process keeps one warm browser;
+    the Markdown engine reads ppt, odp, xls and ods once the warm LibreOffice made them pptx or xlsx, and
+    doc once it made it docx for Pandoc."""
     printers = [engine for engine in engines if isinstance(engine, ChromiumEngine)]
+    offices = [engine for engine in engines if isinstance(engine, LibreOfficeEngine)]
+    pandocs = [engine for engine in engines if isinstance(engine, PandocEngine)]
     for engine in engines:
         if isinstance(engine, PandocEngine | MailEngine) and printers:
             engine.print_with(printers[0])
+        if isinstance(engine, MarkdownEngine) and offices:  # ppt, xls, ... read once made pptx, xlsx
+            engine.convert_first_with(offices[0], pandocs[0] if pandocs else None)
 
 
 def close_engines(engines: Sequence[Engine]) -> None:

@@ -153,6 +153,10 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="pandoc",
         homebrew="pandoc",
     ),
+    "markdown": InstallHint(
+        "Markdown out of pptx and xlsx (installed with mcv); pdf too where Poppler's pdftotext is "
+        "(poppler-text's packages), and ppt, odp, xls, ods and tsv where LibreOffice is"
+    ),
     "unar": InstallHint(
         "rar archives (read) converted to zip, 7z and tar",
         programs=("unar", "lsar"),

@@ -2,12 +2,15 @@
 
 Every pair here was converted for real and its output checked (bench/formats.py runs them all;
 tests/unit/engines/test_office_matrix.py every core pair and each added format once). Formats
-LibreOffice reads but we could not prove here are left out on purpose: wpd, pages, vsd and cdr (no
-program on this machine writes a sample of them, and no download is allowed), dbf (its dBase export
-fails in a LibreOffice without Base, so no sample can be made here), and the OpenOffice.org 1
-templates sti and std (LibreOffice opens them as empty documents). The other OpenOffice.org 1 formats
-(sxw, stw, sxc, stc, sxi, sxd) are read only: LibreOffice no longer writes them, and their samples are
-written by hand.
+LibreOffice reads but we could not prove here are left out on purpose: wpd, wps, pages, numbers, key,
+hwp, lwp, cwk, mw, wri, sdw, qpw, pub, vsd and cdr (no program on this machine writes a sample of them:
+AbiWord only writes formats LibreOffice writes itself, libwpd/libwps/libmwaw's tools only read; and
+no download is allowed), dbf (neither its import nor its export runs in a LibreOffice without Base's
+drivers), and the OpenOffice.org 1 templates sti and std (LibreOffice opens them as empty documents).
+Formats only its import filters read (AbiWord abw and zabw, T602, Lotus 1-2-3 wk1 and wks, Gnumeric)
+are listed with samples written by hand from their published layouts (tests/import_samples.py). The
+other OpenOffice.org 1 formats (sxw, stw, sxc, stc, sxi, sxd) are read only: LibreOffice no longer
+writes them, and their samples are written by hand.
 
 A module is present when a library only its package installs is there (``libswlo.so`` for Writer...):
 a Writer-only LibreOffice lists no spreadsheet pairs.
@@ -80,6 +83,8 @@ WRITER = Module(
         # issue 23, breadth: templates, macro-enabled documents, OpenOffice.org 1 and UOF
         "dot": Reader(), "dotx": Reader(), "docm": Reader(), "dotm": Reader(), "ott": Reader(),
         "sxw": Reader(), "stw": Reader(), "uot": Reader("UOF text"),
+        # import filters only (libabw, LibreOffice's T602 filter): read, never written
+        "abw": Reader("AbiWord"), "zabw": Reader("AbiWord"), "602": Reader("T602Document"),
     },
     writers={
         "pdf": Writer("writer_pdf_Export", pdf=True), "docx": Writer("MS Word 2007 XML"),
@@ -104,6 +109,8 @@ CALC = Module(
         "xlt": Reader(), "xltx": Reader(), "xlsm": Reader(), "xltm": Reader(), "ots": Reader(),
         "sxc": Reader(), "stc": Reader(), "dif": Reader("DIF"), "slk": Reader("SYLK"),
         "uos": Reader("UOF spreadsheet"),
+        # import filters only: Lotus 1-2-3 (1A and 2), Gnumeric (orcus)
+        "wk1": Reader(), "wks": Reader(), "gnumeric": Reader(),
     },
     writers={
         "pdf": Writer("calc_pdf_Export", pdf=True), "xlsx": Writer("Calc MS Excel 2007 XML"),

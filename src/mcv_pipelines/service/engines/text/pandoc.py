@@ -7,6 +7,9 @@ written, again in the sandbox except for the writers that cannot run in it here 
 pptx read their own data files). An image naming ``file://``, a loopback or private address is
 neither fetched nor embedded: it stays a link.
 
+A BibTeX file (``bib``) becomes the formatted list of its entries: read with citeproc, every entry
+cited; the references themselves stay out of the written metadata like any other field.
+
 PDF (no TeX here): once the registry hands it the web engine (``print_with``), Pandoc lists its text
 inputs to pdf and prints a self-contained html page with that engine (pandoc_pdf.py).
 """
@@ -36,6 +39,7 @@ from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
 from mcv_pipelines.service.engines.text.ast_guard import clean_document
 from mcv_pipelines.service.engines.text.pandoc_formats import (
+    BIBLIOGRAPHIES,
     PANDOC_READERS,
     PANDOC_WRITERS,
     STANDALONE,
@@ -107,8 +111,12 @@ class PandocEngine(ProgramEngine):
         copy = alone / f"input.{request.input_format}"
         shutil.copyfile(source, copy)
         ast = alone / "document.json"
-        self._pandoc(request, ["--from", reader, "--to", "json", "--extract-media=media", copy.name], ast,
-                     f"reading {source.name} as {request.input_format}", sandbox=True)  # fmt: skip
+        cited: list[str] = []
+        if request.input_format in BIBLIOGRAPHIES:  # the entries formatted, all of them cited
+            (alone / "nocite.yaml").write_text('nocite: "@*"\n', encoding="utf-8")
+            cited = ["--citeproc", "--metadata-file=nocite.yaml"]
+        self._pandoc(request, ["--from", reader, "--to", "json", *cited, "--extract-media=media", copy.name],
+                     ast, f"reading {source.name} as {request.input_format}", sandbox=True)  # fmt: skip
         try:
             document = json.loads(ast.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:

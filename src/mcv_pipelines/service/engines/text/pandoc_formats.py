@@ -8,7 +8,14 @@ does not install; Markdown to PDF goes through html and the web engine), no ``as
 
 from __future__ import annotations
 
-__all__ = ["PANDOC_READERS", "PANDOC_WRITERS", "STANDALONE", "UNPROVEN", "UNSANDBOXED_WRITERS"]
+__all__ = [
+    "BIBLIOGRAPHIES",
+    "PANDOC_READERS",
+    "PANDOC_WRITERS",
+    "STANDALONE",
+    "UNPROVEN",
+    "UNSANDBOXED_WRITERS",
+]
 
 # Markdown is read as Pandoc's Markdown plus GitHub's bare autolinks: it reads GitHub-flavoured files
 # (pipe tables, task lists, strikeout, fenced code) and Pandoc's own (footnotes, metadata blocks).
@@ -42,6 +49,8 @@ PANDOC_READERS: dict[str, str] = {
     "jats": "jats",
     "haddock": "haddock",
     "native": "native",
+    # a BibTeX bibliography, written out as the formatted list of its entries (pandoc.py: citeproc)
+    "bib": "bibtex",
 }
 
 # Markdown is written as GitHub-flavoured Markdown: what most readers of a .md file render.
@@ -81,8 +90,12 @@ PANDOC_WRITERS: dict[str, str] = {
 
 # Pairs bench/formats.py found this Pandoc gets wrong, left out of the listing: fb2 -> epub fails
 # ("not found in reftable"; Calibre does it); rtf -> opml and csv -> opml keep only headings, and an
-# RTF or a CSV has none.
-UNPROVEN = frozenset({("fb2", "epub"), ("rtf", "opml"), ("csv", "opml")})
+# RTF or a CSV has none (nor has a bibliography); the org writer drops a bibliography's entries.
+UNPROVEN = frozenset({("fb2", "epub"), ("rtf", "opml"), ("csv", "opml"), ("bib", "opml"), ("bib", "org")})
+
+# Readers of bibliographies: the document is their entries, formatted by Pandoc's citeproc in its
+# built-in style (Chicago author-date), every entry cited (``nocite: "@*"``).
+BIBLIOGRAPHIES = frozenset({"bib"})
 
 # Writers whose output is a whole document only with --standalone (else a fragment).
 STANDALONE = frozenset(
