@@ -29,6 +29,9 @@ from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, Ima
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
+from mcv_pipelines.service.engines.pages.comics import ComicEngine
+from mcv_pipelines.service.engines.pages.djvu import DjvuEngine
+from mcv_pipelines.service.engines.pages.mupdf import MupdfEngine
 from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
 from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
@@ -70,12 +73,18 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     QpdfEngine,
     PdftoppmEngine,
     PopplerTextEngine,
+    # pages: the only engines of djvu (djvulibre) and xps/oxps (MuPDF)
+    DjvuEngine,
+    MupdfEngine,
     # Chromium before LibreOffice: both list html -> pdf and png, and a browser lays out a web page as
     # its author meant (LibreOffice's Writer/Web drops much of CSS). Chromium lists nothing else.
     ChromiumEngine,
     LibreOfficeEngine,
     # after LibreOffice: where both convert a document (docx -> odt), LibreOffice keeps its look
     PandocEngine,
+    # comics before Calibre: both convert cbz/cb7 to pdf and epub, and this one keeps each page's picture
+    # as it is, at its own size, in natural order (Calibre rescales and re-encodes them)
+    ComicEngine,
     # after Pandoc: where both convert (docx -> epub), Pandoc's sandboxed reading is preferred
     CalibreEngine,
     # 3D models: the only engine of its formats
