@@ -171,6 +171,24 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="assimp",
         homebrew="assimp",
     ),
+    "djvulibre": InstallHint(
+        "DjVu documents to pdf, png, jpg, tiff and their text layer to txt",
+        programs=("ddjvu", "djvutxt"),
+        needs_all=True,
+        debian="djvulibre-bin",
+        fedora="djvulibre",
+        homebrew="djvulibre",
+    ),
+    "mupdf": InstallHint(
+        "XPS and OpenXPS documents to pdf, png, jpg, svg and txt",
+        programs=("mutool",),
+        debian="mupdf-tools",
+        fedora="mupdf",
+        homebrew="mupdf-tools",
+    ),
+    "comics": InstallHint(
+        "comic archives (cbz, cbt, cb7; cbr with unar) to cbz, pdf and fixed-layout epub (installed with mcv)"
+    ),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",
         programs=("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"),
