@@ -28,7 +28,8 @@ def _dpi(image: Image.Image) -> float:
         value = float(dpi[0]) if isinstance(dpi, tuple) else 0.0
     except (TypeError, ValueError):
         value = 0.0
-    return value if 10 <= value <= 2400 else _DEFAULT_DPI
+    # PNG records dots per metre: 2835 of them are 72.009 dpi, meant as 72
+    return float(round(value)) if 10 <= value <= 2400 else _DEFAULT_DPI
 
 
 def _flat(image: Image.Image) -> Image.Image:

@@ -65,7 +65,7 @@ class DjvuEngine(ProgramEngine):
             )
         source = isolated_input(request, "djvu")
         shown = request.inputs[0].path.name
-        layout = djvu_layout(source)
+        layout = djvu_layout(source, shown)
         pages = [index + 1 for index in parse_pages(request.options.get("pages"), layout.pages)]
         spec = ",".join(map(str, pages))
         if target == "txt":

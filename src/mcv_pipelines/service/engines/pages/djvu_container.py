@@ -60,10 +60,14 @@ def _includes(data: bytes, start: int, end: int, depth: int = 0) -> list[str]:
     return names
 
 
-def djvu_layout(path: Path) -> DjvuLayout:
-    """The layout of the DjVu file ``path``; EngineError for a file that is none or names others."""
+def _leaf(name: str) -> str:
+    return name.replace("\\", "/").rsplit("/", 1)[-1] or name
+
+
+def djvu_layout(path: Path, name: str) -> DjvuLayout:
+    """The layout of the DjVu file ``path`` (``name`` to the user); EngineError for a file that is none
+    or names others."""
     data = path.read_bytes()
-    name = path.name
     if not data.startswith(_MAGIC) or len(data) < 16:
         raise EngineError(INVALID_INPUT_FILE, f"{name} is not a DjVu file (no AT&T FORM header)")
     try:
@@ -74,9 +78,10 @@ def djvu_layout(path: Path) -> DjvuLayout:
         if kind == b"FORM:DJVU":
             included = _includes(data, body, stop)
             if included:
+                shown = ", ".join(_leaf(n) for n in included[:3])
                 raise EngineError(
                     INVALID_INPUT_FILE,
-                    f"{name} includes other files ({', '.join(included[:3])}); a DjVu page that names "
+                    f"{name} includes other files ({shown}); a DjVu page that names "
                     "files outside itself is not converted: bundle it first (djvmcvt -b)",
                 )
             return DjvuLayout(pages=1, bundled=False)
