@@ -58,6 +58,7 @@ ENGINES=(
     # MuPDF's mutool (mupdf-tools with libmujs2, libgumbo1, libjbig2dec0: ~87 MB installed)
     djvulibre-bin
     mupdf-tools
+    libchm-bin  # CHM: chmlib's enum_chmLib and extract_chmLib (2 packages, ~0.2 MB)
     fonts-dejavu-core
     fontconfig
 )

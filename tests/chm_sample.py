@@ -63,7 +63,9 @@ def chm_document(pages: list[tuple[str, str, str]], title: str = "Help") -> byte
     content, entries = b"", b""
     for name in sorted(files, key=str.lower):
         encoded = name.encode()
-        entries += _encint(len(encoded)) + encoded + _encint(0) + _encint(len(content)) + _encint(len(files[name]))
+        entries += (
+            _encint(len(encoded)) + encoded + _encint(0) + _encint(len(content)) + _encint(len(files[name]))
+        )
         content += files[name]
     if 0x14 + len(entries) + 2 > _CHUNK:
         raise ValueError("the sample's directory must fit one listing chunk")

@@ -29,6 +29,7 @@ from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, Ima
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
+from mcv_pipelines.service.engines.pages.chm import ChmEngine
 from mcv_pipelines.service.engines.pages.comics import ComicEngine
 from mcv_pipelines.service.engines.pages.djvu import DjvuEngine
 from mcv_pipelines.service.engines.pages.mupdf import MupdfEngine
@@ -87,6 +88,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     ComicEngine,
     # after Pandoc: where both convert (docx -> epub), Pandoc's sandboxed reading is preferred
     CalibreEngine,
+    # CHM unpacked by chmlib into one HTMLZ book, then Calibre's (given it by _compose below)
+    ChmEngine,
     # 3D models: the only engine of its formats
     AssimpEngine,
 )
@@ -104,9 +107,12 @@ def _compose(engines: Sequence[Engine]) -> None:
     """Hand engines that build on another the instance made here: Pandoc prints its PDFs with the web
     engine's html -> pdf (text/pandoc_pdf.py), so the process keeps one warm browser, not two."""
     printers = [engine for engine in engines if isinstance(engine, ChromiumEngine)]
+    calibres = [engine for engine in engines if isinstance(engine, CalibreEngine)]
     for engine in engines:
         if isinstance(engine, PandocEngine) and printers:
             engine.print_with(printers[0])
+        if isinstance(engine, ChmEngine) and calibres:  # CHM's pages become a book Calibre converts
+            engine.convert_with(calibres[0])
 
 
 def close_engines(engines: Sequence[Engine]) -> None:

@@ -186,6 +186,14 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="mupdf",
         homebrew="mupdf-tools",
     ),
+    "chmlib": InstallHint(
+        "CHM help files to htmlz, and with Calibre to epub, pdf, txt, docx, mobi ...",
+        programs=("extract_chmLib", "enum_chmLib"),
+        needs_all=True,
+        debian="libchm-bin",
+        fedora="chmlib",
+        homebrew="chmlib",
+    ),
     "comics": InstallHint(
         "comic archives (cbz, cbt, cb7; cbr with unar) to cbz, pdf and fixed-layout epub (installed with mcv)"
     ),
