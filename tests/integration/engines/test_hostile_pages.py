@@ -2,7 +2,8 @@
 
 A comic archive whose members climb out (``../``), are absolute or are links to the planted secrets;
 a zip bomb and a picture that claims billions of pixels; an XPS whose page takes its picture and its
-font from a file path or a ``file:`` URI outside the package; a DjVu that includes files by name (an
+font from a file path or a ``file:`` URI outside the package; a CHM whose page links, shows and styles
+itself with files outside; a DjVu that includes files by name (an
 indirect document, a page with an INCL chunk). Each converts without the outside content or fails
 with a clear error, and neither its output nor its error holds a secret.
 """
@@ -23,12 +24,14 @@ from PIL import Image
 from planted_secrets import Planted
 from test_hostile_files_see_only_their_task import (  # the planted secrets under both seals
     Outcome,
+    _book,
     assert_nothing_out,
     convert,
     sealing,
     secrets,
 )
 
+from chm_sample import chm_document
 from comic_samples import comic_archive, page_picture
 from djvu_sample import djvu_document
 from mcv_pipelines.service.engines.archive import unpack
@@ -211,3 +214,22 @@ def test_a_djvu_that_names_files_fails_clearly(
     assert outcomes["includes.djvu"].message.startswith(
         "INVALID_INPUT_FILE: includes.djvu includes other files (secret.txt, "
     )
+
+
+def test_a_chm_takes_nothing_its_pages_name_outside(
+    secrets: Planted, require_engine: RequireEngine, require_conversion: Callable[..., Engine],
+    client: httpx.Client, tmp_path: Path,
+) -> None:  # fmt: skip
+    require_engine("chmlib", "convert", "chm", "htmlz")
+    require_conversion("convert", "chm", "epub")
+    page = _book(secrets)  # pictures, styles, frames and links naming the planted files
+    data = chm_document([("index.html", "Chapter", page), ("more.html", "More", page)])
+    outcomes = {
+        f"book.{target}": convert(client, tmp_path / target, "book.chm", data,
+                                  {"operation": "convert", "output_format": target, "engine": "chmlib"})
+        for target in ("htmlz", "epub")
+    }  # fmt: skip
+    assert_nothing_out(outcomes, secrets)
+    for outcome in outcomes.values():
+        assert outcome.status == "finished", outcome.message
+        assert b"Text of the chapter." in outcome.output

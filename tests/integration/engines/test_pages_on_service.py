@@ -1,4 +1,5 @@
-"""Pages and books through the service: DjVu (djvulibre), XPS and OpenXPS (MuPDF), comic archives.
+"""Pages and books through the service: DjVu (djvulibre), XPS and OpenXPS (MuPDF), comic archives,
+CHM (chmlib, then Calibre).
 
 What a user notices: every page comes out, in order, at the size asked; the text layer comes through;
 comic pages come out in natural order (page2 before page10) with what is not a picture left out; a
@@ -20,6 +21,7 @@ from engine_job_helpers import b64_import, download_all, run_job, task_named
 from PIL import Image
 from pypdf import PdfReader
 
+from chm_sample import chm_document
 from comic_samples import comic_archive, page_picture, sample_members
 from djvu_sample import djvu_document
 from mcv_pipelines.service.engines.base import Engine
@@ -162,3 +164,50 @@ def test_a_comic_without_pictures_fails_clearly(
     task = task_named(job, "pdf")
     assert task["code"] == "INVALID_INPUT_FILE"
     assert task["message"] == "notes.cbz holds no pictures (jpg, png, gif, webp, bmp, tiff)"
+
+
+def _chm_pages() -> list[tuple[str, str, str]]:
+    """Two pages whose order in the contents (zeta, then alpha) is not their names' order."""
+    return [
+        (
+            "zeta.html",
+            "Start",
+            '<html><body><h1>Quokka notes</h1><a href="alpha.html">next</a></body></html>',
+        ),
+        (
+            "alpha.html",
+            "Two",
+            "<html><body><p>Wombat page.</p><script>document.write('x')</script></body></html>",
+        ),
+    ]
+
+
+def test_chm_to_epub_and_txt_in_contents_order(
+    require_engine: RequireEngine, require_conversion: Callable[..., Engine], client: httpx.Client,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    require_engine("chmlib", "convert", "chm", "htmlz")
+    require_conversion("convert", "chm", "txt")
+    source = tmp_path / "guide.chm"
+    source.write_bytes(chm_document(_chm_pages(), "Quokka guide"))
+    job = _job(client, source, {"txt": _convert("txt"), "htmlz": _convert("htmlz")})
+    assert task_named(job, "txt")["engine"] == "chmlib"
+    files = download_all(job, tmp_path / "out")
+    assert re.findall(r"\w+", files["guide.txt"].read_text()) == ["Quokka", "notes", "next", "Wombat", "page"]
+    with zipfile.ZipFile(files["guide.htmlz"]) as book:
+        index = book.read("index.html").decode()
+    assert "<title>Quokka guide</title>" in index
+    assert '<a href="#page-alpha-html">next</a>' in index  # a link between pages, now within the book
+    assert "<script" not in index
+
+
+def test_chm_naming_a_member_outside_fails_clearly(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("chmlib", "convert", "chm", "htmlz")
+    source = tmp_path / "climb.chm"
+    source.write_bytes(chm_document([*_chm_pages(), ("../../escaped.html", "Out", "<p>out</p>")]))
+    job = run_job(client, {"in": b64_import(source), "htmlz": _convert("htmlz")})
+    task = task_named(job, "htmlz")
+    assert task["code"] == "INVALID_INPUT_FILE"
+    assert task["message"] == "climb.chm holds a member that climbs out of it (/../../escaped.html)"
