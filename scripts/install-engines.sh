@@ -52,7 +52,13 @@ ENGINES=(
     calibre
     # assimp: 3D models (obj, stl, ply, gltf/glb, fbx, dae, 3ds ...) to each other (3 packages, ~13 MB)
     assimp-utils
-    unar  # rar archives, read only (lsar lists, unar unpacks)
+    unar  # rar archives, read only (lsar lists, unar unpacks); also comic books in RAR (cbr)
+    # issue 47, pages and books: DjVu with ddjvu and djvutxt (djvulibre-bin with libdjvulibre21 and its
+    # text, ~3 MB; its encoders c44/cjb2/djvm/djvused make the tests' samples), XPS and OpenXPS with
+    # MuPDF's mutool (mupdf-tools with libmujs2, libgumbo1, libjbig2dec0: ~87 MB installed)
+    djvulibre-bin
+    mupdf-tools
+    libchm-bin  # CHM: chmlib's enum_chmLib and extract_chmLib (2 packages, ~0.2 MB)
     fonts-dejavu-core
     fontconfig
 )

@@ -33,6 +33,10 @@ from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.mail.mail_engine import MailEngine
 from mcv_pipelines.service.engines.markdown.engine import MarkdownEngine
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
+from mcv_pipelines.service.engines.pages.chm import ChmEngine
+from mcv_pipelines.service.engines.pages.comics import ComicEngine
+from mcv_pipelines.service.engines.pages.djvu import DjvuEngine
+from mcv_pipelines.service.engines.pages.mupdf import MupdfEngine
 from mcv_pipelines.service.engines.pdf.ghostscript import GhostscriptEngine
 from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
 from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
@@ -74,16 +78,24 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     QpdfEngine,
     PdftoppmEngine,
     PopplerTextEngine,
+    # pages: the only engines of djvu (djvulibre) and xps/oxps (MuPDF)
+    DjvuEngine,
+    MupdfEngine,
     # Chromium before LibreOffice: both list html -> pdf and png, and a browser lays out a web page as
     # its author meant (LibreOffice's Writer/Web drops much of CSS). Chromium lists nothing else.
     ChromiumEngine,
     LibreOfficeEngine,
     # after LibreOffice: where both convert a document (docx -> odt), LibreOffice keeps its look
     PandocEngine,
+    # comics before Calibre: both convert cbz/cb7 to pdf and epub, and this one keeps each page's picture
+    # as it is, at its own size, in natural order (Calibre rescales and re-encodes them)
+    ComicEngine,
     # after Pandoc: where both convert (docx -> epub), Pandoc's sandboxed reading is preferred
     CalibreEngine,
     # Markdown from what Pandoc does not read (pdf, slides, workbooks); it lists no pair Pandoc lists
     MarkdownEngine,
+    # CHM unpacked by chmlib into one HTMLZ book, then Calibre's (given it by _compose below)
+    ChmEngine,
     # 3D models: the only engine of its formats
     AssimpEngine,
     # mail (eml, msg, mbox, emlx): the only engine of its formats; prints its PDFs with Chromium (_compose)
@@ -107,11 +119,14 @@ def _compose(engines: Sequence[Engine]) -> None:
     printers = [engine for engine in engines if isinstance(engine, ChromiumEngine)]
     offices = [engine for engine in engines if isinstance(engine, LibreOfficeEngine)]
     pandocs = [engine for engine in engines if isinstance(engine, PandocEngine)]
+    calibres = [engine for engine in engines if isinstance(engine, CalibreEngine)]
     for engine in engines:
         if isinstance(engine, PandocEngine | MailEngine) and printers:
             engine.print_with(printers[0])
         if isinstance(engine, MarkdownEngine) and offices:  # ppt, xls, ... read once made pptx, xlsx
             engine.convert_first_with(offices[0], pandocs[0] if pandocs else None)
+        if isinstance(engine, ChmEngine) and calibres:  # CHM's pages become a book Calibre converts
+            engine.convert_with(calibres[0])
 
 
 def close_engines(engines: Sequence[Engine]) -> None:

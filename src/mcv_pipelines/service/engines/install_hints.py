@@ -179,6 +179,32 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="assimp",
         homebrew="assimp",
     ),
+    "djvulibre": InstallHint(
+        "DjVu documents to pdf, png, jpg, tiff and their text layer to txt",
+        programs=("ddjvu", "djvutxt"),
+        needs_all=True,
+        debian="djvulibre-bin",
+        fedora="djvulibre",
+        homebrew="djvulibre",
+    ),
+    "mupdf": InstallHint(
+        "XPS and OpenXPS documents to pdf, png, jpg, svg and txt",
+        programs=("mutool",),
+        debian="mupdf-tools",
+        fedora="mupdf",
+        homebrew="mupdf-tools",
+    ),
+    "chmlib": InstallHint(
+        "CHM help files to htmlz, and with Calibre to epub, pdf, txt, docx, mobi ...",
+        programs=("extract_chmLib", "enum_chmLib"),
+        needs_all=True,
+        debian="libchm-bin",
+        fedora="chmlib",
+        homebrew="chmlib",
+    ),
+    "comics": InstallHint(
+        "comic archives (cbz, cbt, cb7; cbr with unar) to cbz, pdf and fixed-layout epub (installed with mcv)"
+    ),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",
         programs=("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"),

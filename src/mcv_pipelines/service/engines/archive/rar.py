@@ -126,6 +126,22 @@ class UnarEngine:
             raise EngineError("ENGINE_UNAVAILABLE", "unar and lsar are not installed on this machine")
         path = single_input(request)
         request.work_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=request.work_dir) as scratch:
+            written = self.unpack(request, path, Path(scratch))
+            stem = split_extension(path.name)[0]
+            names = OutputNames(request.output_dir, str_option(request.options, "filename", None), 1)
+            out = names.next(stem, target)
+            request.output_dir.mkdir(parents=True, exist_ok=True)
+            with library_errors(f"write the {target} archive {out.name!r}"):
+                write_archive(target, out, written)
+        return EngineResult(files=[out])
+
+    def unpack(self, request: EngineRequest, path: Path, scratch: Path) -> list[tuple[Path, str]]:
+        """The regular files of the RAR archive ``path`` unpacked under ``scratch`` (an empty directory
+        in the task's work space): [(file, safe unique name)], in the archive's order. Comic archives
+        (pages/comics.py) unpack their cbr through here too."""
+        if self.unar is None or self.lsar is None:
+            raise EngineError("ENGINE_UNAVAILABLE", "unar and lsar are not installed on this machine")
         unreadable = EngineError(INVALID_INPUT_FILE, f"{path.name} is not a RAR archive unar can read")
         try:
             listing = run_checked(
@@ -148,16 +164,7 @@ class UnarEngine:
             raise EngineError(
                 INVALID_INPUT_FILE, f"{path.name} was declared rar but is {found or 'not an archive'}"
             )
-        members = rar_members(parsed, path.name)
-        with tempfile.TemporaryDirectory(dir=request.work_dir) as scratch:
-            written = self._extract(request, path, members, Path(scratch))
-            stem = split_extension(path.name)[0]
-            names = OutputNames(request.output_dir, str_option(request.options, "filename", None), 1)
-            out = names.next(stem, target)
-            request.output_dir.mkdir(parents=True, exist_ok=True)
-            with library_errors(f"write the {target} archive {out.name!r}"):
-                write_archive(target, out, written)
-        return EngineResult(files=[out])
+        return self._extract(request, path, rar_members(parsed, path.name), scratch)
 
     def _extract(
         self, request: EngineRequest, path: Path, members: list[RarMember], scratch: Path
@@ -192,4 +199,3 @@ class UnarEngine:
                 )
             written.append((found[0], names.unique(name)))
         return written
-

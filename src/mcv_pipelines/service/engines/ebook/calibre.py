@@ -30,8 +30,9 @@ __all__ = ["CALIBRE_INPUTS", "CALIBRE_OUTPUTS", "CalibreEngine"]
 # the zipped FictionBook (fbz) are read only, as Calibre does; azw and prc are MOBI files under the
 # names Kindle and Mobipocket gave them. SNB is written, not read: Calibre 6 fails on the SNB it
 # writes itself (bench/formats.py: snb -> epub, docx, pdf ... all failed). Not here: cbr (RAR;
-# Calibre's own unrar is not built in Debian's package), cbt (Calibre has no reader for it), chm
-# (nothing here writes one).
+# Calibre's own unrar is not built in Debian's package; pages/comics.py reads it), cbt (Calibre has
+# no reader for it), chm (Calibre 6.13's reader fails on any CHM with a link: pages/chm.py unpacks it
+# with chmlib and hands Calibre an HTMLZ).
 CALIBRE_INPUTS = (
     "epub", "mobi", "azw3", "fb2", "lit", "lrf", "pdb", "rtf", "txt", "docx", "odt", "htmlz", "txtz",
     "pml", "pmlz", "rb", "tcr", "cbz", "cb7", "fbz", "azw", "prc",
