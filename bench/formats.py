@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the te
 from formats_support.check import check_output
 from formats_support.samples import WORD, office_from, write_seeds
 from formats_support.samples_breadth import BREADTH_WORDED
+from formats_support.samples_data import DATA_WORDED
 
 from mcv_pipelines.service.server import LocalService
 from office_samples import MACRO_VARIANTS, macro_variant
@@ -115,7 +116,7 @@ def make_inputs(
     those cannot be made without them); and the formats whose sample carries the word."""
     every = {source for source, _ in pairs}
     samples = write_seeds(work / "seeds", every)
-    worded = set(samples) & (WORDED_SEEDS | BREADTH_WORDED)
+    worded = set(samples) & (WORDED_SEEDS | BREADTH_WORDED | DATA_WORDED)
     tried: set[tuple[str, str]] = set()  # a derivation that failed is not tried again
     for wanted in [needed, every] if needed else [every]:
         if not wanted - set(samples):

@@ -6,7 +6,7 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/; a family may import the
+image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/, data/; a family may import the
 modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/,
 vector/ checks its PDF input with pdf/).
 
@@ -21,6 +21,7 @@ from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
 from mcv_pipelines.service.engines.archive.rar import UnarEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.data.engine import DataEngine
 from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
 from mcv_pipelines.service.engines.image.libheif import LibheifEngine
@@ -78,6 +79,9 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     PandocEngine,
     # after Pandoc: where both convert (docx -> epub), Pandoc's sandboxed reading is preferred
     CalibreEngine,
+    # data formats (json, yaml, toml, xml, plist, jsonl, xlsx, vcf, ics) after LibreOffice and Pandoc,
+    # which stay the default for the table pairs they list (csv/tsv/xlsx among themselves, csv -> md)
+    DataEngine,
     # 3D models: the only engine of its formats
     AssimpEngine,
 )

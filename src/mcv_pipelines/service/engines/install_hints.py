@@ -38,6 +38,10 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     "pypdf": InstallHint("PDF merge, split, metadata, watermarks and page work (installed with mcv)"),
     "archive": InstallHint("zip, 7z and tar archives, packed and converted (installed with mcv)"),
     "fonttools": InstallHint("ttf, otf, woff and woff2 fonts to each other (installed with mcv)"),
+    "data": InstallHint(
+        "json, yaml, toml, xml and plist documents to each other and to tables; csv, tsv, jsonl and xlsx "
+        "tables to documents, md and html; vCard and iCalendar to csv and json (installed with mcv)"
+    ),
     "ghostscript": InstallHint(
         "PDF optimize (smaller files, better than pypdf's)",
         programs=("gs",),
