@@ -11,7 +11,8 @@ cannot, with the value's path:
 - toml: no null and no top-level list (an error naming the value's path); integers within 64 bits;
   dates, date-times and local times kept as TOML's own; binary data as base64 text.
 - plist: no null (an error); integers within 64 bits; a date becomes ISO text (a plist date is a
-  date-time), a date-time with an offset is written in UTC (plist dates are UTC); xml plist by default,
+  date-time), a date-time is written in UTC (plist dates are UTC; one without an offset is taken as
+  UTC), and a plist's dates are read as UTC date-times; xml plist by default,
   ``plist_format: binary`` for the binary one. Both kinds are read.
 - xml: see xml_tree.py; everything read from XML is text.
 
@@ -32,7 +33,7 @@ from typing import Any
 import yaml
 
 from mcv_pipelines.service.engines.base import EngineError
-from mcv_pipelines.service.engines.data.limits import path_text
+from mcv_pipelines.service.engines.data.limits import check_size, path_text
 from mcv_pipelines.service.engines.data.xml_tree import read_xml, write_xml
 from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, INVALID_INPUT_FILE
 
@@ -70,7 +71,25 @@ def load_jsonl(data: bytes) -> list[Any]:
 
 
 def load_document(fmt: str, data: bytes) -> Any:
-    """The document ``data`` holds as a ``fmt`` file."""
+    """The document ``data`` holds as a ``fmt`` file, measured (limits.check_size): a document that
+    expands beyond the limits is refused here."""
+    document = _parse(fmt, data)
+    check_size(document)
+    return _utc_dates(document) if fmt == "plist" else document
+
+
+def _utc_dates(value: Any) -> Any:
+    """A plist's dates, which are UTC (plistlib reads them without their zone), made aware of it."""
+    if isinstance(value, dict):
+        return {key: _utc_dates(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_utc_dates(item) for item in value]
+    if isinstance(value, dt.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    return value
+
+
+def _parse(fmt: str, data: bytes) -> Any:
     try:
         if fmt == "json":
             return json.loads(_text(data, "JSON file"))

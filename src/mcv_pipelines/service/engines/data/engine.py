@@ -31,7 +31,7 @@ from mcv_pipelines.service.engines.base import (
 from mcv_pipelines.service.engines.data.cards import contacts, events, flat_table
 from mcv_pipelines.service.engines.data.content_lines import decode_text
 from mcv_pipelines.service.engines.data.documents import DOCUMENT_FORMATS, dump_document, load_document
-from mcv_pipelines.service.engines.data.limits import check_size, read_bounded
+from mcv_pipelines.service.engines.data.limits import read_bounded
 from mcv_pipelines.service.engines.data.records import Table, records_of, table_from_records
 from mcv_pipelines.service.engines.data.spreadsheet import read_xlsx, write_xlsx
 from mcv_pipelines.service.engines.data.tables import (
@@ -41,7 +41,7 @@ from mcv_pipelines.service.engines.data.tables import (
     write_html,
     write_markdown,
 )
-from mcv_pipelines.service.engines.failures import UNSUPPORTED_CONVERSION
+from mcv_pipelines.service.engines.failures import UNSUPPORTED_CONVERSION, library_errors
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import FILENAME, bool_option, enum_option, str_option
 
@@ -129,30 +129,30 @@ class DataEngine:
         data = read_bounded(path)
         options = request.options
         header = bool_option(options, "header", True)
-        if source in _CARDS:
-            found = contacts(decode_text(data)) if source == "vcf" else events(decode_text(data))
-            written = (
-                dump_document("json", found)
-                if target == "json"
-                else self._table(target, flat_table(found), request)
-            )
-        elif source in _GRIDS:
-            table = self._grid(source, data, request, header)
-            if target in _TABLE_OUT:
-                written = self._table(target, table, request)
+        with library_errors(f"convert {path.name} from {source} to {target}"):
+            if source in _CARDS:
+                found = contacts(decode_text(data)) if source == "vcf" else events(decode_text(data))
+                written = (
+                    dump_document("json", found)
+                    if target == "json"
+                    else self._table(target, flat_table(found), request)
+                )
+            elif source in _GRIDS:
+                table = self._grid(source, data, request, header)
+                if target in _TABLE_OUT:
+                    written = self._table(target, table, request)
+                else:
+                    written = dump_document(target, _rows_document(table, target), _plist_format(request))
             else:
-                written = dump_document(target, _rows_document(table, target), _plist_format(request))
-        else:
-            document = load_document(source, data)
-            check_size(document)
-            if target in _TABLE_OUT:
-                written = self._table(target, table_from_records(document), request)
-            elif target == "jsonl":
-                written = dump_document("jsonl", records_of(document)[0])
-            else:
-                if source == "jsonl" and target == "toml":
-                    document = {"rows": document}
-                written = dump_document(target, document, _plist_format(request))
+                document = load_document(source, data)
+                if target in _TABLE_OUT:
+                    written = self._table(target, table_from_records(document), request)
+                elif target == "jsonl":
+                    written = dump_document("jsonl", records_of(document)[0])
+                else:
+                    if source == "jsonl" and target == "toml":
+                        document = {"rows": document}
+                    written = dump_document(target, document, _plist_format(request))
         out = output_path(request, target)
         out.write_bytes(written)
         return EngineResult(files=[out])

@@ -45,31 +45,49 @@ def path_text(parts: Sequence[str | int]) -> str:
             text += f".{part}"
         else:
             text += f"[{part!r}]"
-    return text
+    return text if len(text) <= 120 else f"{text[:60]}...{text[-50:]}"
 
 
 def check_size(value: Any, max_values: int = MAX_VALUES, max_depth: int = MAX_DEPTH) -> None:
     """Refuse a document that holds more than ``max_values`` values once its shared parts are
-    expanded, or that nests deeper than ``max_depth``."""
-    count = 0
-    # (value, depth, path) to visit; the path is kept as a tuple so the error can name where
-    stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(value, 0, ())]
-    while stack:
-        item, depth, where = stack.pop()
-        count += 1
-        if count > max_values:
-            raise EngineError(
-                INVALID_INPUT_FILE,
-                f"the document holds more than {max_values:,} values once its references are expanded "
-                "(a YAML alias or plist reference bomb?); it is refused",
-            )
-        if isinstance(item, dict | list):
+    expanded, that nests deeper than ``max_depth``, or that holds itself.
+
+    Each object or list is measured once (its size and height kept by identity), so a bomb is refused
+    in the time its bytes take to read, not the time its expansion would.
+    """
+    measured: dict[int, tuple[int, int]] = {}
+    active: set[int] = set()
+    trail: list[str | int] = []
+
+    def refuse(problem: str) -> EngineError:
+        return EngineError(INVALID_INPUT_FILE, f"the document {problem}; it is refused")
+
+    def measure(item: Any, depth: int) -> tuple[int, int]:
+        if not isinstance(item, dict | list):
+            return 1, 0
+        known = measured.get(id(item))
+        if known is None:
+            if id(item) in active:
+                raise refuse(f"holds itself at {path_text(trail)}")
             if depth >= max_depth:
-                raise EngineError(
-                    INVALID_INPUT_FILE,
-                    f"the document nests deeper than {max_depth} levels at {path_text(where)}; it is refused",
-                )
-            if isinstance(item, dict):
-                stack.extend((v, depth + 1, (*where, str(k))) for k, v in item.items())
-            else:
-                stack.extend((v, depth + 1, (*where, i)) for i, v in enumerate(item))
+                raise refuse(f"nests deeper than {max_depth} levels at {path_text(trail)}")
+            active.add(id(item))
+            size, height = 1, 0
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                trail.append(key if isinstance(key, int) and isinstance(item, list) else str(key))
+                child_size, child_height = measure(child, depth + 1)
+                trail.pop()
+                size, height = size + child_size, max(height, child_height + 1)
+                if size > max_values:
+                    raise refuse(
+                        f"holds more than {max_values:,} values once its references are expanded "
+                        "(a YAML alias or plist reference bomb?)"
+                    )
+            active.discard(id(item))
+            known = measured[id(item)] = (size, height)
+        if depth + known[1] > max_depth:
+            raise refuse(f"nests deeper than {max_depth} levels below {path_text(trail)}")
+        return known
+
+    measure(value, 0)
