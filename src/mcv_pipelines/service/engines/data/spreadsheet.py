@@ -42,6 +42,16 @@ def _check_package(data: bytes) -> None:
         )
 
 
+def _unreadable(exc: BaseException) -> str:
+    """Why openpyxl could not read a workbook, in one sentence; defusedxml's refusal said as such."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if type(cause).__name__ in ("EntitiesForbidden", "DTDForbidden", "ExternalReferenceForbidden"):
+            return "the workbook's XML declares an entity or a DTD, which is refused"
+        cause = cause.__cause__ or cause.__context__
+    return "not an xlsx workbook openpyxl can read: " + " ".join(str(exc).split()[:12])
+
+
 def read_xlsx(data: bytes, sheet: str | None, header: bool) -> Table:
     """The table of one sheet of a workbook."""
     from openpyxl import load_workbook
@@ -50,7 +60,7 @@ def read_xlsx(data: bytes, sheet: str | None, header: bool) -> Table:
     try:
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (KeyError, ValueError, OSError, zipfile.BadZipFile) as exc:
-        raise EngineError(INVALID_INPUT_FILE, f"not an xlsx workbook openpyxl can read: {exc}") from exc
+        raise EngineError(INVALID_INPUT_FILE, _unreadable(exc)) from exc
     try:
         names = book.sheetnames
         if sheet is None:
