@@ -1,12 +1,13 @@
 """Contacts of a vCard file (vcf) and events of an iCalendar file (ics), as records for json and csv.
 
 A contact: ``name`` (FN), ``family_name``, ``given_name``, ``additional_names``, ``prefix``, ``suffix``
-(N), ``emails``, ``phones`` and ``addresses`` (every EMAIL, TEL and ADR, in order; an address's parts
-joined by ", "), ``organization`` (ORG's units joined by ", "), ``title``, ``note`` and ``birthday``
-(BDAY, ``19800131`` written ``1980-01-31``). An event: ``summary``, ``start``, ``end`` (DTSTART, DTEND:
-ISO 8601, ``Z`` kept for UTC, a date alone for a whole day), ``timezone`` (DTSTART's TZID),
-``location``, ``description`` and ``uid``; properties of a component inside an event (an alarm) are
-not the event's.
+(N), ``emails``, ``phones`` and ``addresses`` (every EMAIL, TEL and ADR, in order; vCard 4.0's
+``tel:`` URIs as their number; an address's parts joined by ", "), ``organization`` (ORG's units
+joined by ", "), ``title``, ``note`` and ``birthday`` (BDAY, ``19800131`` written ``1980-01-31``).
+
+An event: ``summary``, ``start``, ``end`` (DTSTART, DTEND: ISO 8601, ``Z`` kept for UTC, a date alone
+for a whole day), ``timezone`` (DTSTART's TZID), ``location``, ``description`` and ``uid``; properties
+of a component inside an event (an alarm) are not the event's.
 
 json keeps a contact's lists as lists; a table (csv) has one column per item, ``email``, ``email 2``, ...
 as many as the contact with the most has.
@@ -66,7 +67,8 @@ def contacts(text: str) -> list[dict[str, Any]]:
         elif line.name == "ADR":
             current["addresses"].append(", ".join(p.strip() for p in split_value(value, ";") if p.strip()))
         elif line.name in _LISTS:
-            current[_LISTS[line.name]].append(unescape(value).strip())
+            item = unescape(value).strip()
+            current[_LISTS[line.name]].append(item.removeprefix("tel:").removeprefix("mailto:"))
         elif line.name == "BDAY":
             current["birthday"] = _birthday(value)
     if not found:

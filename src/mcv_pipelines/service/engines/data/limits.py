@@ -5,7 +5,7 @@ Every reader of this folder works on the task's bytes in memory, so the bytes ar
 counted as the writer would meet them, a reference met twice counted twice, so a YAML alias bomb or a
 binary plist whose objects share one another (a few hundred bytes that expand to billions of values)
 is refused before anything is written, and nesting deeper than ``MAX_DEPTH`` is refused with the path
-where it went too deep.
+where it went too deep. A table may hold ``MAX_VALUES`` cells.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE
 
 __all__ = ["MAX_DEPTH", "MAX_INPUT_BYTES", "MAX_VALUES", "check_size", "path_text", "read_bounded"]
 
-MAX_INPUT_BYTES = 64 * 1024 * 1024
+MAX_INPUT_BYTES = 32 * 1024 * 1024  # parsed in memory: a few hundred MB of objects at most
 MAX_DEPTH = 100
 MAX_VALUES = 2_000_000
 

@@ -20,13 +20,14 @@ import zipfile
 from typing import Any
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.data.limits import MAX_VALUES
 from mcv_pipelines.service.engines.data.records import Table, table_from_rows
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, INVALID_OPTION
 
 __all__ = ["read_xlsx", "write_xlsx"]
 
 MAX_UNZIPPED = 512 * 1024 * 1024
-MAX_CELLS = 5_000_000
+MAX_CELLS = MAX_VALUES
 _EXACT = 2**53
 
 

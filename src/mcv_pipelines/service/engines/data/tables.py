@@ -18,6 +18,7 @@ import io
 from typing import Any
 
 from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.data.limits import MAX_VALUES
 from mcv_pipelines.service.engines.data.records import Table, table_from_rows
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, INVALID_OPTION
 
@@ -51,8 +52,13 @@ def _decode(data: bytes) -> str:
 def read_delimited(data: bytes, delimiter: str, header: bool) -> Table:
     """The table of a csv or tsv file."""
     csv.field_size_limit(_FIELD_LIMIT)
+    rows, cells = [], 0
     try:
-        rows = list(csv.reader(io.StringIO(_decode(data), newline=""), delimiter=delimiter, strict=True))
+        for row in csv.reader(io.StringIO(_decode(data), newline=""), delimiter=delimiter, strict=True):
+            cells += len(row)
+            if cells > MAX_VALUES:
+                raise EngineError(INVALID_INPUT_FILE, f"the table holds more than {MAX_VALUES:,} cells")
+            rows.append(row)
     except csv.Error as exc:
         raise EngineError(INVALID_INPUT_FILE, f"not a valid delimited table: {exc}") from exc
     return table_from_rows(rows, header, "line")

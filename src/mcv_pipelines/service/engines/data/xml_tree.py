@@ -37,6 +37,7 @@ from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, INVALID_IN
 
 __all__ = ["read_xml", "write_xml"]
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # characters XML 1.0 cannot hold
 _NAME = re.compile(r"[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?")
 
 
@@ -122,6 +123,10 @@ def _text(value: Any, where: tuple[str | int, ...]) -> str:
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, dt.date | dt.time):
         return value.isoformat()
+    if isinstance(value, str) and _NOT_XML.search(value):
+        raise EngineError(
+            CONVERSION_FAILED, f"{path_text(where)} holds a control character, which XML cannot hold"
+        )
     if isinstance(value, str | int | float):
         return str(value)
     raise EngineError(CONVERSION_FAILED, f"{path_text(where)} holds a {type(value).__name__}, not text")
