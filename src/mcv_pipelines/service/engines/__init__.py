@@ -6,9 +6,9 @@ keeps those that can run on this machine, so the listing never advertises what c
 
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family:
-image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/, data/; a family may import the
-modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/,
-vector/ checks its PDF input with pdf/).
+image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/, data/; a family may
+import the modules at the top and, where it builds on one, another family (pdf/ draws its watermarks
+with image/, vector/ checks its PDF input with pdf/).
 
 May import: nothing of the service above it (engines know nothing of HTTP, jobs or storage).
 """
