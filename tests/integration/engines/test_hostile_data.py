@@ -2,9 +2,10 @@
 
 The data engine starts no program, so no seal stands between it and the host: what holds is that it
 parses the task's bytes and nothing else. XML's external entities (of the planted secrets and of
-/etc/passwd), an external DTD and XInclude, a plist's or a workbook's entities, and YAML's Python tags
-bring nothing in; an entity expansion, a YAML alias bomb, a binary plist whose objects share each other
-and nesting without end are refused at once with a sentence, not after the memory is gone.
+/etc/passwd), an external DTD and XInclude, a plist's or a workbook's entities, a vCard's photo named by
+a path, and YAML's Python tags bring nothing in; an entity expansion, a YAML alias bomb, a binary
+plist whose objects share each other and nesting without end are refused at once with a sentence,
+not after the memory is gone.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ def _hostile_xml(secrets: Planted) -> dict[str, bytes]:
         files[f"xinclude-{index}.xml"] = (
             '<?xml version="1.0"?>\n<a xmlns:xi="http://www.w3.org/2001/XInclude">'
             f'<xi:include href="{path}" parse="text"/><xi:include href="file://{path}"/></a>\n'
+        ).encode()
+        files[f"photo-{index}.vcf"] = (
+            f"BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Quinn\r\nPHOTO:file://{path}\r\n"
+            f"PHOTO;VALUE=URI:{path}\r\nEND:VCARD\r\n"
         ).encode()
         files[f"entity-{index}.plist"] = (
             f'<?xml version="1.0"?>\n<!DOCTYPE plist [<!ENTITY leak SYSTEM "file://{path}">]>\n'

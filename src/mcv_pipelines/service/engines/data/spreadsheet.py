@@ -74,13 +74,18 @@ def read_xlsx(data: bytes, sheet: str | None, header: bool) -> Table:
             raise EngineError(
                 INVALID_OPTION, f"option 'sheet' names no sheet of the workbook: {sheet!r}; it has {names}"
             )
+        if not hasattr(book[chosen], "iter_rows"):
+            raise EngineError(INVALID_INPUT_FILE, f"the sheet {chosen!r} is a chart, not a table of cells")
         rows: list[tuple[Any, ...]] = []
         cells = 0
-        for row in book[chosen].iter_rows(values_only=True):
-            cells += len(row)
-            if cells > MAX_CELLS:
-                raise EngineError(INVALID_INPUT_FILE, f"the sheet holds more than {MAX_CELLS:,} cells")
-            rows.append(row)
+        try:
+            for row in book[chosen].iter_rows(values_only=True):
+                cells += len(row)
+                if cells > MAX_CELLS:
+                    raise EngineError(INVALID_INPUT_FILE, f"the sheet holds more than {MAX_CELLS:,} cells")
+                rows.append(row)
+        except (KeyError, ValueError, TypeError, OSError, zipfile.BadZipFile) as exc:
+            raise EngineError(INVALID_INPUT_FILE, _unreadable(exc)) from exc
     finally:
         book.close()
     return table_from_rows(rows, header)
