@@ -46,6 +46,7 @@ from formats_support.page import input_families, write_page
 from formats_support.proof import Listed, Outcome, counts, read_proof
 from formats_support.samples import WORD, office_from, write_seeds
 from formats_support.samples_breadth import BREADTH_WORDED
+from formats_support.samples_data import DATA_WORDED
 from formats_support.samples_docs import DOCS_WORDED
 from formats_support.samples_pages import PAGES_WORDED
 
@@ -115,7 +116,7 @@ def make_inputs(
     those cannot be made without them); and the formats whose sample carries the word."""
     every = {source for source, _ in pairs}
     samples = write_seeds(work / "seeds", every)
-    worded = set(samples) & (WORDED_SEEDS | BREADTH_WORDED | DOCS_WORDED | PAGES_WORDED)
+    worded = set(samples) & (WORDED_SEEDS | BREADTH_WORDED | DATA_WORDED | DOCS_WORDED | PAGES_WORDED)
     tried: set[tuple[str, str]] = set()  # a derivation that failed is not tried again
     for wanted in [needed, every] if needed else [every]:
         if not wanted - set(samples):

@@ -16,6 +16,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from formats_support.check_3d import MODEL_CHECKS
+from formats_support.check_data import DATA_CHECKS
 from formats_support.check_docs import docs_checks
 from formats_support.check_mail import mail_checks
 from formats_support.check_pages import pages_checks
@@ -209,6 +210,8 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         checks.append(MODEL_CHECKS[fmt])
     checks += docs_checks(path, fmt, word)
     checks += pages_checks(path, fmt)
+    if fmt in DATA_CHECKS:
+        checks.append(lambda p: DATA_CHECKS[fmt](p, word))
     if fmt == "ipynb":
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
     checks += mail_checks(path, fmt)

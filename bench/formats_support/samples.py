@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 
 from formats_support.samples_3d import write_model_seeds
 from formats_support.samples_breadth import breadth_seeds
+from formats_support.samples_data import data_seeds
 from formats_support.samples_docs import docs_seeds
 from formats_support.samples_image import image_seeds
 from formats_support.samples_mail import mail_seeds
@@ -162,6 +163,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seeds.update(mail_seeds(directory, wanted))
     seeds.update(docs_seeds(directory, wanted))
     seeds.update(pages_seeds(directory, wanted))  # after breadth: its comics replace the 2-page ones
+    seeds.update(data_seeds(directory, wanted))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 

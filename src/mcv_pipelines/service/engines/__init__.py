@@ -23,6 +23,7 @@ from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
 from mcv_pipelines.service.engines.archive.rar import UnarEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
+from mcv_pipelines.service.engines.data.engine import DataEngine
 from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
 from mcv_pipelines.service.engines.image.libheif import LibheifEngine
@@ -96,6 +97,9 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     MarkdownEngine,
     # CHM unpacked by chmlib into one HTMLZ book, then Calibre's (given it by _compose below)
     ChmEngine,
+    # data formats (json, yaml, toml, xml, plist, jsonl, xlsx, vcf, ics) after LibreOffice and Pandoc,
+    # which stay the default for the table pairs they list (csv/tsv/xlsx among themselves, csv -> md)
+    DataEngine,
     # 3D models: the only engine of its formats
     AssimpEngine,
     # mail (eml, msg, mbox, emlx): the only engine of its formats; prints its PDFs with Chromium (_compose)

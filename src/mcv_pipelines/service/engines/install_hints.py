@@ -42,6 +42,10 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         "eml, Outlook msg, mbox and emlx to html, txt and md with their attachments, msg to eml "
         "(installed with mcv); to pdf once the chromium engine can run"
     ),
+    "data": InstallHint(
+        "json, yaml, toml, xml and plist documents to each other and to tables; csv, tsv, jsonl and xlsx "
+        "tables to documents, md and html; vCard and iCalendar to csv and json (installed with mcv)"
+    ),
     "ghostscript": InstallHint(
         "PDF optimize (smaller files, better than pypdf's)",
         programs=("gs",),

@@ -14,7 +14,10 @@ __all__ = ["find_conversion", "forget_listing", "normalize_listing_format", "war
 
 log = logging.getLogger(__name__)
 
-_ALIASES = {"jpeg": "jpg", "tif": "tiff", "tgz": "tar.gz", "tbz2": "tar.bz2", "htm": "html"}
+_ALIASES = {
+    "jpeg": "jpg", "tif": "tiff", "tgz": "tar.gz", "tbz2": "tar.bz2", "htm": "html", "yml": "yaml",
+    "ndjson": "jsonl", "vcard": "vcf", "ical": "ics",
+}  # fmt: skip
 
 
 def normalize_listing_format(name: str) -> str:
