@@ -1,4 +1,4 @@
-"""Markdown out of pdf, pptx, xlsx and, through LibreOffice, tsv; documents LibreOffice only imports
+"""Markdown out of pdf, pptx, xlsx, and tsv (the data engine); documents LibreOffice only imports
 (abw, 602, wk1, gnumeric) and a BibTeX bibliography through Pandoc: on the real local service."""
 
 from __future__ import annotations
@@ -81,11 +81,14 @@ def test_pdf_pages_in_order_and_a_page_range(
     assert "Page 1 of 2" not in second
 
 
-def test_tsv_through_libreoffice(require_engine: RequireEngine, client: httpx.Client, tmp_path: Path) -> None:
-    require_engine("markdown", "convert", "tsv", "md")
+def test_tsv_is_a_table_without_libreoffice(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """A tsv's Markdown comes from the data engine directly, not through a LibreOffice start."""
+    require_engine("data", "convert", "tsv", "md")
     (tmp_path / "zoo.tsv").write_text("animal\tcount\nQuokka\t3\n", encoding="utf-8")
     task, markdown = _md(client, tmp_path / "zoo.tsv", tmp_path)
-    assert task["engine"] == "markdown"
+    assert task["engine"] == "data"
     assert "| animal | count |" in markdown
     assert "| Quokka | 3 |" in markdown
 

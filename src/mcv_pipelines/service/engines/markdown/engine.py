@@ -4,7 +4,7 @@ pdf goes through Poppler's pdftotext -bbox-layout (sealed, like every program) a
 ppsx, pptm and potx are read from their slide XML (slides.py) and xlsx, xlsm with openpyxl (sheets.py),
 in this process on the task's bytes only. Once the registry hands it LibreOffice
 (``convert_first_with``), the engine also lists what LibreOffice turns into those: ppt and odp (to
-pptx), xls, ods and tsv (to xlsx); that first step is LibreOffice's own sealed conversion. Given
+pptx), xls and ods (to xlsx); that first step is LibreOffice's own sealed conversion. Given
 Pandoc too, it lists doc, abw, zabw and 602: LibreOffice's docx of them, written as Markdown by Pandoc.
 Pandoc keeps docx, odt, html and the rest.
 """
@@ -43,7 +43,8 @@ _VERSION = "1.0"  # of this engine's Markdown layout (headings per page, slide a
 _SLIDES = ("pptx", "ppsx", "pptm", "potx")
 _SHEETS = ("xlsx", "xlsm")
 # what LibreOffice converts first, and to what
-_THROUGH_OFFICE = {"ppt": "pptx", "odp": "pptx", "xls": "xlsx", "ods": "xlsx", "tsv": "xlsx"}
+# tsv is not here: the data engine writes its Markdown table directly, without a LibreOffice start
+_THROUGH_OFFICE = {"ppt": "pptx", "odp": "pptx", "xls": "xlsx", "ods": "xlsx"}
 # text documents Pandoc does not read: LibreOffice makes them docx, Pandoc writes its Markdown
 _DOCUMENTS = ("doc", "abw", "zabw", "602")
 _PDF_OPTIONS = (
@@ -66,7 +67,7 @@ class MarkdownEngine:
         return _VERSION
 
     def convert_first_with(self, office: Engine, pandoc: Engine | None = None) -> None:
-        """Read ppt, odp, xls, ods and tsv through ``office``'s conversion to pptx or xlsx; and doc,
+        """Read ppt, odp, xls and ods through ``office``'s conversion to pptx or xlsx; and doc,
         abw, zabw and 602 through its conversion to docx, then ``pandoc``'s docx -> md."""
         self.office, self.pandoc = office, pandoc
         forget_listing(self)
