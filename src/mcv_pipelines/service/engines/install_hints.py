@@ -38,6 +38,19 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     "pypdf": InstallHint("PDF merge, split, metadata, watermarks and page work (installed with mcv)"),
     "archive": InstallHint("zip, 7z and tar archives, packed and converted (installed with mcv)"),
     "fonttools": InstallHint("ttf, otf, woff and woff2 fonts to each other (installed with mcv)"),
+    "pysubs2": InstallHint(
+        "text subtitles (srt, vtt, ass, ssa, ttml, sbv, MicroDVD sub, smi, lrc) to each other "
+        "(installed with mcv)"
+    ),
+    "ffmpeg-subtitles": InstallHint(
+        "a video's subtitle streams (mkv, mp4, webm, mov ...), and JACOsub, RealText, PJS and AQTitle "
+        "subtitles, to srt, vtt and ass",
+        programs=("ffmpeg", "ffprobe"),
+        needs_all=True,
+        debian="ffmpeg",
+        fedora="ffmpeg-free",
+        homebrew="ffmpeg",
+    ),
     "ghostscript": InstallHint(
         "PDF optimize (smaller files, better than pypdf's)",
         programs=("gs",),
