@@ -16,6 +16,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from formats_support.check_3d import MODEL_CHECKS
+from formats_support.check_subtitle import SUBTITLE_CHECKS
 
 __all__ = ["check_output"]
 
@@ -204,6 +205,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
     checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb], "wmf": [_wmf]}.get(fmt, [])
     if fmt in MODEL_CHECKS:
         checks.append(MODEL_CHECKS[fmt])
+    checks += [SUBTITLE_CHECKS[fmt]] if fmt in SUBTITLE_CHECKS else []
     if fmt == "ipynb":
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
     if not checks and fmt not in _WORDY:

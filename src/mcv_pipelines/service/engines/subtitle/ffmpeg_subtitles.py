@@ -36,7 +36,6 @@ VIDEOS = {
     "m4v": "mov",
     "mov": "mov",
     "3gp": "mov",
-    "nut": "nut",
 }
 # text formats only ffmpeg reads -> its demuxer
 TEXTS = {"jss": "jacosub", "rt": "realtext", "pjs": "pjs", "aqt": "aqtitle"}
