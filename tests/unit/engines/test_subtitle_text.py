@@ -1,0 +1,117 @@
+"""The subtitle family's pure parts: decoding what subtitles come in, ASS markup to and from SubRip
+and WebVTT tags, the line-based readers, and which of a video's streams can become text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.subtitle.cues import read_lrc, read_srt, read_vtt, write_lrc, write_vtt
+from mcv_pipelines.service.engines.subtitle.decode import decode_subtitle, refuse_xml_declarations
+from mcv_pipelines.service.engines.subtitle.streams import chosen_streams, subtitle_streams
+from mcv_pipelines.service.engines.subtitle.styled import Look, html_to_ass, to_srt_text, to_vtt_text
+
+
+@pytest.mark.parametrize(
+    ("data", "text"),
+    [
+        ("Café\r\n".encode(), "Café\n"),
+        ("\ufeffCafé".encode(), "Café"),
+        ("Café".encode("cp1252"), "Café"),
+        ("Œuvre – ½".encode("cp1252"), "Œuvre – ½"),
+        ("Café".encode("utf-16"), "Café"),
+        ("Café".encode("utf-16-le"), "Café"),
+        (b"caf\x81", "caf\x81"),  # not Windows-1252: Latin-1 reads every byte
+    ],
+)
+def test_decoding_what_subtitles_come_in(data: bytes, text: str) -> None:
+    assert decode_subtitle(data, "x.srt", "srt") == text
+
+
+def test_decoding_refuses_bitmaps_binaries_and_wrong_encodings() -> None:
+    with pytest.raises(EngineError, match="VobSub") as vobsub:
+        decode_subtitle(b"\x00\x00\x01\xba\x44" + bytes(100), "dvd.sub", "sub")
+    assert vobsub.value.code == "INVALID_INPUT_FILE"
+    with pytest.raises(EngineError, match="binary"):
+        decode_subtitle(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", "x.srt", "srt")
+    with pytest.raises(EngineError, match="not valid utf-8"):
+        decode_subtitle(b"caf\xe9", "x.srt", "srt", "utf-8")
+    with pytest.raises(EngineError, match="no known encoding") as unknown:
+        decode_subtitle(b"x", "x.srt", "srt", "klingon-8")
+    assert unknown.value.code == "INVALID_OPTION"
+    with pytest.raises(EngineError, match="document type"):
+        refuse_xml_declarations('<!DOCTYPE tt [<!ENTITY x SYSTEM "file:///etc/passwd">]><tt/>', "x.ttml")
+
+
+def test_subrip_tags_become_ass_markup_and_come_back() -> None:
+    ass = html_to_ass('<b>bold</b> <i>it</i> <font color="#FF8000">orange</font> {brace}\nnext', False)
+    assert ass == "{\\b1}bold{\\b0} {\\i1}it{\\i0} {\\c&H0080FF&}orange{\\c} (brace)\\Nnext"
+    assert (
+        to_srt_text(ass, Look()) == '<b>bold</b> <i>it</i> <font color="#ff8000">orange</font> (brace)\nnext'
+    )
+    assert to_vtt_text(ass + " & <x>", Look()) == "<b>bold</b> <i>it</i> orange (brace)\nnext &amp; &lt;x&gt;"
+
+
+def test_a_bold_coloured_style_marks_the_whole_cue() -> None:
+    assert (
+        to_srt_text("LOUD{\\r}", Look(bold=True, color="#ffff00"))
+        == '<font color="#ffff00"><b>LOUD</b></font>'
+    )
+    assert to_srt_text("a\\N\\Nb", Look()) == "a\nb"  # no blank line inside a cue
+
+
+def test_webvtt_identifiers_notes_and_styles_stay_out_of_the_text() -> None:
+    subs = read_vtt(
+        "WEBVTT\n\nSTYLE\n::cue { color: red }\n\nNOTE a note\n\nintro\n00:01.500 --> 00:02.000 line:0\n"
+        "<v Ann>Hi &amp; bye</v>\n\nNOTE between\n\n01:00:00.001 --> 01:00:01.000\n<c.big>Two</c>\n"
+    )
+    assert [(e.start, e.end, e.text) for e in subs] == [(1500, 2000, "Hi & bye"), (3600001, 3601000, "Two")]
+    assert write_vtt(subs).startswith("WEBVTT\n\n00:00:01.500 --> 00:00:02.000\nHi &amp; bye\n")
+
+
+def test_subrip_with_a_blank_line_inside_a_cue_and_loose_times() -> None:
+    subs = read_srt(
+        "1\n0:00:01,5 --> 0:00:02,250\nfirst\n\nstill first\n\n2\n00:00:03.000 --> 00:00:04.000\nsecond\n"
+    )
+    assert [(e.start, e.end, e.text) for e in subs] == [
+        (1500, 2250, "first\\N\\Nstill first"),
+        (3000, 4000, "second"),
+    ]
+
+
+def test_lrc_repeated_stamps_offsets_and_ends() -> None:
+    subs = read_lrc(
+        "[ar:Someone]\n[offset:+500]\n[00:10.00][00:30.00]Chorus\n[00:12.50]\n[00:20.00]Verse <00:21.00>two\n"
+    )
+    assert [(e.start, e.end, e.text) for e in subs] == [
+        (9500, 12000, "Chorus"), (19500, 29500, "Verse two"), (29500, 34500, "Chorus"),
+    ]  # fmt: skip
+    assert (
+        write_lrc(subs) == "[00:09.50]Chorus\n[00:12.00]\n[00:19.50]Verse two\n[00:29.50]Chorus\n[00:34.50]\n"
+    )
+
+
+def _probe(*codecs: tuple[str, str | None]) -> str:
+    streams = [{"codec_name": codec, "tags": {"language": lang} if lang else {}} for codec, lang in codecs]
+    return json.dumps({"streams": streams})
+
+
+def test_which_streams_become_text() -> None:
+    streams = subtitle_streams(
+        _probe(("hdmv_pgs_subtitle", "eng"), ("subrip", "fra"), ("ass", None)), "f.mkv"
+    )
+    assert [(s.position, s.language) for s in chosen_streams(streams, None, "f.mkv")] == [
+        (1, "fra"),
+        (2, None),
+    ]
+    assert [s.codec for s in chosen_streams(streams, 2, "f.mkv")] == ["ass"]
+    with pytest.raises(EngineError, match="pictures") as bitmap:
+        chosen_streams(streams, 0, "f.mkv")
+    assert bitmap.value.code == "BITMAP_SUBTITLE"
+    with pytest.raises(EngineError, match="has 3 subtitle streams"):
+        chosen_streams(streams, 3, "f.mkv")
+    with pytest.raises(EngineError, match="has no subtitle stream") as none:
+        chosen_streams(subtitle_streams(_probe(), "g.mp4"), None, "g.mp4")
+    assert none.value.code == "NO_SUBTITLE_STREAM"
