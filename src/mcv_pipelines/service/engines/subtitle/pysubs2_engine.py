@@ -22,7 +22,7 @@ from mcv_pipelines.service.engines.base import (
     EngineResult,
     EngineVersion,
 )
-from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION
+from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION, hide_paths
 from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import float_option, str_option
 from mcv_pipelines.service.engines.subtitle.decode import decode_subtitle, refuse_xml_declarations
@@ -83,7 +83,9 @@ class SubtitleEngine:
         except EngineError:
             raise
         except Exception as exc:  # pysubs2 raises its own errors, ValueError, ParseError, NotImplementedError
-            detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            detail = (
+                hide_paths(str(exc).strip().splitlines()[0][:200]) if str(exc).strip() else type(exc).__name__
+            )
             raise EngineError(INVALID_INPUT_FILE, f"could not read {what}: {detail}") from exc
         if not any(event.plaintext.strip() for event in subs.get_text_events()):
             raise EngineError(INVALID_INPUT_FILE, f"{what} holds no cue with text (is it {_NAMES[source]}?)")
