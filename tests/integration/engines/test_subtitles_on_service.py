@@ -46,10 +46,11 @@ def test_srt_to_every_format_keeps_times_styles_lines_and_accents(
     out = {name.rsplit(".", 1)[1]: path.read_bytes().decode("utf-8") for name, path in
            download_all(job, tmp_path / "out").items()}  # fmt: skip
     assert "00:00:01.234 --> 00:00:03.456\nHello <b>Quokka</b>\nsecond line é ü\n" in out["vtt"]
-    assert "01:02:03.004 --> 01:02:05.678\n<i>second</i> red cue" in out["vtt"]
+    assert "01:02:03.004 --> 01:02:05.678\n<i>second</i> <c.red>red</c> cue" in out["vtt"]  # a default class
     assert "0:00:01.23,0:00:03.46,Default,,0,0,0,,Hello {\\b1}Quokka{\\b0}\\Nsecond line é ü" in out["ass"]
     assert "{\\c&H0000FF&}red{\\c}" in out["ass"]  # SubRip's <font color="#ff0000">, in ASS's BGR
     assert 'begin="01:02:03.004" end="01:02:05.678"' in out["ttml"]
+    assert '<span tts:color="#ff0000">red</span> cue' in out["ttml"]
     assert 'tts:fontWeight="bold">Quokka</span>' in out["ttml"]
     assert "second line é ü" in out["ttml"]
     assert out["sbv"].startswith("0:00:01.234,0:00:03.456\nHello Quokka\nsecond line é ü\n")

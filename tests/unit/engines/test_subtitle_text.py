@@ -12,6 +12,7 @@ from mcv_pipelines.service.engines.subtitle.cues import read_lrc, read_srt, read
 from mcv_pipelines.service.engines.subtitle.decode import decode_subtitle, refuse_xml_declarations
 from mcv_pipelines.service.engines.subtitle.streams import chosen_streams, subtitle_streams
 from mcv_pipelines.service.engines.subtitle.styled import Look, html_to_ass, to_srt_text, to_vtt_text
+from mcv_pipelines.service.engines.subtitle.ttml import read_ttml, write_ttml
 
 
 @pytest.mark.parametrize(
@@ -90,6 +91,30 @@ def test_lrc_repeated_stamps_offsets_and_ends() -> None:
     ]  # fmt: skip
     assert (
         write_lrc(subs) == "[00:09.50]Chorus\n[00:12.00]\n[00:19.50]Verse two\n[00:29.50]Chorus\n[00:34.50]\n"
+    )
+
+
+def test_webvtt_colour_classes_are_read_and_written() -> None:
+    subs = read_vtt("WEBVTT\n\n00:01.000 --> 00:02.000\n<c.yellow.loud>Hey</c> <c.big>you</c>\n")
+    assert subs[0].text == "{\\c&H00FFFF&}Hey{\\c} you"
+    assert write_vtt(subs).endswith("<c.yellow>Hey</c> you\n")
+
+
+def test_ttml_times_in_frames_ticks_and_offsets_and_its_styles() -> None:
+    subs = read_ttml(
+        '<tt xmlns="http://www.w3.org/ns/ttml" xmlns:tts="http://www.w3.org/ns/ttml#styling" '
+        'xmlns:ttp="http://www.w3.org/ns/ttml#parameter" ttp:frameRate="25" ttp:tickRate="10000000">'
+        '<head><styling><style xml:id="s1" tts:color="yellow" tts:fontStyle="italic"/></styling></head>'
+        '<body begin="1s"><div begin="500ms"><p begin="00:00:01:05" dur="20f" style="s1">Hi '
+        '<span tts:fontWeight="bold">you</span><br/>  there </p>'
+        '<p begin="40000000t" end="50000000t">Ticks</p></div></body></tt>'
+    )
+    assert [(e.start, e.end, e.text) for e in subs] == [
+        (2700, 3500, "{\\i1\\c&H00FFFF&}Hi {\\b1}you{\\b0}\\Nthere"), (5500, 6500, "Ticks"),
+    ]  # fmt: skip
+    assert (
+        '<p begin="00:00:02.700" end="00:00:03.500"><span tts:fontStyle="italic" tts:color="#ffff00">Hi '
+        in (write_ttml(subs))
     )
 
 

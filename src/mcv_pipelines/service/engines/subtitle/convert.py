@@ -1,8 +1,8 @@
 """One text subtitle to another, in-process: read into pysubs2's model, write out.
 
-Readers: SubRip, WebVTT, SBV and LRC our own (cues.py); ASS/SSA, TTML, MicroDVD and SAMI pysubs2's.
-Writers: SubRip, WebVTT, SBV, LRC and MicroDVD our own; ASS/SSA and TTML pysubs2's (which keep
-styles, and bold, italic, underline and colour in TTML). Imported only when a task needs it.
+Readers: SubRip, WebVTT, SBV, LRC (cues.py) and TTML (ttml.py) our own; ASS/SSA, MicroDVD and SAMI
+pysubs2's. Writers: SubRip, WebVTT, SBV, LRC, MicroDVD and TTML our own; ASS/SSA pysubs2's (which
+keeps every style). Imported only when a task needs it.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pysubs2 import SSAEvent, SSAFile
 
 from mcv_pipelines.service.engines.subtitle.cues import READERS, WRITERS, look_of
 from mcv_pipelines.service.engines.subtitle.styled import runs
+from mcv_pipelines.service.engines.subtitle.ttml import read_ttml, write_ttml
 
 __all__ = ["read_subtitle", "write_subtitle"]
 
-_PYSUBS2_FORMAT = {"ass": "ass", "ssa": "ssa", "ttml": "ttml", "sub": "microdvd", "smi": "sami"}
-_CHARACTER_REFERENCE = re.compile(r"&#(1[3-9]\d|[2-9]\d\d|\d{4,6});")  # 130 and up: never markup
+_PYSUBS2_FORMAT = {"ass": "ass", "ssa": "ssa", "sub": "microdvd", "smi": "sami"}
 _FPS_LINE = re.compile(r"^\s*\{1\}\{1\}\s*(\d{1,3}(?:\.\d+)?)\s*$")
 
 
@@ -32,8 +32,7 @@ def read_subtitle(text: str, fmt: str, fps: float | None) -> SSAFile:
     if fmt == "sub":
         return _read_microdvd(text, fps)
     if fmt == "ttml":
-        # time expressions in frames or ticks are not read by pysubs2: say so rather than guess
-        return SSAFile.from_string(text, format_="ttml")
+        return read_ttml(text)
     return SSAFile.from_string(text, format_=_PYSUBS2_FORMAT[fmt])
 
 
@@ -52,11 +51,10 @@ def write_subtitle(subs: SSAFile, fmt: str, fps: float | None) -> str:
         return writer(subs)
     if fmt == "sub":
         return _write_microdvd(subs, fps or 23.976)
+    if fmt == "ttml":
+        return write_ttml(subs)
     out = io.StringIO()
     subs.to_file(out, format_=_PYSUBS2_FORMAT[fmt])
-    if fmt == "ttml":  # pysubs2 writes ASCII with character references: make it UTF-8 text
-        body = _CHARACTER_REFERENCE.sub(lambda m: chr(int(m.group(1))), out.getvalue())
-        return '<?xml version="1.0" encoding="utf-8"?>\n' + body
     return out.getvalue()
 
 

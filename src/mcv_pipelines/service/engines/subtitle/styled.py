@@ -4,7 +4,8 @@ pysubs2 reads ``<b> <i> <u> <s>`` of a SubRip file but drops ``<font color>``, a
 bold nor colour back: a SubRip file that went through it lost them. Here a cue's text is walked as
 ASS does (override blocks ``{\\b1}``, ``{\\c&HBBGGRR&}``, ``{\\r}``, starting from the cue's style)
 into runs of one look, which SubRip gets as ``<b> <i> <u> <s> <font color>`` and WebVTT as
-``<b> <i> <u>`` (WebVTT colours need a style sheet the player may not have).
+``<b> <i> <u>`` with its default colour classes (``<c.red>``) where the colour is one of them (any
+other needs a style sheet the player may not have).
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ import html
 import re
 from dataclasses import dataclass, replace
 
-__all__ = ["Look", "Run", "html_to_ass", "runs", "to_srt_text", "to_vtt_text"]
+__all__ = [
+    "NAMED_COLOURS",
+    "Look",
+    "Run",
+    "ass_overrides",
+    "html_to_ass",
+    "runs",
+    "to_srt_text",
+    "to_vtt_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +41,12 @@ class Run:
     look: Look
 
 
+# WebVTT's default text colour classes (the WebVTT spec, "default text color"): players colour
+# <c.red> without a style sheet
+VTT_COLOUR_CLASSES = {
+    "#ffffff": "white", "#00ff00": "lime", "#00ffff": "cyan", "#ff0000": "red", "#ffff00": "yellow",
+    "#ff00ff": "magenta", "#0000ff": "blue", "#000000": "black",
+}  # fmt: skip
 _BLOCK = re.compile(r"\{([^}]*)\}")
 _TAG = re.compile(r"\\(?:(1?c)(?:&H([0-9A-Fa-f]{1,8})&?)?|([ibus])(\d+)|r(?=\\|$))")
 
@@ -72,22 +88,43 @@ def runs(text: str, base: Look) -> list[Run]:
     return [run for run in found if run.text]
 
 
+def ass_overrides(before: Look, after: Look) -> str:
+    """The ASS override block that turns text looking like ``before`` into ``after``."""
+    tags = [f"\\{tag}{int(on)}" for tag, on, was in (
+        ("b", after.bold, before.bold), ("i", after.italic, before.italic),
+        ("u", after.underline, before.underline), ("s", after.strike, before.strike),
+    ) if on != was]  # fmt: skip
+    if after.color != before.color:
+        rgb = after.color
+        tags.append("\\c&H" + (rgb[5:7] + rgb[3:5] + rgb[1:3]).upper() + "&" if rgb else "\\c")
+    return "{" + "".join(tags) + "}" if tags else ""
+
+
 def _plain(text: str) -> str:
     return text.replace("\\N", "\n").replace("\\n", "\n").replace("\\h", "\u00a0")
 
 
 def _wrap(text: str, look: Look, base: Look, colours: bool) -> str:
+    """``text`` in the tags of ``look`` (what differs from ``base``); spaces and line ends at its
+    edges stay outside the tags."""
+    core = text.strip()
+    if not core:
+        return text
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
     if look.bold and not base.bold:
-        text = f"<b>{text}</b>"
+        core = f"<b>{core}</b>"
     if look.italic and not base.italic:
-        text = f"<i>{text}</i>"
+        core = f"<i>{core}</i>"
     if look.underline and not base.underline:
-        text = f"<u>{text}</u>"
+        core = f"<u>{core}</u>"
     if look.strike and not base.strike and colours:
-        text = f"<s>{text}</s>"
-    if colours and look.color and look.color != base.color:
-        text = f'<font color="{look.color}">{text}</font>'
-    return text
+        core = f"<s>{core}</s>"
+    if look.color and look.color != base.color:
+        if colours:
+            core = f'<font color="{look.color}">{core}</font>'
+        elif look.color in VTT_COLOUR_CLASSES:
+            core = f"<c.{VTT_COLOUR_CLASSES[look.color]}>{core}</c>"
+    return lead + core + trail
 
 
 def _one_block(text: str) -> str:
@@ -110,7 +147,7 @@ def to_vtt_text(text: str, look: Look) -> str:
 
 _HTML_TAG = re.compile(r"<\s*(/?)\s*([a-zA-Z][a-zA-Z0-9]*)([^>]*)>")
 _COLOUR = re.compile(r"""color\s*=\s*["']?\s*#?([0-9a-fA-F]{6})""", re.IGNORECASE)
-_NAMED = {
+NAMED_COLOURS = {
     "white": "ffffff", "black": "000000", "red": "ff0000", "lime": "00ff00", "green": "008000",
     "blue": "0000ff", "yellow": "ffff00", "cyan": "00ffff", "magenta": "ff00ff", "silver": "c0c0c0",
     "gray": "808080", "grey": "808080", "maroon": "800000", "olive": "808000", "purple": "800080",
@@ -123,7 +160,16 @@ def _font_colour(attributes: str) -> str | None:
     if match:
         return match.group(1).lower()
     named = re.search(r"""color\s*=\s*["']?([a-zA-Z]+)""", attributes, re.IGNORECASE)
-    return _NAMED.get(named.group(1).lower()) if named else None
+    return NAMED_COLOURS.get(named.group(1).lower()) if named else None
+
+
+def _class_colour(classes: str) -> str | None:
+    """The colour of a WebVTT ``<c.red.loud>`` (its classes as the tag's attributes ``.red.loud``)."""
+    for name in classes.strip().split("."):
+        for rgb, known in VTT_COLOUR_CLASSES.items():
+            if name == known:
+                return rgb[1:]
+    return None
 
 
 def html_to_ass(text: str, unescape: bool) -> str:
@@ -137,11 +183,11 @@ def html_to_ass(text: str, unescape: bool) -> str:
         closing, name, attributes = match.group(1) == "/", match.group(2).lower(), match.group(3)
         if name in ("b", "i", "u", "s"):
             return f"{{\\{name}{0 if closing else 1}}}"
-        if name == "font":
+        if name in ("font", "c"):
             if closing:
                 previous = colours.pop() if colours else None
                 return "{\\c}" if previous is not None else ""
-            colour = _font_colour(attributes)
+            colour = _font_colour(attributes) if name == "font" else _class_colour(attributes)
             colours.append(colour)
             if colour is None:
                 return ""
