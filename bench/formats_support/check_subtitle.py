@@ -15,7 +15,7 @@ from formats_support.samples_subtitle import FIRST_START_MS
 __all__ = ["SUBTITLE_CHECKS"]
 
 Cue = tuple[int, str]  # start in ms, text without markup
-_TOLERANCE_MS = {"srt": 0, "vtt": 0, "ttml": 0, "sbv": 0, "ass": 5, "ssa": 5, "lrc": 5, "sub": 21}
+_TOLERANCE_MS = {"smi": 0, "srt": 0, "vtt": 0, "ttml": 0, "sbv": 0, "ass": 5, "ssa": 5, "lrc": 5, "sub": 21}
 
 
 def _ms(h: str | None, m: str, s: str, frac: str) -> int:
@@ -104,9 +104,16 @@ def _lrc(text: str) -> list[Cue]:
     return cues
 
 
+def _sami(text: str) -> list[Cue]:
+    if "<SAMI>" not in text.upper():
+        raise ValueError("no <SAMI> element")
+    found = re.findall(r"<SYNC Start=(\d+)>(.*?)(?=<SYNC|</BODY>)", text, re.IGNORECASE | re.DOTALL)
+    return [(int(start), _untag(body).replace("\xa0", " ").strip()) for start, body in found]
+
+
 _PARSERS: dict[str, Callable[[str], list[Cue]]] = {
     "srt": _srt, "vtt": _vtt, "sbv": _sbv, "ass": _ass, "ssa": _ass, "ttml": _ttml, "sub": _microdvd,
-    "lrc": _lrc,
+    "lrc": _lrc, "smi": _sami,
 }  # fmt: skip
 
 

@@ -40,7 +40,7 @@ def test_srt_to_every_format_keeps_times_styles_lines_and_accents(
 ) -> None:
     require_engine("pysubs2", "convert", "srt", "vtt")
     (tmp_path / "film.srt").write_text(SRT, encoding="utf-8")
-    targets = ("vtt", "ass", "ttml", "sbv", "sub", "lrc")
+    targets = ("vtt", "ass", "ttml", "sbv", "sub", "lrc", "smi")
     job = _run(client, tmp_path / "film.srt", {t: _convert(t, fps=25) for t in targets})
     assert task_named(job, "vtt")["engine"] == "pysubs2"
     out = {name.rsplit(".", 1)[1]: path.read_bytes().decode("utf-8") for name, path in
@@ -55,6 +55,10 @@ def test_srt_to_every_format_keeps_times_styles_lines_and_accents(
     assert "second line é ü" in out["ttml"]
     assert out["sbv"].startswith("0:00:01.234,0:00:03.456\nHello Quokka\nsecond line é ü\n")
     assert out["sub"].startswith("{1}{1}25\n{31}{86}Hello Quokka|second line é ü\n")  # 1.234 s = frame 31
+    assert (
+        "<SYNC Start=1234><P Class=SUBS>Hello <b>Quokka</b><br>second line é ü\n<SYNC Start=3456>"
+        in out["smi"]
+    )
     assert out["lrc"].startswith("[00:01.23]Hello Quokka / second line é ü\n[00:03.46]\n[62:03.00]")
 
 

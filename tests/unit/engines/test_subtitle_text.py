@@ -10,6 +10,7 @@ import pytest
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.subtitle.cues import read_lrc, read_srt, read_vtt, write_lrc, write_vtt
 from mcv_pipelines.service.engines.subtitle.decode import decode_subtitle, refuse_xml_declarations
+from mcv_pipelines.service.engines.subtitle.sami import read_sami
 from mcv_pipelines.service.engines.subtitle.streams import chosen_streams, subtitle_streams
 from mcv_pipelines.service.engines.subtitle.styled import Look, html_to_ass, to_srt_text, to_vtt_text
 from mcv_pipelines.service.engines.subtitle.ttml import read_ttml, write_ttml
@@ -116,6 +117,18 @@ def test_ttml_times_in_frames_ticks_and_offsets_and_its_styles() -> None:
         '<p begin="00:00:02.700" end="00:00:03.500"><span tts:fontStyle="italic" tts:color="#ffff00">Hi '
         in (write_ttml(subs))
     )
+
+
+def test_sami_cues_last_until_the_next_sync_in_the_first_language() -> None:
+    subs = read_sami(
+        "<SAMI><HEAD><STYLE><!-- .ENCC {lang: en} --></STYLE></HEAD><BODY>\n<SYNC Start=100><P Class=ENCC>Hi "
+        "<b>there</b><br>you<P Class=FRCC>Salut\n<SYNC Start=900><P Class=ENCC>&nbsp;<P Class=FRCC>&nbsp;\n"
+        "<SYNC Start=1500><P Class=ENCC>Caf&eacute;\n</BODY></SAMI>"
+    )
+    assert [(e.start, e.end, e.text) for e in subs] == [
+        (100, 900, "Hi {\\b1}there{\\b0}\\Nyou"),
+        (1500, 6500, "Café"),
+    ]
 
 
 def _probe(*codecs: tuple[str, str | None]) -> str:

@@ -1,8 +1,8 @@
 """One text subtitle to another, in-process: read into pysubs2's model, write out.
 
-Readers: SubRip, WebVTT, SBV, LRC (cues.py) and TTML (ttml.py) our own; ASS/SSA, MicroDVD and SAMI
-pysubs2's. Writers: SubRip, WebVTT, SBV, LRC, MicroDVD and TTML our own; ASS/SSA pysubs2's (which
-keeps every style). Imported only when a task needs it.
+Readers: SubRip, WebVTT, SBV, LRC (cues.py), TTML (ttml.py) and SAMI (sami.py) our own; ASS/SSA and
+MicroDVD pysubs2's. Writers: SubRip, WebVTT, SBV, LRC, SAMI, MicroDVD and TTML our own; ASS/SSA
+pysubs2's (which keeps every style). Imported only when a task needs it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from collections.abc import Callable
 from pysubs2 import SSAEvent, SSAFile
 
 from mcv_pipelines.service.engines.subtitle.cues import READERS, WRITERS, look_of
+from mcv_pipelines.service.engines.subtitle.sami import read_sami
 from mcv_pipelines.service.engines.subtitle.styled import runs
 from mcv_pipelines.service.engines.subtitle.ttml import read_ttml, write_ttml
 
 __all__ = ["read_subtitle", "write_subtitle"]
 
-_PYSUBS2_FORMAT = {"ass": "ass", "ssa": "ssa", "sub": "microdvd", "smi": "sami"}
+_PYSUBS2_FORMAT = {"ass": "ass", "ssa": "ssa", "sub": "microdvd"}
 _FPS_LINE = re.compile(r"^\s*\{1\}\{1\}\s*(\d{1,3}(?:\.\d+)?)\s*$")
 
 
@@ -33,6 +34,8 @@ def read_subtitle(text: str, fmt: str, fps: float | None) -> SSAFile:
         return _read_microdvd(text, fps)
     if fmt == "ttml":
         return read_ttml(text)
+    if fmt == "smi":
+        return read_sami(text)
     return SSAFile.from_string(text, format_=_PYSUBS2_FORMAT[fmt])
 
 

@@ -16,7 +16,14 @@ from collections.abc import Callable
 
 from pysubs2 import SSAEvent, SSAFile, SSAStyle
 
-from mcv_pipelines.service.engines.subtitle.styled import Look, html_to_ass, runs, to_srt_text, to_vtt_text
+from mcv_pipelines.service.engines.subtitle.styled import (
+    Look,
+    html_to_ass,
+    runs,
+    to_sami_text,
+    to_srt_text,
+    to_vtt_text,
+)
 
 __all__ = ["LAST_LRC_CUE_MS", "READERS", "WRITERS", "look_of"]
 
@@ -158,6 +165,24 @@ def write_sbv(subs: SSAFile) -> str:
     return "\n".join(blocks)
 
 
+def write_sami(subs: SSAFile) -> str:
+    """SAMI as Windows Media Player and its kin read it: a SYNC a cue, an empty one where it ends."""
+    head = (
+        '<SAMI>\n<HEAD>\n<STYLE TYPE="text/css"><!--\n'
+        "P { text-align: center; font-family: Arial, sans-serif; color: white; }\n"
+        ".SUBS { Name: Subtitles; SAMIType: CC; }\n--></STYLE>\n</HEAD>\n<BODY>\n"
+    )
+    lines = []
+    shown = _shown(subs)
+    for index, event in enumerate(shown):
+        text = to_sami_text(event.text, look_of(subs, event))
+        lines.append(f"<SYNC Start={max(0, event.start)}><P Class=SUBS>{text}")
+        following = shown[index + 1].start if index + 1 < len(shown) else None
+        if following is None or following > event.end:
+            lines.append(f"<SYNC Start={max(0, event.end)}><P Class=SUBS>&nbsp;")
+    return head + "\n".join(lines) + "\n</BODY>\n</SAMI>\n"
+
+
 def _lrc_stamp(ms: int) -> str:
     hundredths = (max(0, ms) + 5) // 10
     minutes, rest = divmod(hundredths, 6000)
@@ -187,4 +212,5 @@ WRITERS: dict[str, Callable[[SSAFile], str]] = {
     "vtt": write_vtt,
     "sbv": write_sbv,
     "lrc": write_lrc,
+    "smi": write_sami,
 }

@@ -16,8 +16,8 @@ __all__ = [
 
 # read in-process: srt, vtt, sbv, lrc by cues.py; ass, ssa, ttml, sub (MicroDVD), smi (SAMI) by pysubs2
 PYSUBS2_INPUTS = ("srt", "vtt", "ass", "ssa", "ttml", "sbv", "sub", "smi", "lrc")
-# written in-process (SAMI is read only: pysubs2 writes none, and nothing here reads one back but it)
-PYSUBS2_OUTPUTS = ("srt", "vtt", "ass", "ssa", "ttml", "sbv", "sub", "lrc")
+# written in-process: ASS and SSA by pysubs2, the others by cues.py, ttml.py and convert.py
+PYSUBS2_OUTPUTS = ("srt", "vtt", "ass", "ssa", "ttml", "sbv", "sub", "smi", "lrc")
 
 ENCODING = OptionSpec(
     "encoding",

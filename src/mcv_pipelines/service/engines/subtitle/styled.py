@@ -145,6 +145,13 @@ def to_vtt_text(text: str, look: Look) -> str:
     return _one_block("".join(parts))
 
 
+def to_sami_text(text: str, look: Look) -> str:
+    """SAMI (HTML) cue text: escaped, ``<b> <i> <u> <s> <font color>``, lines split by ``<br>``."""
+    plain = Look()
+    parts = [_wrap(html.escape(run.text, quote=False), run.look, plain, True) for run in runs(text, look)]
+    return _one_block("".join(parts)).replace("\n", "<br>")
+
+
 _HTML_TAG = re.compile(r"<\s*(/?)\s*([a-zA-Z][a-zA-Z0-9]*)([^>]*)>")
 _COLOUR = re.compile(r"""color\s*=\s*["']?\s*#?([0-9a-fA-F]{6})""", re.IGNORECASE)
 NAMED_COLOURS = {
