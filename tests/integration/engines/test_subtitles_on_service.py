@@ -146,10 +146,18 @@ def test_video_subtitle_streams_come_out_one_or_all(
     ffmpeg = str(getattr(engine, "program", "ffmpeg"))
     (tmp_path / "cues.srt").write_text(SRT, encoding="utf-8")
     video = subtitled_video(ffmpeg, tmp_path / "film.mkv", tmp_path / "cues.srt")
-    job = _run(client, video, {"all": _convert("srt"), "fra": _convert("vtt", subtitle_stream=1)})
+    tasks = {
+        "all": _convert("srt"),
+        "fra": _convert("vtt", subtitle_stream=1),
+        "lrc": _convert("lrc", subtitle_stream=0),
+    }
+    job = _run(client, video, tasks)
     assert task_named(job, "all")["engine"] == "ffmpeg-subtitles"
     files = download_all(job, tmp_path / "out")
-    assert sorted(files) == ["film.0.eng.srt", "film.1.fra.srt", "film.vtt"]
+    assert sorted(files) == ["film.0.eng.srt", "film.1.fra.srt", "film.lrc", "film.vtt"]
+    assert (
+        files["film.lrc"].read_text(encoding="utf-8").startswith("[00:01.23]Hello Quokka / second line é ü\n")
+    )
     cues = _srt_cues(files["film.0.eng.srt"].read_text(encoding="utf-8"))
     assert cues == [("00:00:01,234", "Hello <b>Quokka</b>\nsecond line é ü"),
                     ("01:02:03,004", '<i>second</i> <font color="#ff0000">red</font> cue')]  # fmt: skip

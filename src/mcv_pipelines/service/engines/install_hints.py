@@ -44,7 +44,7 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     ),
     "ffmpeg-subtitles": InstallHint(
         "a video's subtitle streams (mkv, mp4, webm, mov ...), and JACOsub, RealText, PJS and AQTitle "
-        "subtitles, to srt, vtt and ass",
+        "subtitles, to srt, vtt, ass and the other subtitle formats",
         programs=("ffmpeg", "ffprobe"),
         needs_all=True,
         debian="ffmpeg",

@@ -1,6 +1,11 @@
 """Subtitles ffmpeg reads and pysubs2 does not: the text subtitle streams of a video (mkv, mp4, webm,
-mov ...), and the text formats only ffmpeg's demuxers know (JACOsub, RealText, PJS, AQTitle), out as
-srt, vtt or ass through ffmpeg's own encoders (which keep bold, italic, underline and colour).
+mov ...), and the text formats only ffmpeg's demuxers know (JACOsub, RealText, PJS, AQTitle).
+
+A video's stream comes out as srt, vtt or ass through ffmpeg's own encoders (which keep bold, italic,
+underline and colour, and an ASS stream's styles); as any other subtitle format through SubRip (or
+ASS, for an ASS stream) read and written in-process (convert.py). The ffmpeg-only text formats go
+through ASS, whose hundredths hold their times (tenths, hundredths, 25 fps frames) exactly, and are
+written in-process like every other subtitle, empty cues left out.
 
 Sealed like every program (process.py); the input is copied alone into a directory of its own and
 read with its demuxer named (``-f``), files only: a playlist or concat list in disguise is read as
@@ -19,28 +24,21 @@ from mcv_pipelines.service.engines.base import ConversionType, EngineError, Engi
 from mcv_pipelines.service.engines.failures import UNSUPPORTED_CONVERSION
 from mcv_pipelines.service.engines.files import output_name
 from mcv_pipelines.service.engines.naming import output_path, single_input
-from mcv_pipelines.service.engines.options import FILENAME, int_option, str_option
+from mcv_pipelines.service.engines.options import FILENAME, float_option, int_option, str_option
 from mcv_pipelines.service.engines.process import find_program, run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
 from mcv_pipelines.service.engines.subtitle.decode import decode_subtitle
-from mcv_pipelines.service.engines.subtitle.formats import ENCODING, STREAM
+from mcv_pipelines.service.engines.subtitle.formats import ENCODING, FPS, PYSUBS2_OUTPUTS, STREAM
 from mcv_pipelines.service.engines.subtitle.streams import SubtitleStream, chosen_streams, subtitle_streams
 
 __all__ = ["FfmpegSubtitleEngine"]
 
 # containers that carry text subtitles -> the demuxer that reads them
-VIDEOS = {
-    "mkv": "matroska",
-    "webm": "matroska",
-    "mp4": "mov",
-    "m4v": "mov",
-    "mov": "mov",
-    "3gp": "mov",
-}
+VIDEOS = {"mkv": "matroska", "webm": "matroska", "mp4": "mov", "m4v": "mov", "mov": "mov", "3gp": "mov"}
 # text formats only ffmpeg reads -> its demuxer
 TEXTS = {"jss": "jacosub", "rt": "realtext", "pjs": "pjs", "aqt": "aqtitle"}
-# output -> (encoder, muxer)
-OUTPUTS = {"srt": ("srt", "srt"), "vtt": ("webvtt", "webvtt"), "ass": ("ass", "ass")}
+# what ffmpeg writes itself -> (encoder, muxer)
+DIRECT = {"srt": ("srt", "srt"), "vtt": ("webvtt", "webvtt"), "ass": ("ass", "ass")}
 _PROTOCOLS = ("-protocol_whitelist", "file")
 
 
@@ -62,15 +60,16 @@ class FfmpegSubtitleEngine(ProgramEngine):
         if self.version() is None or self.program is None:
             return []
         caps = probe_capabilities(self.program)
-        outputs = [
-            t for t, (encoder, muxer) in OUTPUTS.items() if encoder in caps.encoders and muxer in caps.muxers
-        ]
+        if not all(encoder in caps.encoders and muxer in caps.muxers for encoder, muxer in DIRECT.values()):
+            return []
         videos = [v for v, demuxer in VIDEOS.items() if demuxer in caps.demuxers]
         texts = [t for t, demuxer in TEXTS.items() if demuxer in caps.demuxers]
-        return [
-            *self.convert_pairs(videos, outputs, (FILENAME, STREAM)),
-            *self.convert_pairs(texts, outputs, (FILENAME, ENCODING)),
-        ]
+        listed = []
+        for target in PYSUBS2_OUTPUTS:
+            rate = (FPS,) if target == "sub" else ()
+            listed += self.convert_pairs(videos, [target], (FILENAME, STREAM, *rate))
+            listed += self.convert_pairs(texts, [target], (FILENAME, ENCODING, *rate))
+        return listed
 
     def conversion_types(self) -> Iterable[ConversionType]:
         return self._listing
@@ -78,7 +77,12 @@ class FfmpegSubtitleEngine(ProgramEngine):
     def run(self, request: EngineRequest) -> EngineResult:
         source, target = request.input_format, request.output_format
         known = source in VIDEOS or source in TEXTS
-        if request.operation != "convert" or not known or target not in OUTPUTS or self.program is None:
+        if (
+            request.operation != "convert"
+            or not known
+            or target not in PYSUBS2_OUTPUTS
+            or self.program is None
+        ):
             raise EngineError(
                 UNSUPPORTED_CONVERSION, f"ffmpeg-subtitles does not convert {source} to {target}"
             )
@@ -87,14 +91,10 @@ class FfmpegSubtitleEngine(ProgramEngine):
         alone.mkdir(parents=True, exist_ok=True)
         copy = alone / f"input.{source}"
         if source in TEXTS:
-            text = decode_subtitle(
-                path.read_bytes(), path.name, source, str_option(request.options, "encoding")
-            )
-            copy.write_text(text, encoding="utf-8")
+            encoding = str_option(request.options, "encoding")
+            copy.write_text(decode_subtitle(path.read_bytes(), path.name, source, encoding), encoding="utf-8")
             target_path = output_path(request, target)
-            self._write(
-                request, copy, TEXTS[source], None, target_path, f"converting {path.name} to {target}"
-            )
+            self._extract(request, copy, TEXTS[source], None, target_path, f"reading {path.name}")
             return EngineResult(files=[target_path])
         shutil.copyfile(path, copy)
         choice = int_option(request.options, "subtitle_stream", None, minimum=0, maximum=999)
@@ -103,7 +103,7 @@ class FfmpegSubtitleEngine(ProgramEngine):
         for number, stream in enumerate(streams, 1):
             target_path = self._stream_path(request, stream, number, single=choice is not None)
             what = f"extracting subtitle stream {stream.position} of {path.name}"
-            self._write(request, copy, VIDEOS[source], stream, target_path, what)
+            self._extract(request, copy, VIDEOS[source], stream, target_path, what)
             files.append(target_path)
         return EngineResult(files=files)
 
@@ -128,7 +128,7 @@ class FfmpegSubtitleEngine(ProgramEngine):
         request.output_dir.mkdir(parents=True, exist_ok=True)
         return request.output_dir / name
 
-    def _write(
+    def _extract(
         self,
         request: EngineRequest,
         copy: Path,
@@ -137,12 +137,33 @@ class FfmpegSubtitleEngine(ProgramEngine):
         target: Path,
         what: str,
     ) -> None:
+        """ffmpeg straight to ``target`` where it writes the format and the input is a video; else to
+        SubRip or ASS in the work directory, converted in-process."""
+        fmt = request.output_format
+        if stream is not None and fmt in DIRECT:
+            self._ffmpeg(request, copy, demuxer, stream, fmt, target, what)
+            return
+        between = "ass" if stream is None or stream.codec in ("ass", "ssa") else "srt"
+        step = request.work_dir / f"between-{target.stem}.{between}"
+        self._ffmpeg(request, copy, demuxer, stream, between, step, what)
+        from mcv_pipelines.service.engines.subtitle.convert import read_subtitle, write_subtitle
+
+        subs = read_subtitle(step.read_text(encoding="utf-8"), between, None)
+        subs.events = [event for event in subs.events if event.plaintext.strip()]
+        if not subs.events:
+            raise EngineError("CONVERSION_FAILED", f"{what} found no cue with text")
+        fps = float_option(request.options, "fps", None, minimum=1, maximum=1000)
+        target.write_text(write_subtitle(subs, fmt, fps), encoding="utf-8")
+
+    def _ffmpeg(
+        self, request: EngineRequest, copy: Path, demuxer: str, stream: SubtitleStream | None, fmt: str,
+        target: Path, what: str,
+    ) -> None:  # fmt: skip
         assert self.program is not None
-        encoder, muxer = OUTPUTS[request.output_format]
-        chosen = ["-map", f"0:s:{stream.position}"] if stream is not None else ["-map", "0:s:0"]
+        encoder, muxer = DIRECT[fmt]
         argv = [self.program, "-hide_banner", "-nostdin", "-y", "-loglevel", "error", *_PROTOCOLS,
-                "-f", demuxer, "-i", copy.name, *chosen, "-c:s", encoder,
-                "-f", muxer, str(target)]  # fmt: skip
+                "-f", demuxer, "-i", copy.name, "-map", f"0:s:{stream.position if stream else 0}",
+                "-c:s", encoder, "-f", muxer, str(target)]  # fmt: skip
         run_checked(argv, what=what, cwd=copy.parent, timeout=request.timeout, cancelled=request.cancelled)
         if not target.is_file() or target.stat().st_size == 0:
             raise EngineError("CONVERSION_FAILED", f"{what} wrote nothing (no cue with text?)")
