@@ -81,5 +81,3 @@ def breadth_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
             make(path)
             made[fmt] = path
     return made
-
-

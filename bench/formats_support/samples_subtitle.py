@@ -11,7 +11,7 @@ from pathlib import Path
 __all__ = ["FIRST_START_MS", "SUBTITLE_FORMATS", "pair_sample", "subtitle_seeds"]
 
 SUBTITLE_FORMATS = frozenset(
-    {"srt", "vtt", "ass", "ssa", "ttml", "sbv", "sub", "lrc", "smi", "jss", "rt", "pjs", "aqt"}
+    {"srt", "vtt", "ass", "ssa", "ttml", "sbv", "sub", "lrc", "smi", "jss", "rt", "pjs", "aqt", "scc"}
 )
 _VIDEOS = {"mkv": ("matroska", "srt"), "webm": ("webm", "webvtt"), "mp4": ("mp4", "mov_text"),
            "m4v": ("mp4", "mov_text"), "mov": ("mov", "mov_text"), "3gp": ("3gp", "mov_text")}  # fmt: skip
@@ -50,6 +50,21 @@ def _ass(version: str) -> str:
             "{\\i1}second{\\i0} cue\n")  # fmt: skip
 
 
+def _cea608(text: str) -> str:
+    """``text`` as CEA-608 byte pairs in hex, each byte with odd parity, as SCC writes them."""
+    raw = [b | (0x80 if bin(b).count("1") % 2 == 0 else 0) for b in text.encode("ascii")]
+    raw += [0x80] * (len(raw) % 2)
+    return " ".join(f"{raw[i]:02x}{raw[i + 1]:02x}" for i in range(0, len(raw), 2))
+
+
+# SCC pop-on captions: load (9420), erase the hidden buffer (94ae), row 15 (9452), text, show (942f),
+# and clear (942c) two seconds on; the caption shows from its line's timecode, 1 s
+_SCC = (
+    "Scenarist_SCC V1.0\n\n"
+    f"00:00:01:00\t9420 9420 94ae 94ae 9452 9452 {_cea608('Hello Quokka')} 942f 942f\n\n"
+    "00:00:03:00\t942c 942c\n\n"
+)
+
 TEXTS = {
     "srt": "1\n00:00:01,234 --> 00:00:03,456\nHello <b>Quokka</b>\nsecond line é\n\n"
     '2\n00:00:04,000 --> 00:00:05,500\n<i>second</i> <font color="#ff0000">cue</font>\n',
@@ -75,13 +90,15 @@ TEXTS = {
     'end="00:00:03.45"/><clear/>Hello Quokka<br/>second line é\n<time begin="00:00:04.00" end="00:00:05.50"/>'
     "<clear/>second cue\n</window>\n",
     "pjs": '12,35,"Hello Quokka|second line é"\n40,55,"second cue"\n',  # tenths of a second
+    "scc": _SCC,
     # frames at 25 fps
     "aqt": "-->> 31\nHello Quokka\nsecond line é\n-->> 86\n\n-->> 100\nsecond cue\n-->> 137\n\n",
 }
 # The first cue's start in each seed, as its format holds it (ms); a video's, from the SubRip it was made of
 FIRST_START_MS = {
     "srt": 1234, "vtt": 1234, "ass": 1230, "ssa": 1230, "ttml": 1234, "sbv": 1234, "sub": 1240, "smi": 1234,
-    "lrc": 1230, "jss": 1230, "rt": 1230, "pjs": 1200, "aqt": 1240, **dict.fromkeys(_VIDEOS, 1234),
+    "lrc": 1230, "scc": 1000, "jss": 1230, "rt": 1230, "pjs": 1200, "aqt": 1240,
+    **dict.fromkeys(_VIDEOS, 1234),
 }  # fmt: skip
 
 

@@ -6,7 +6,7 @@ import struct
 import subprocess
 from pathlib import Path
 
-__all__ = ["ASS", "SRT", "pgs_video", "subtitled_video"]
+__all__ = ["ASS", "SCC", "SRT", "pgs_video", "subtitled_video"]
 
 SRT = (
     "1\n00:00:01,234 --> 00:00:03,456\nHello <b>Quokka</b>\nsecond line é ü\n\n"
@@ -27,6 +27,12 @@ Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
 Dialogue: 0,0:00:01.23,0:00:03.46,Default,,0,0,0,,Plain {\\i1}Quokka{\\i0}\\Nand {\\c&H00FF00&}green{\\c}
 Dialogue: 0,0:00:04.00,0:00:05.50,Shout,,0,0,0,,LOUD
 """
+
+# Scenarist pop-on captions: "Hi Quokka" (CEA-608 bytes, odd parity) shown at 00:00:02:00, cleared at 4 s
+SCC = (
+    "Scenarist_SCC V1.0\n\n00:00:02:00\t9420 9420 94ae 94ae 9452 9452 c8e9 2051 75ef 6b6b 6180 942f 942f\n\n"
+    "00:00:04:00\t942c 942c\n\n"
+)
 
 
 def subtitled_video(ffmpeg: str, path: Path, srt: Path, codec: str = "srt") -> Path:

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 from engine_job_helpers import b64_import, download_all, run_job, task_named
-from subtitle_samples import ASS, SRT, pgs_video, subtitled_video
+from subtitle_samples import ASS, SCC, SRT, pgs_video, subtitled_video
 
 from mcv_pipelines.service.engines.base import Engine
 
@@ -191,6 +191,10 @@ def test_a_format_only_ffmpeg_reads(
 ) -> None:
     require_engine("ffmpeg-subtitles", "convert", "jss", "srt")
     (tmp_path / "old.jss").write_text("#TIMERES 100\n\n0:00:01.23 0:00:03.45 D Quokka é\n", encoding="utf-8")
+    (tmp_path / "captions.scc").write_text(SCC, encoding="ascii")
+    captions = _run(client, tmp_path / "captions.scc", {"vtt": _convert("vtt")})
+    vtt = download_all(captions, tmp_path / "cc")["captions.vtt"].read_text(encoding="utf-8")
+    assert vtt == "WEBVTT\n\n00:00:02.000 --> 00:00:04.000\nHi Quokka\n"
     job = _run(client, tmp_path / "old.jss", {"srt": _convert("srt")})
     assert _srt_cues(download_all(job, tmp_path / "out")["old.srt"].read_text(encoding="utf-8")) == [
         ("00:00:01,230", "Quokka é")

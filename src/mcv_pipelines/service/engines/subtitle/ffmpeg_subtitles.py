@@ -1,11 +1,12 @@
 """Subtitles ffmpeg reads and pysubs2 does not: the text subtitle streams of a video (mkv, mp4, webm,
-mov ...), and the text formats only ffmpeg's demuxers know (JACOsub, RealText, PJS, AQTitle).
+mov ...), and the text formats only ffmpeg's demuxers know (JACOsub, RealText, PJS, AQTitle, and
+Scenarist SCC, whose CEA-608 caption codes ffmpeg decodes).
 
 A video's stream comes out as srt, vtt or ass through ffmpeg's own encoders (which keep bold, italic,
 underline and colour, and an ASS stream's styles); as any other subtitle format through SubRip (or
 ASS, for an ASS stream) read and written in-process (convert.py). The ffmpeg-only text formats go
-through ASS, whose hundredths hold their times (tenths, hundredths, 25 fps frames) exactly, and are
-written in-process like every other subtitle, empty cues left out.
+through ASS, whose hundredths hold their times (tenths, hundredths, 25 fps frames; SCC's 29.97 fps
+frames to the hundredth), and are written in-process like every other subtitle, empty cues left out.
 
 Sealed like every program (process.py); the input is copied alone into a directory of its own and
 read with its demuxer named (``-f``), files only: a playlist or concat list in disguise is read as
@@ -36,7 +37,7 @@ __all__ = ["FfmpegSubtitleEngine"]
 # containers that carry text subtitles -> the demuxer that reads them
 VIDEOS = {"mkv": "matroska", "webm": "matroska", "mp4": "mov", "m4v": "mov", "mov": "mov", "3gp": "mov"}
 # text formats only ffmpeg reads -> its demuxer
-TEXTS = {"jss": "jacosub", "rt": "realtext", "pjs": "pjs", "aqt": "aqtitle"}
+TEXTS = {"jss": "jacosub", "rt": "realtext", "pjs": "pjs", "aqt": "aqtitle", "scc": "scc"}
 # what ffmpeg writes itself -> (encoder, muxer)
 DIRECT = {"srt": ("srt", "srt"), "vtt": ("webvtt", "webvtt"), "ass": ("ass", "ass")}
 _PROTOCOLS = ("-protocol_whitelist", "file")
