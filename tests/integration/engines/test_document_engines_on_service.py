@@ -86,7 +86,9 @@ def test_pdftoppm_makes_one_png_per_page(
             assert image.size == (210, 298)  # A5 (5.83 x 8.27 in) at 36 dpi, not the default 150
 
 
-def test_office_documents_to_pdf(require_engine: RequireEngine, client: httpx.Client, tmp_path: Path) -> None:
+def test_office_documents_to_pdf(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
     for source in ("docx", "txt", "csv"):
         require_engine("libreoffice", "convert", source, "pdf")
     sources = tmp_path / "src"

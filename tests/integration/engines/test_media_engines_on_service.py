@@ -25,13 +25,7 @@ def probe(path: Path) -> dict[str, Any]:
     out = subprocess.run(
         [
             engine_program("ffmpeg", "ffprobe"),
-            "-v",
-            "error",
-            "-show_format",
-            "-show_streams",
-            "-of",
-            "json",
-            str(path),
+            "-v", "error", "-show_format", "-show_streams", "-of", "json", str(path),
         ],
         check=True,
         capture_output=True,
