@@ -15,7 +15,9 @@ from formats_support.samples_subtitle import FIRST_START_MS
 __all__ = ["SUBTITLE_CHECKS"]
 
 Cue = tuple[int, str]  # start in ms, text without markup
-_TOLERANCE_MS = {"smi": 0, "srt": 0, "vtt": 0, "ttml": 0, "sbv": 0, "ass": 5, "ssa": 5, "lrc": 5, "sub": 21}
+_TOLERANCE_MS = {
+    "smi": 0, "srt": 0, "vtt": 0, "ttml": 0, "dfxp": 0, "sbv": 0, "ass": 5, "ssa": 5, "lrc": 5, "sub": 21,
+}  # fmt: skip
 
 
 def _ms(h: str | None, m: str, s: str, frac: str) -> int:
@@ -112,8 +114,8 @@ def _sami(text: str) -> list[Cue]:
 
 
 _PARSERS: dict[str, Callable[[str], list[Cue]]] = {
-    "srt": _srt, "vtt": _vtt, "sbv": _sbv, "ass": _ass, "ssa": _ass, "ttml": _ttml, "sub": _microdvd,
-    "lrc": _lrc, "smi": _sami,
+    "srt": _srt, "vtt": _vtt, "sbv": _sbv, "ass": _ass, "ssa": _ass, "ttml": _ttml, "dfxp": _ttml,
+    "sub": _microdvd, "lrc": _lrc, "smi": _sami,
 }  # fmt: skip
 
 

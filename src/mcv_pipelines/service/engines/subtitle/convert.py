@@ -32,7 +32,7 @@ def read_subtitle(text: str, fmt: str, fps: float | None) -> SSAFile:
         return reader(text)
     if fmt == "sub":
         return _read_microdvd(text, fps)
-    if fmt == "ttml":
+    if fmt in ("ttml", "dfxp"):
         return read_ttml(text)
     if fmt == "smi":
         return read_sami(text)
@@ -54,7 +54,7 @@ def write_subtitle(subs: SSAFile, fmt: str, fps: float | None) -> str:
         return writer(subs)
     if fmt == "sub":
         return _write_microdvd(subs, fps or 23.976)
-    if fmt == "ttml":
+    if fmt in ("ttml", "dfxp"):
         return write_ttml(subs)
     out = io.StringIO()
     subs.to_file(out, format_=_PYSUBS2_FORMAT[fmt])

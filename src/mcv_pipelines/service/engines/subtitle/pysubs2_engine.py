@@ -31,7 +31,8 @@ from mcv_pipelines.service.engines.subtitle.formats import PYSUBS2_INPUTS, PYSUB
 __all__ = ["SubtitleEngine"]
 
 _NAMES = {
-    "srt": "SubRip", "vtt": "WebVTT", "ass": "ASS", "ssa": "SSA", "ttml": "TTML", "sbv": "SBV",
+    "srt": "SubRip", "vtt": "WebVTT", "ass": "ASS", "ssa": "SSA", "ttml": "TTML", "dfxp": "DFXP",
+    "sbv": "SBV",
     "sub": "MicroDVD", "smi": "SAMI", "lrc": "LRC",
 }  # fmt: skip
 
@@ -75,7 +76,7 @@ class SubtitleEngine:
         fps = float_option(request.options, "fps", None, minimum=1, maximum=1000)
         encoding = str_option(request.options, "encoding")
         text = decode_subtitle(path.read_bytes(), path.name, source, encoding)
-        if source == "ttml":
+        if source in ("ttml", "dfxp"):
             refuse_xml_declarations(text, path.name)
         what = f"{path.name} as {_NAMES[source]}"
         try:
