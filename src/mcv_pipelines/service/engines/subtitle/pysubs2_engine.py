@@ -1,11 +1,13 @@
-"""Text subtitles to each other, in-process, with pysubs2 and readers and writers of our own.
+"""Text subtitles to each other, in-process, on pysubs2's model with readers and writers of our own.
 
-Chosen over ffmpeg for these pairs (both were tried on the same cues): ffmpeg cuts ASS times to the
-hundredth below (3.456 s -> 3.45) where pysubs2 rounds (3.46), reads no TTML, SBV or SAMI-out, writes no
-MicroDVD, SBV or SSA, drops every style in TTML, and leaves SubRip's tags inside LRC lines. pysubs2's
-own SubRip and WebVTT code drops bold and colour, so those two (and SBV, LRC, MicroDVD out) are ours,
-on pysubs2's model. Nothing here opens a path: the input's bytes are read by the service and parsed
-as text; an ASS file's [Fonts] and [Graphics] are carried as the opaque text they are.
+Chosen over ffmpeg for these pairs (both were run on the same cues): ffmpeg cuts ASS times to the
+hundredth below (3.456 s -> 3.45) where pysubs2 rounds (3.46), reads no TTML, SBV or DFXP, writes no
+MicroDVD, SBV, SSA or SAMI, drops every style in TTML and leaves SubRip's tags inside LRC lines.
+pysubs2 itself drops bold and colour writing SubRip and WebVTT, reads no TTML style and guesses SAMI
+ends from the text's length, so it keeps ASS/SSA (read and written) and MicroDVD (read); SubRip,
+WebVTT, SBV, LRC (cues.py), TTML/DFXP (ttml.py) and SAMI (sami.py) are ours. Nothing here opens a
+path: the input's bytes are decoded by decode.py and parsed as text; an ASS file's [Fonts] and
+[Graphics] are carried as the opaque text they are; a TTML document type is refused.
 """
 
 from __future__ import annotations
