@@ -39,11 +39,11 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     "archive": InstallHint("zip, 7z and tar archives, packed and converted (installed with mcv)"),
     "fonttools": InstallHint("ttf, otf, woff and woff2 fonts to each other (installed with mcv)"),
     "pysubs2": InstallHint(
-        "text subtitles (srt, vtt, ass, ssa, ttml, sbv, MicroDVD sub, smi, lrc) to each other "
+        "text subtitles (srt, vtt, ass, ssa, ttml/dfxp, sbv, MicroDVD sub, smi, lrc) to each other "
         "(installed with mcv)"
     ),
     "ffmpeg-subtitles": InstallHint(
-        "a video's subtitle streams (mkv, mp4, webm, mov ...), and JACOsub, RealText, PJS and AQTitle "
+        "a video's subtitle streams (mkv, mp4, webm, mov ...), and JACOsub, RealText, PJS, AQTitle and SCC "
         "subtitles, to srt, vtt, ass and the other subtitle formats",
         programs=("ffmpeg", "ffprobe"),
         needs_all=True,
