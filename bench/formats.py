@@ -49,6 +49,7 @@ from formats_support.samples_breadth import BREADTH_WORDED
 from formats_support.samples_data import DATA_WORDED
 from formats_support.samples_docs import DOCS_WORDED
 from formats_support.samples_pages import PAGES_WORDED
+from formats_support.samples_subtitle import pair_sample
 
 from mcv_pipelines.service.server import LocalService
 from office_samples import MACRO_VARIANTS, macro_variant
@@ -166,10 +167,11 @@ def _derive(client: httpx.Client, pairs: dict[tuple[str, str], str], work: Path,
 def run_pair(client: httpx.Client, samples: dict[str, Path], worded: set[str], pair: tuple[str, str],
              engine: str, work: Path) -> Outcome:  # fmt: skip
     source, target = pair
-    if source not in samples:
+    sample = pair_sample(samples, source, target)  # a video's subtitled seed where subtitles come out
+    if sample is None:
         return Outcome(source, target, engine, 0.0, "no sample of the input format")
     try:
-        out, seconds = convert(client, samples[source], source, target, work / "outputs")
+        out, seconds = convert(client, sample, source, target, work / "outputs")
         check_output(out, target, WORD if source in worded else None)
     except Exception as exc:
         return Outcome(source, target, engine, 0.0, " ".join(str(exc).split())[:200])

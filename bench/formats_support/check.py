@@ -20,6 +20,7 @@ from formats_support.check_data import DATA_CHECKS
 from formats_support.check_docs import docs_checks
 from formats_support.check_mail import mail_checks
 from formats_support.check_pages import pages_checks
+from formats_support.check_subtitle import SUBTITLE_CHECKS
 
 __all__ = ["check_output"]
 
@@ -212,6 +213,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
     checks += pages_checks(path, fmt)
     if fmt in DATA_CHECKS:
         checks.append(lambda p: DATA_CHECKS[fmt](p, word))
+    checks += [SUBTITLE_CHECKS[fmt]] if fmt in SUBTITLE_CHECKS else []
     if fmt == "ipynb":
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
     checks += mail_checks(path, fmt)

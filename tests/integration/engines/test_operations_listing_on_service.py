@@ -129,9 +129,13 @@ def test_every_core_conversion_type_listed_runs(client: httpx.Client, tmp_path: 
     assert ran > 100  # every format pair of the three core engines, not a handful
 
 
+# the engines that run ffmpeg: the av family's and the subtitle family's (a video's subtitle streams)
+_FFMPEG_ENGINES = frozenset({"ffmpeg", "ffmpeg-subtitles"})
+
+
 @pytest.fixture
 def without_ffmpeg() -> list[Any]:
-    return [engine for engine in available_engines() if engine.name != "ffmpeg"]
+    return [engine for engine in available_engines() if engine.name not in _FFMPEG_ENGINES]
 
 
 def test_a_missing_program_takes_its_conversions_out_of_the_listing(
@@ -147,7 +151,7 @@ def test_a_missing_program_takes_its_conversions_out_of_the_listing(
             reduced = {
                 (e["operation"], e["input_format"], e["output_format"], e["engine"]) for e in listing(other)
             }
-            assert reduced == {entry for entry in full if entry[3] != "ffmpeg"}
+            assert reduced == {entry for entry in full if entry[3] not in _FFMPEG_ENGINES}
             assert not [e for e in reduced if "wav" in e or "mp4" in e]
             job = run_job(
                 other,

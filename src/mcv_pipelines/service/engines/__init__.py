@@ -44,6 +44,8 @@ from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
 from mcv_pipelines.service.engines.scene.assimp import AssimpEngine
+from mcv_pipelines.service.engines.subtitle.ffmpeg_subtitles import FfmpegSubtitleEngine
+from mcv_pipelines.service.engines.subtitle.pysubs2_engine import SubtitleEngine
 from mcv_pipelines.service.engines.text.pandoc import PandocEngine
 from mcv_pipelines.service.engines.vector.pdftocairo import PdftocairoEngine
 from mcv_pipelines.service.engines.vector.postscript import PostScriptEngine
@@ -65,8 +67,12 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     PypdfEngine,
     ArchiveEngine,
     FontEngine,
+    # subtitles in-process before ffmpeg's: no two list the same pair; pysubs2's keeps more of the styles
+    SubtitleEngine,
     # external programs
     FfmpegEngine,
+    # a video's subtitle streams and the subtitle formats only ffmpeg reads (the ffmpeg engine lists none)
+    FfmpegSubtitleEngine,
     UnarEngine,
     # vector before ImageMagick: where both list a pair (svg -> png, eps -> pdf, png -> svg) the
     # dedicated program renders it better (ImageMagick wraps a bitmap in an SVG instead of tracing it)

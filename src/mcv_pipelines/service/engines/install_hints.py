@@ -46,6 +46,19 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         "json, yaml, toml, xml and plist documents to each other and to tables; csv, tsv, jsonl and xlsx "
         "tables to documents, md and html; vCard and iCalendar to csv and json (installed with mcv)"
     ),
+    "pysubs2": InstallHint(
+        "text subtitles (srt, vtt, ass, ssa, ttml/dfxp, sbv, MicroDVD sub, smi, lrc) to each other "
+        "(installed with mcv)"
+    ),
+    "ffmpeg-subtitles": InstallHint(
+        "a video's subtitle streams (mkv, mp4, webm, mov ...), and JACOsub, RealText, PJS, AQTitle and SCC "
+        "subtitles, to srt, vtt, ass and the other subtitle formats",
+        programs=("ffmpeg", "ffprobe"),
+        needs_all=True,
+        debian="ffmpeg",
+        fedora="ffmpeg-free",
+        homebrew="ffmpeg",
+    ),
     "ghostscript": InstallHint(
         "PDF optimize (smaller files, better than pypdf's)",
         programs=("gs",),
