@@ -139,7 +139,7 @@ def test_tables_take_their_options(
         {"jsonl": _convert("semi", "jsonl", delimiter=";"),
          "bare": _convert("semi", "json", delimiter="semicolon", header=False, filename="bare.json"),
          "sheet": _convert("book", "json", sheet="Second"),
-         "md": _convert("book", "md", sheet="2"),
+         "md": _convert("book", "md", sheet="2", engine="data"),  # the markdown engine is the default
          "xlsx": _convert("rows", "xlsx")},
     )  # fmt: skip
     assert task_named(job, "jsonl")["engine"] == "data"
