@@ -16,6 +16,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from formats_support.check_3d import MODEL_CHECKS
+from formats_support.check_raw import raw_checks
 
 __all__ = ["check_output"]
 
@@ -206,6 +207,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         checks.append(MODEL_CHECKS[fmt])
     if fmt == "ipynb":
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
+    checks += raw_checks(path, fmt)
     if not checks and fmt not in _WORDY:
         raise ValueError(f"no check known for {fmt}")
     for check in checks:

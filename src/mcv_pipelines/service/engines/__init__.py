@@ -23,9 +23,12 @@ from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
+from mcv_pipelines.service.engines.image.dicom import DcmtkEngine
+from mcv_pipelines.service.engines.image.exr import OpenExrEngine
 from mcv_pipelines.service.engines.image.libheif import LibheifEngine
 from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
+from mcv_pipelines.service.engines.image.openraster import OpenRasterEngine
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.office.libreoffice import LibreOfficeEngine
@@ -34,6 +37,7 @@ from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
 from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.raw.libraw import LibrawEngine
 from mcv_pipelines.service.engines.scene.assimp import AssimpEngine
 from mcv_pipelines.service.engines.text.pandoc import PandocEngine
 from mcv_pipelines.service.engines.vector.pdftocairo import PdftocairoEngine
@@ -50,6 +54,12 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # codecs Pillow lacks: HEIC/HEIF and JPEG XL, decoded or encoded by their reference programs
     LibheifEngine,
     LibjxlEngine,
+    # camera raw, DICOM, OpenEXR and OpenRaster (issue 47): each the only engine of its input formats,
+    # so it stands among the image engines
+    LibrawEngine,
+    DcmtkEngine,
+    OpenExrEngine,
+    OpenRasterEngine,
     # Ghostscript before pypdf: where installed it is the better PDF optimizer (pypdf stays the
     # default for merge, metadata and watermarks, which Ghostscript does not list).
     GhostscriptEngine,
