@@ -97,8 +97,10 @@ class DcmtkEngine:
         ]
 
     def run(self, request: EngineRequest) -> EngineResult:
-        if request.operation != "convert" or request.input_format != "dcm" or (
-            request.output_format not in DICOM_OUTPUTS
+        if (
+            request.operation != "convert"
+            or request.input_format != "dcm"
+            or (request.output_format not in DICOM_OUTPUTS)
         ):
             raise EngineError(UNSUPPORTED_CONVERSION, f"dcmtk does not {request.operation} "
                               f"{request.input_format} to {request.output_format}")  # fmt: skip
@@ -150,8 +152,10 @@ class DcmtkEngine:
             detail = hide_paths(said[-1].replace(staged.name, name)) if said else "no picture in it"
             raise EngineError(INVALID_INPUT_FILE, f"{name} is no DICOM picture DCMTK reads: {detail}")
         in_all = header.rows * header.columns * header.frames
-        if too_many_pixels(header.columns, header.rows) or header.frames > MAX_FRAMES or (
-            too_many_pixels(in_all // 4, 1)
+        if (
+            too_many_pixels(header.columns, header.rows)
+            or header.frames > MAX_FRAMES
+            or (too_many_pixels(in_all // 4, 1))
         ):
             raise EngineError(
                 INVALID_INPUT_FILE,

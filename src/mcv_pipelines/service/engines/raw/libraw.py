@@ -140,5 +140,5 @@ class LibrawEngine:
 def _reason(output: str, staged: str, name: str) -> str:
     """LibRaw's last words on a file, in the user's name for it."""
     lines = [line.strip() for line in output.splitlines() if line.strip() and not line.startswith("Using ")]
-    said = lines[-1] if lines else "no picture found"
+    said = "; ".join(lines[-2:]) if lines else "no picture found"  # the cause, then what it stopped
     return hide_paths(said.replace(staged, name))
