@@ -54,11 +54,9 @@ ENGINES=(
     assimp-utils
     unar  # rar archives, read only (lsar lists, unar unpacks)
     # issue 47's images: LibRaw's dcraw_emu and raw-identify develop camera raw (2 packages, ~2.6 MB);
-    # DCMTK's dcm2pnm and dcmdump read DICOM (2 packages with libdcmtk17, ~28 MB); OpenEXR's exrheader
-    # reads an EXR's header before ffmpeg decodes it (3 packages with its libraries, ~5 MB)
+    # DCMTK's dcm2pnm and dcmdump read DICOM (2 packages with libdcmtk17, ~28 MB). EXR needs only ffmpeg.
     libraw-bin
     dcmtk
-    openexr
     fonts-dejavu-core
     fontconfig
 )

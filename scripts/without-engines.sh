@@ -14,7 +14,8 @@ bash "$here/standins.sh" "$standins" >/dev/null
 # The engines' programs (src/mcv_pipelines/service/engines/install_hints.py) and what they start.
 programs="gs ffmpeg ffprobe convert identify magick gm qpdf pdftoppm pdftocairo pdftotext pdftohtml soffice
 libreoffice soffice.bin heif-enc heif-convert heif-info cjxl djxl rsvg-convert potrace pandoc unar lsar
-ebook-convert assimp dcraw_emu raw-identify simple_dcraw dcm2pnm dcmdump exrheader chromium chromium-headless-shell chromium-browser google-chrome bwrap"
+ebook-convert assimp chromium chromium-headless-shell chromium-browser google-chrome bwrap
+dcraw_emu raw-identify simple_dcraw dcm2pnm dcmdump"
 hide=()
 for name in $programs; do
     for path in $(type -ap "$name" 2>/dev/null) /usr/lib/libreoffice/program/soffice.bin \

@@ -115,10 +115,15 @@ def _element(group: int, element: int, vr: str, value: bytes) -> bytes:
 
 
 def dicom_bytes(
-    frames: int = 2, rows: int = _HEIGHT, columns: int = _WIDTH, claim: int | None = None
+    frames: int = 2,
+    rows: int = _HEIGHT,
+    columns: int = _WIDTH,
+    claim: int | None = None,
+    claim_frames: int | None = None,
 ) -> bytes:
     """A secondary-capture DICOM of ``frames`` 16-bit frames (values 0-4000, the box bright); with
-    ``claim`` the header says claim x claim pixels while holding only the real ones."""
+    ``claim`` the header says claim x claim pixels (``claim_frames``: that many frames) while holding
+    only the real ones."""
     sop_class, sop_instance = b"1.2.840.10008.5.1.4.1.1.7", b"1.2.826.0.1.3680043.2.1125.47.1"
     pixels = bytearray()
     for frame in range(frames):
@@ -142,7 +147,7 @@ def dicom_bytes(
         + _element(0x0010, 0x0010, "PN", b"Quokka^Bench")
         + _element(0x0028, 0x0002, "US", struct.pack("<H", 1))
         + _element(0x0028, 0x0004, "CS", b"MONOCHROME2")
-        + _element(0x0028, 0x0008, "IS", str(frames).encode())
+        + _element(0x0028, 0x0008, "IS", str(claim_frames or frames).encode())
         + _element(0x0028, 0x0010, "US", struct.pack("<H", min(height, 65535)))
         + _element(0x0028, 0x0011, "US", struct.pack("<H", min(width, 65535)))
         + _element(0x0028, 0x0100, "US", struct.pack("<H", 16))

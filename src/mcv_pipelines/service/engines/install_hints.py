@@ -189,11 +189,10 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     ),
     "openexr": InstallHint(
         "OpenEXR HDR images (exr) to the image formats, tone mapped to sRGB",
-        programs=("exrheader", "ffmpeg"),
-        needs_all=True,
-        debian="openexr ffmpeg",
-        fedora="openexr ffmpeg-free",
-        homebrew="openexr ffmpeg",
+        programs=("ffmpeg",),
+        debian="ffmpeg",
+        fedora="ffmpeg-free",
+        homebrew="ffmpeg",
     ),
     "openraster": InstallHint("OpenRaster layered images (ora) in and out (installed with mcv)"),
     "chromium": InstallHint(

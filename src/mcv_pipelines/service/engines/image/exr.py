@@ -1,38 +1,66 @@
-"""OpenEXR (exr, HDR in linear light) to the image formats: ``exrheader`` (OpenEXR's own tool) reads the
-data window first, so a header claiming gigapixels is refused before a pixel is decoded, then ffmpeg's
-EXR decoder renders the first part to a 16-bit PNG with the sRGB transfer curve (``-apply_trc``), which
-Pillow encodes. Both sealed.
+"""OpenEXR (exr, HDR in linear light) to the image formats: the header is read here first (every part's
+data window: a header claiming gigapixels is refused before a pixel is decoded), then ffmpeg's EXR
+decoder, sealed, renders the first part to a 16-bit PNG with the sRGB transfer curve (``-apply_trc``),
+which Pillow encodes.
 
 Compared: ImageMagick here is built without OpenEXR; the OpenEXR wheel reads in-process and brings
-numpy. ffmpeg is installed for audio and video already and decodes every EXR compression.
+numpy; OpenEXR's tools (Debian's openexr) convert nothing to a common format, and ``exrheader`` reads
+the line offset table too, so a hostile header over a few bytes fails there with "early end of file"
+instead of its claimed size. ffmpeg is installed for audio and video already and decodes every EXR
+compression.
 """
 
 from __future__ import annotations
 
-import re
+import struct
 from pathlib import Path
 
 from mcv_pipelines.service.engines.base import EngineError, EngineRequest
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE
 from mcv_pipelines.service.engines.image.codec_engine import CodecEngine
-from mcv_pipelines.service.engines.process import find_program, run_program
 
 __all__ = ["OpenExrEngine", "exr_windows"]
 
-# "dataWindow (type box2i): (0 0) - (95 63)"
-_WINDOW = re.compile(r"dataWindow \(type box2i\): \((-?\d+) (-?\d+)\) - \((-?\d+) (-?\d+)\)")
+_MAGIC = b"\x76\x2f\x31\x01"
+_MULTIPART = 0x1000
+_HEADER_LIMIT = 1 << 20  # bytes of headers read at most
 
 
-def exr_windows(output: str) -> list[tuple[int, int]]:
-    """Width and height of every part's data window in ``exrheader``'s output."""
-    sizes = []
-    for x0, y0, x1, y1 in _WINDOW.findall(output):
-        sizes.append((int(x1) - int(x0) + 1, int(y1) - int(y0) + 1))
-    return sizes
+def _cstring(data: bytes, at: int) -> tuple[str, int]:
+    end = data.index(b"\x00", at, min(len(data), at + 256))
+    return data[at:end].decode("latin-1"), end + 1
+
+
+def exr_windows(data: bytes) -> list[tuple[int, int]]:
+    """Width and height of every part's data window; ValueError when ``data`` is no EXR header."""
+    if not data.startswith(_MAGIC) or len(data) < 8:
+        raise ValueError("it does not start as an OpenEXR file")
+    flags = struct.unpack_from("<I", data, 4)[0]
+    sizes: list[tuple[int, int]] = []
+    at = 8
+    while True:
+        window = None
+        while data[at : at + 1] not in (b"\x00", b""):  # one header: attributes up to an empty name
+            name, at = _cstring(data, at)
+            _kind, at = _cstring(data, at)
+            (size,) = struct.unpack_from("<i", data, at)
+            at += 4
+            if size < 0 or at + size > len(data):
+                raise ValueError(f"its attribute {name!r} runs past the end")
+            if name == "dataWindow" and size == 16:
+                window = struct.unpack_from("<iiii", data, at)
+            at += size
+        if window is None:
+            raise ValueError("a header has no data window")
+        x0, y0, x1, y1 = window
+        sizes.append((x1 - x0 + 1, y1 - y0 + 1))
+        at += 1
+        if not flags & _MULTIPART or data[at : at + 1] in (b"\x00", b""):
+            return sizes
 
 
 class OpenExrEngine(CodecEngine):
-    """Its version is ffmpeg's, the decoder's: OpenEXR's tools print none."""
+    """Its version is ffmpeg's, the decoder's."""
 
     name = "openexr"
     programs = ("ffmpeg",)
@@ -41,22 +69,16 @@ class OpenExrEngine(CodecEngine):
     decodes = ("exr",)
     encodes = ()
     decoder_program = "ffmpeg"
-    info_program = "exrheader"
-
-    def version(self) -> str | None:
-        return super().version() if find_program(self.info_program) is not None else None
+    info_program = "ffmpeg"  # not asked: the header is read here (header_size)
 
     def header_size(self, request: EngineRequest, path: Path) -> list[tuple[int, int]]:
-        info = find_program(self.info_program)
-        assert info is not None
         name = request.inputs[0].path.name
-        outcome = run_program([info, path.name], cwd=path.parent, timeout=request.timeout,
-                              cancelled=request.cancelled, max_output=262144)  # fmt: skip
-        sizes = exr_windows(outcome.output)
-        if outcome.returncode != 0 or not sizes:
-            lines = [line for line in outcome.output.splitlines() if line.strip()]
-            detail = lines[-1].replace(str(path), name) if lines else "no header"
-            raise EngineError(INVALID_INPUT_FILE, f"{name} is no OpenEXR image: {detail}")
+        with path.open("rb") as source:
+            head = source.read(_HEADER_LIMIT)
+        try:
+            sizes = exr_windows(head)
+        except (ValueError, struct.error) as exc:
+            raise EngineError(INVALID_INPUT_FILE, f"{name} is no OpenEXR image: {exc}") from exc
         if any(width <= 0 or height <= 0 for width, height in sizes):
             raise EngineError(INVALID_INPUT_FILE, f"{name} has an empty data window")
         return sizes

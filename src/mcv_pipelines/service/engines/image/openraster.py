@@ -15,6 +15,7 @@ import io
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 from xml.etree import ElementTree
 
 import PIL
@@ -92,7 +93,7 @@ def _composite(data: bytes, name: str) -> Image.Image:
         return canvas
 
 
-def write_openraster(image: Image.Image, target: Path) -> None:
+def write_openraster(image: Image.Image, target: Path | BinaryIO) -> None:
     """``image`` as a one-layer ORA file."""
     picture = image.convert("RGBA")
 
