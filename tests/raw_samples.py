@@ -8,6 +8,8 @@ each written here by hand, never by the engine that reads it:
 - exr: an uncompressed scanline OpenEXR file with half-float R, G, B channels.
 - mpo: two JPEGs (Pillow's, as plain JPEG) joined with the APP2 MP index a stereo camera writes.
 - ora: an OpenRaster zip: stack.xml, two PNG layers (one offset, one half transparent), the merged image.
+- psb: Photoshop's large document format (PSD version 2), raw planar RGB, no layers.
+- xcf: GIMP's format, version 0, one RGB layer in RLE tiles (GraphicsMagick reads it too).
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
-__all__ = ["BIG_SIDE", "dicom_bytes", "dng_bytes", "exr_bytes", "mpo_bytes", "ora_bytes"]
+__all__ = [
+    "BIG_SIDE",
+    "dicom_bytes",
+    "dng_bytes",
+    "exr_bytes",
+    "mpo_bytes",
+    "ora_bytes",
+    "psb_bytes",
+    "xcf_bytes",
+]
 
 _WIDTH, _HEIGHT = 96, 64
 BIG_SIDE = 60000  # what the hostile headers claim: 60000 x 60000 pixels (3.6 gigapixels)
@@ -265,3 +276,54 @@ def ora_bytes() -> bytes:
         thumbnail.thumbnail((48, 48))
         archive.writestr("Thumbnails/thumbnail.png", png(thumbnail))
     return out.getvalue()
+
+
+# --- Photoshop's large document format and GIMP's own (ImageMagick reads both) -------------------
+
+
+def psb_bytes() -> bytes:
+    """A PSB (PSD version 2): header, no colour mode data, resources or layers, raw planar RGB."""
+    header = b"8BPS" + struct.pack(">H6xHIIHH", 2, 3, _HEIGHT, _WIDTH, 8, 3)
+    planes = b"".join(
+        bytes(round(_scene(x, y)[channel] * 255) for y in range(_HEIGHT) for x in range(_WIDTH))
+        for channel in range(3)
+    )
+    # colour mode data, image resources (4-byte lengths), layer and mask info (8 bytes in a PSB)
+    return header + struct.pack(">IIQ", 0, 0, 0) + struct.pack(">H", 0) + planes
+
+
+def _xcf_rle(channel: bytes) -> bytes:
+    """One channel of a tile in XCF's RLE: literal runs of at most 127 bytes (a count byte 256 - n)."""
+    out = bytearray()
+    for at in range(0, len(channel), 127):
+        run = channel[at : at + 127]
+        out += bytes((256 - len(run),)) + run
+    return bytes(out)
+
+
+def xcf_bytes() -> bytes:
+    """An XCF (version 0) with one visible RGB layer, its tiles (64x64) in XCF's RLE, as GIMP writes."""
+
+    def props(*items: tuple[int, bytes]) -> bytes:
+        return b"".join(struct.pack(">II", kind, len(value)) + value for kind, value in items) + b"\x00" * 8
+
+    head = b"gimp xcf file\x00" + struct.pack(">III", _WIDTH, _HEIGHT, 0)
+    head += props((17, b"\x01"))  # PROP_COMPRESSION: RLE
+    layer_at = len(head) + 8 + 4  # after the layer pointers (one, then 0) and the channel pointers (0)
+    name = b"Quokka\x00"
+    layer = struct.pack(">III", _WIDTH, _HEIGHT, 0) + struct.pack(">I", len(name)) + name
+    layer += props((6, struct.pack(">I", 255)), (8, struct.pack(">I", 1)), (15, struct.pack(">ii", 0, 0)))
+    hierarchy_at = layer_at + len(layer) + 8
+    layer += struct.pack(">II", hierarchy_at, 0)  # its hierarchy, no mask
+    level_at = hierarchy_at + 4 * 3 + 8
+    hierarchy = struct.pack(">IIIII", _WIDTH, _HEIGHT, 3, level_at, 0)
+    tiles = [(x0, y0) for y0 in range(0, _HEIGHT, 64) for x0 in range(0, _WIDTH, 64)]
+    tile_at = level_at + 8 + 4 * (len(tiles) + 1)
+    level, data = struct.pack(">II", _WIDTH, _HEIGHT), b""
+    for x0, y0 in tiles:
+        level += struct.pack(">I", tile_at + len(data))
+        spots = [(x, y) for y in range(y0, min(y0 + 64, _HEIGHT)) for x in range(x0, min(x0 + 64, _WIDTH))]
+        for channel in range(3):
+            data += _xcf_rle(bytes(round(_scene(x, y)[channel] * 255) for x, y in spots))
+    level += struct.pack(">I", 0)
+    return head + struct.pack(">III", layer_at, 0, 0) + layer + hierarchy + level + data

@@ -69,7 +69,7 @@ def _picture(source: str) -> Check:
         if source == "dcm":  # grey: the box bright, the ground dark
             if not box[0] > ground[0] + 80:
                 raise ValueError(f"the DICOM's bright box came out {box} on {ground}")
-        else:  # exr, mpo (its first view: blue, the second is red), ora: a blue box on a light ground
+        else:  # exr, mpo (its first view: blue, the second is red), ora, psb, xcf: a blue box on light grey
             _near(box, (29, 78, 216), 40, "the box")
             if min(ground) < 180:
                 raise ValueError(f"the ground came out {ground}")
@@ -86,6 +86,6 @@ def raw_checks(path: Path, fmt: str) -> list[Check]:
     if fmt == "ora":
         checks.append(_ora)
     source = path.name.split("-to-", 1)[0]
-    if source in ("dng", "dcm", "exr", "mpo", "ora") and fmt in _PIXELS:
+    if source in ("dng", "dcm", "exr", "mpo", "ora", "psb", "xcf") and fmt in _PIXELS:
         checks.append(_picture(source))
     return checks

@@ -15,7 +15,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from mcv_pipelines.service.engines.base import Engine
-from raw_samples import dicom_bytes, dng_bytes, exr_bytes, mpo_bytes, ora_bytes
+from raw_samples import dicom_bytes, dng_bytes, exr_bytes, mpo_bytes, ora_bytes, psb_bytes, xcf_bytes
 
 RequireEngine = Callable[..., Engine]
 
@@ -144,3 +144,16 @@ def test_mpo_converts_its_first_view(
         assert getattr(gif, "n_frames", 1) == 1  # the right eye is no second frame of an animation
     box = _rgb(files["stereo.gif"], 40, 24)
     assert box[2] > 180 > 60 > box[0], box  # the left (blue) view, not the right (red) one
+
+
+def test_psb_and_xcf_are_read_by_imagemagick(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("imagemagick", "convert", "xcf", "png")
+    require_engine("imagemagick", "convert", "psb", "png")
+    for name, data in (("poster.psb", psb_bytes()), ("sketch.xcf", xcf_bytes())):
+        job = _job(client, name, data, {"png": {"output_format": "png"}})
+        assert task_named(job, "png")["engine"] == "imagemagick"
+        png = download_all(job, tmp_path / name)[name.replace(name[-3:], "png")]
+        assert _rgb(png, 40, 24) == (28, 76, 217)  # the hand-written file's box (0.11, 0.3, 0.85)
+        assert _rgb(png, 4, 4) == (204, 204, 204)
