@@ -66,6 +66,7 @@ TEST_ONLY=(
     openssl
     zsh
     fish
+    openexr  # exrheader and exrmaketiled check an EXR the service wrote: OpenEXR's own reader, not ffmpeg's
     openssh-server  # the sshd the import/sftp and export/sftp tests log in to (as root, on loopback)
     # OpenStack Swift for the import/openstack and export/openstack tests (tests/swift_server.py): 61
     # packages, ~8 MB to download, about a minute to install on a busy 2-core machine

@@ -8,6 +8,9 @@ An ORA output is read with zipfile and ElementTree, its layer with Pillow.
 from __future__ import annotations
 
 import io
+import re
+import subprocess
+import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +41,17 @@ def _ora(path: Path) -> None:
         with Image.open(io.BytesIO(ora.read("mergedimage.png"))) as merged:
             if merged.size != size:
                 raise ValueError(f"mergedimage is {merged.size}, stack.xml says {size}")
+
+
+def _exr(path: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            ["exrmaketiled", str(path), f"{tmp}/tiled.exr"], check=True, capture_output=True, timeout=60
+        )
+    header = subprocess.run(["exrheader", str(path)], check=True, capture_output=True, text=True, timeout=60)
+    window = re.search(r"dataWindow \(type box2i\): \(0 0\) - \((\d+) (\d+)\)", header.stdout)
+    if window is None or int(window[1]) < 1 or int(window[2]) < 1:
+        raise ValueError(f"no data window of a picture in {header.stdout[:200]!r}")
 
 
 def _near(found: tuple[int, ...], wanted: tuple[int, int, int], slack: int, what: str) -> None:
@@ -85,6 +99,8 @@ def raw_checks(path: Path, fmt: str) -> list[Check]:
     checks: list[Check] = []
     if fmt == "ora":
         checks.append(_ora)
+    if fmt == "exr":
+        checks.append(_exr)
     source = path.name.split("-to-", 1)[0]
     if source in ("dng", "dcm", "exr", "mpo", "ora", "psb", "xcf") and fmt in _PIXELS:
         checks.append(_picture(source))

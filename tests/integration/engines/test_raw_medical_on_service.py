@@ -5,6 +5,7 @@ order, layers composited), and the clear errors of a broken file."""
 from __future__ import annotations
 
 import base64
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -102,8 +103,8 @@ def test_dicom_gives_a_file_per_frame_in_order_and_a_pdf_page_per_frame(
     assert len(PdfReader(files["scan.pdf"]).pages) == 3
 
 
-def test_exr_is_tone_mapped_to_srgb(
-    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+def test_exr_is_tone_mapped_to_srgb_and_written_back_linear(
+    require_engine: RequireEngine, require_program: Callable[..., str], client: httpx.Client, tmp_path: Path
 ) -> None:
     require_engine("openexr", "convert", "exr", "png")
     job = _job(
@@ -114,6 +115,20 @@ def test_exr_is_tone_mapped_to_srgb(
     ground, box = _rgb(files["render.png"], 4, 4), _rgb(files["render.png"], 40, 24)
     assert all(abs(channel - 206) <= 3 for channel in ground), ground  # linear 0.8^2.2 back to sRGB 0.8
     assert box[2] > 200 > 100 > box[0], box
+    # written back as EXR (linear half floats, which OpenEXR's own exrheader reads) and read again
+    with files["render.png"].open("rb") as png:
+        written = _job(client, "render.png", png.read(), {"exr": {"output_format": "exr"}})
+    assert task_named(written, "exr")["engine"] == "openexr"
+    exr = download_all(written, tmp_path / "written")["render.exr"]
+    header = subprocess.run(
+        [require_program("exrheader"), str(exr)], capture_output=True, text=True, check=True
+    )
+    assert "dataWindow (type box2i): (0 0) - (95 63)" in header.stdout
+    assert "16-bit floating-point" in header.stdout
+    again = download_all(
+        _job(client, "render.exr", exr.read_bytes(), {"png": {"output_format": "png"}}), tmp_path / "again"
+    )
+    assert _rgb(again["render.png"], 40, 24) == box
 
 
 def test_openraster_layers_composite_and_a_png_becomes_one_layer(
