@@ -103,6 +103,22 @@ def test_dicom_gives_a_file_per_frame_in_order_and_a_pdf_page_per_frame(
     assert len(PdfReader(files["scan.pdf"]).pages) == 3
 
 
+def test_compressed_dicom_jpeg_and_jpeg_ls_render(
+    require_engine: RequireEngine, require_program: Callable[..., str], client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("dcmtk", "convert", "dcm", "png")
+    plain = tmp_path / "plain.dcm"
+    plain.write_bytes(dicom_bytes(frames=1))
+    for compressor in ("dcmcjpeg", "dcmcjpls"):  # DCMTK's own encoders: the pixels are the hand-written ones
+        packed = tmp_path / f"{compressor}.dcm"
+        subprocess.run(
+            [require_program(compressor), str(plain), str(packed)], check=True, capture_output=True
+        )
+        job = _job(client, packed.name, packed.read_bytes(), {"png": {"output_format": "png"}})
+        png = download_all(job, tmp_path / compressor)[f"{compressor}.png"]
+        assert _rgb(png, 40, 24)[0] > _rgb(png, 4, 4)[0] + 80
+
+
 def test_exr_is_tone_mapped_to_srgb_and_written_back_linear(
     require_engine: RequireEngine, require_program: Callable[..., str], client: httpx.Client, tmp_path: Path
 ) -> None:

@@ -47,6 +47,12 @@ def test_dicom_header_rows_columns_frames_and_window() -> None:
     assert single is not None
     assert (single.frames, single.has_window) == (1, False)
     assert parse_dicom_header("(0028,0010) US 64  # 2, 1 Rows") is None  # no columns: no picture
+    assert not header.jpeg_ls
+    lossless = parse_dicom_header(
+        "(0002,0010) UI =JPEGLSLossless                 #  22, 1 TransferSyntaxUID\n" + DCMDUMP
+    )
+    assert lossless is not None
+    assert lossless.jpeg_ls
 
 
 def test_exr_data_window_read_from_the_header_alone() -> None:

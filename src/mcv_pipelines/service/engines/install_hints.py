@@ -181,7 +181,7 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     ),
     "dcmtk": InstallHint(
         "DICOM medical images (dcm) to png, jpg, tiff and pdf, a file per frame",
-        programs=("dcm2pnm", "dcmdump"),
+        programs=("dcmj2pnm", "dcml2pnm", "dcmdump"),
         needs_all=True,
         debian="dcmtk",
         fedora="dcmtk",

@@ -1,7 +1,9 @@
 """DICOM medical images (dcm) to png, jpg, tiff (a file per frame) and pdf (a page per frame), with
-DCMTK's programs, sealed: ``dcmdump`` reads the header (rows, columns, frames; a picture past Pillow's
-pixel guard is refused before any pixel is decoded), ``dcm2pnm`` renders every frame to an 8-bit PNG
-with the VOI window asked for, and Pillow writes the output format.
+DCMTK's programs, sealed: ``dcmdump`` reads the header (rows, columns, frames, transfer syntax; a
+picture past Pillow's pixel guard is refused before any pixel is decoded), ``dcmj2pnm`` (uncompressed,
+RLE and JPEG pixel data) or ``dcml2pnm`` (JPEG-LS) renders every frame to an 8-bit PNG with the VOI
+window asked for, and Pillow writes the output format. JPEG 2000 pixel data DCMTK's free toolkit does not
+decode: such a file fails with DCMTK's reason.
 
 Compared: pydicom (MIT; in-process, so a hostile file is parsed inside the service, and it needs numpy
 and a codec plugin per compressed transfer syntax). DCMTK is the reference toolkit, decodes JPEG,
@@ -40,7 +42,10 @@ __all__ = ["DICOM_OUTPUTS", "DcmtkEngine", "DicomHeader", "parse_dicom_header"]
 DICOM_OUTPUTS = ("png", "jpg", "tiff", "pdf")
 WINDOWS = ("auto", "minmax", "none")
 MAX_FRAMES = 2000
-_TAG = re.compile(r"^\((0028,00(?:08|10|11)|0028,1050)\)\s+\w\w\s+\[?([^\]#]*?)\]?\s+#", re.MULTILINE)
+_TAG = re.compile(
+    r"^\((0028,00(?:08|10|11)|0028,1050|0002,0010)\)\s+\w\w\s+[\[=]?([^\]#]*?)\]?\s+#", re.MULTILINE
+)
+_JPEG_LS = ("1.2.840.10008.1.2.4.80", "1.2.840.10008.1.2.4.81", "JPEGLSLossless", "JPEGLSLossy")
 _OPTIONS = (
     FILENAME,
     OptionSpec("window", "enum", "auto", WINDOWS,
@@ -56,6 +61,7 @@ class DicomHeader:
     columns: int
     frames: int
     has_window: bool
+    jpeg_ls: bool = False
 
 
 def parse_dicom_header(output: str) -> DicomHeader | None:
@@ -67,14 +73,18 @@ def parse_dicom_header(output: str) -> DicomHeader | None:
         frames = int(found.get("0028,0008") or 1)
     except (KeyError, ValueError):
         return None
-    return DicomHeader(rows, columns, max(frames, 1), bool(found.get("0028,1050")))
+    syntax = found.get("0002,0010", "")
+    return DicomHeader(
+        rows, columns, max(frames, 1), bool(found.get("0028,1050")), syntax.startswith(_JPEG_LS)
+    )
 
 
 class DcmtkEngine:
     name = "dcmtk"
 
     def __init__(self) -> None:
-        self.renderer = find_program("dcm2pnm")
+        self.renderer = find_program("dcmj2pnm", "dcm2pnm")
+        self.ls_renderer = find_program("dcml2pnm")
         self.dumper = find_program("dcmdump")
 
     def version(self) -> str | None:
@@ -84,7 +94,7 @@ class DcmtkEngine:
     def _version(self) -> str | None:
         if self.renderer is None or self.dumper is None:
             return None
-        return program_version([self.renderer, "--version"], r"dcm2pnm v(\d[\w.]*)")
+        return program_version([self.renderer, "--version"], r"dcm\w?2pnm v(\d[\w.]*)")
 
     def conversion_types(self) -> Iterable[ConversionType]:
         version = self.version()
@@ -118,7 +128,8 @@ class DcmtkEngine:
             flags = ["+Wm"] if window == "minmax" else ["-W"]
         frames_dir = request.work_dir / "frames"
         frames_dir.mkdir()
-        argv = [self.renderer, "+Fa", "+on", *flags, staged.name, str(frames_dir / "frame")]
+        renderer = self.ls_renderer if header.jpeg_ls and self.ls_renderer else self.renderer
+        argv = [renderer, "+Fa", "+on", *flags, staged.name, str(frames_dir / "frame")]
         run_checked(argv, what=f"rendering {name} with DCMTK", cwd=request.work_dir,
                     timeout=request.timeout, cancelled=request.cancelled)  # fmt: skip
         rendered = sorted(frames_dir.iterdir(), key=_frame_number)
@@ -140,7 +151,7 @@ class DcmtkEngine:
 
     def _header(self, request: EngineRequest, staged: Path, name: str) -> DicomHeader:
         assert self.dumper is not None
-        tags = ("0028,0010", "0028,0011", "0028,0008", "0028,1050")
+        tags = ("0002,0010", "0028,0010", "0028,0011", "0028,0008", "0028,1050")
         argv = [self.dumper, *(arg for tag in tags for arg in ("+P", tag)), staged.name]
         outcome = run_program(argv, cwd=request.work_dir, timeout=request.timeout,
                               cancelled=request.cancelled, max_output=65536)  # fmt: skip
