@@ -10,14 +10,18 @@ each written here by hand, never by the engine that reads it:
 - ora: an OpenRaster zip: stack.xml, two PNG layers (one offset, one half transparent), the merged image.
 - psb: Photoshop's large document format (PSD version 2), raw planar RGB, no layers.
 - xcf: GIMP's format, version 0, one RGB layer in RLE tiles (GraphicsMagick reads it too).
+- jls: JPEG-LS, encoded by DCMTK's dcmcjpls inside a DICOM (from img2dcm) and taken out of it.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
+import subprocess
 import zipfile
 from collections.abc import Sequence
+from pathlib import Path
 
 from PIL import Image, ImageDraw
 
@@ -327,3 +331,62 @@ def xcf_bytes() -> bytes:
             data += _xcf_rle(bytes(round(_scene(x, y)[channel] * 255) for x, y in spots))
     level += struct.pack(">I", 0)
     return head + struct.pack(">III", layer_at, 0, 0) + layer + hierarchy + level + data
+
+
+# --- JPEG-LS: made by DCMTK (its CharLS), not by ffmpeg, which the engine runs -------------------
+
+
+def _encapsulated(item: bytes) -> bytes:
+    return struct.pack("<HHI", 0xFFFE, 0xE000, len(item)) + item
+
+
+def jpegls_in_dicom(stream: bytes) -> bytes:
+    """A DICOM holding one JPEG-LS ``stream`` as its encapsulated pixel data, so DCMTK's decoder can
+    read a stream it did not write (its size, components and precision taken from the SOF55)."""
+    at = stream.index(b"\xff\xf7")
+    precision, height, width, components = struct.unpack_from(">BHHB", stream, at + 4)
+    sop_class, sop_instance = b"1.2.840.10008.5.1.4.1.1.7", b"1.2.826.0.1.3680043.2.1125.47.2"
+    meta_body = (
+        _element(0x0002, 0x0001, "OB", b"\x00\x01")
+        + _element(0x0002, 0x0002, "UI", sop_class)
+        + _element(0x0002, 0x0003, "UI", sop_instance)
+        + _element(0x0002, 0x0010, "UI", b"1.2.840.10008.1.2.4.80")
+    )
+    meta = _element(0x0002, 0x0000, "UL", struct.pack("<I", len(meta_body))) + meta_body
+    fragment = stream + b"\x00" * (len(stream) % 2)
+    pixels = _encapsulated(b"") + _encapsulated(fragment) + struct.pack("<HHI", 0xFFFE, 0xE0DD, 0)
+    body = (
+        _element(0x0008, 0x0016, "UI", sop_class)
+        + _element(0x0008, 0x0018, "UI", sop_instance)
+        + _element(0x0028, 0x0002, "US", struct.pack("<H", components))
+        + _element(0x0028, 0x0004, "CS", b"RGB" if components == 3 else b"MONOCHROME2")
+        + (_element(0x0028, 0x0006, "US", struct.pack("<H", 0)) if components == 3 else b"")
+        + _element(0x0028, 0x0010, "US", struct.pack("<H", height))
+        + _element(0x0028, 0x0011, "US", struct.pack("<H", width))
+        + _element(0x0028, 0x0100, "US", struct.pack("<H", 8 if precision <= 8 else 16))
+        + _element(0x0028, 0x0101, "US", struct.pack("<H", precision))
+        + _element(0x0028, 0x0102, "US", struct.pack("<H", precision - 1))
+        + _element(0x0028, 0x0103, "US", struct.pack("<H", 0))
+        + struct.pack("<HH2sHI", 0x7FE0, 0x0010, b"OB", 0, 0xFFFFFFFF)
+        + pixels
+    )
+    return b"\x00" * 128 + b"DICM" + meta + body
+
+
+def jls_bytes(work: Path) -> bytes:
+    """The seed picture as JPEG-LS, encoded by DCMTK: a BMP (Pillow) into DICOM (img2dcm), compressed
+    (dcmcjpls), and the stream taken out of its one fragment."""
+    work.mkdir(parents=True, exist_ok=True)
+    picture = Image.new("RGB", (_WIDTH, _HEIGHT))
+    picture.putdata(
+        [tuple(round(v * 255) for v in _scene(x, y)) for y in range(_HEIGHT) for x in range(_WIDTH)]
+    )
+    picture.save(work / "seed.bmp")
+    run = functools.partial(subprocess.run, check=True, capture_output=True, timeout=60)
+    run(["img2dcm", "-i", "BMP", str(work / "seed.bmp"), str(work / "seed.dcm")])
+    run(["dcmcjpls", str(work / "seed.dcm"), str(work / "seed-jls.dcm")])
+    data = (work / "seed-jls.dcm").read_bytes()
+    start = data.index(b"\xff\xd8\xff\xf7")
+    (length,) = struct.unpack_from("<I", data, start - 4)  # the fragment item's length, just before it
+    stream = data[start : start + length]
+    return stream[: stream.rindex(b"\xff\xd9") + 2]

@@ -18,6 +18,8 @@ from xml.etree import ElementTree
 
 from PIL import Image
 
+from raw_samples import jpegls_in_dicom
+
 __all__ = ["raw_checks"]
 
 Check = Callable[[Path], None]
@@ -54,6 +56,18 @@ def _exr(path: Path) -> None:
         raise ValueError(f"no data window of a picture in {header.stdout[:200]!r}")
 
 
+def _jls(path: Path) -> None:
+    """Decoded by DCMTK's JPEG-LS decoder (CharLS), not ffmpeg's: the stream wrapped in a DICOM."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "wrapped.dcm").write_bytes(jpegls_in_dicom(path.read_bytes()))
+        subprocess.run(["dcml2pnm", "+on", f"{tmp}/wrapped.dcm", f"{tmp}/decoded.png"], check=True,
+                       capture_output=True, timeout=60)  # fmt: skip
+        with Image.open(f"{tmp}/decoded.png") as decoded:
+            decoded.load()
+            if min(decoded.size) < 1:
+                raise ValueError("DCMTK decoded an empty picture")
+
+
 def _near(found: tuple[int, ...], wanted: tuple[int, int, int], slack: int, what: str) -> None:
     if any(abs(a - b) > slack for a, b in zip(found[:3], wanted, strict=True)):
         raise ValueError(f"{what} is {found[:3]}, expected about {wanted}")
@@ -83,7 +97,7 @@ def _picture(source: str) -> Check:
         if source == "dcm":  # grey: the box bright, the ground dark
             if not box[0] > ground[0] + 80:
                 raise ValueError(f"the DICOM's bright box came out {box} on {ground}")
-        else:  # exr, mpo (its first view: blue, the second is red), ora, psb, xcf: a blue box on light grey
+        else:  # a blue box on light grey (mpo: its first view; the second is red)
             _near(box, (29, 78, 216), 40, "the box")
             if min(ground) < 180:
                 raise ValueError(f"the ground came out {ground}")
@@ -101,7 +115,9 @@ def raw_checks(path: Path, fmt: str) -> list[Check]:
         checks.append(_ora)
     if fmt == "exr":
         checks.append(_exr)
+    if fmt == "jls":
+        checks.append(_jls)
     source = path.name.split("-to-", 1)[0]
-    if source in ("dng", "dcm", "exr", "mpo", "ora", "psb", "xcf") and fmt in _PIXELS:
+    if source in ("dng", "dcm", "exr", "mpo", "ora", "psb", "xcf", "jls") and fmt in _PIXELS:
         checks.append(_picture(source))
     return checks

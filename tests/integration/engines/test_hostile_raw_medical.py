@@ -1,14 +1,16 @@
 """Hostile files of the camera raw, medical and HDR family (issue 47), under bubblewrap and Landlock as
 the other hostile cases (test_hostile_files_see_only_their_task.py, whose fixtures and helpers these
-use): headers that claim a picture of 60000x60000 pixels over a few bytes of data are refused from the
-header, before a pixel is decoded (in a second or two, so no decoder allocated gigabytes first); a
-truncated raw fails with LibRaw's cause; an OpenRaster file whose layers name files outside it (the
-planted secrets, ``../`` names, an XML entity) converts without them or fails, saying none of them.
+use): headers (DICOM, EXR, DNG, JPEG-LS) claiming a picture of 60000x60000 pixels over a few bytes of
+data are refused from the header, before a pixel is decoded (in a second or two, so no decoder
+allocated gigabytes first); a truncated raw fails with LibRaw's cause; an OpenRaster file whose layers
+name files outside it (the planted secrets, ``../`` names, an XML entity) converts without them or
+fails, saying none of them.
 """
 
 from __future__ import annotations
 
 import io
+import struct
 import time
 import zipfile
 from collections.abc import Callable
@@ -34,6 +36,17 @@ RequireEngine = Callable[..., Engine]
 _HUGE = f"{BIG_SIDE}x{BIG_SIDE}"
 
 
+def _huge_jpegls() -> bytes:
+    """A JPEG-LS frame header (SOF55) claiming BIG_SIDE x BIG_SIDE, three components, and no scan."""
+    components = b"".join(bytes((index, 0x11, 0)) for index in (1, 2, 3))
+    return (
+        b"\xff\xd8\xff\xf7"
+        + struct.pack(">HBHHB", 8 + len(components), 8, BIG_SIDE, BIG_SIDE, 3)
+        + components
+        + b"\xff\xd9"
+    )
+
+
 def _refused_quickly(client: httpx.Client, tmp_path: Path, name: str, data: bytes) -> Outcome:
     started = time.monotonic()
     outcome = convert(client, tmp_path, name, data, {"operation": "convert", "output_format": "png"})
@@ -49,10 +62,12 @@ def test_headers_claiming_a_huge_picture_are_refused_before_decoding(
     require_engine("dcmtk", "convert", "dcm", "png")
     require_engine("openexr", "convert", "exr", "png")
     require_engine("libraw", "convert", "dng", "png")
+    require_engine("jpegls", "convert", "jls", "png")
     outcomes = {
         "dcm": _refused_quickly(client, tmp_path, "huge.dcm", dicom_bytes(frames=1, claim=BIG_SIDE)),
         "exr": _refused_quickly(client, tmp_path, "huge.exr", exr_bytes(claim=BIG_SIDE)),
         "dng": _refused_quickly(client, tmp_path, "huge.dng", dng_bytes(claim=BIG_SIDE)),
+        "jls": _refused_quickly(client, tmp_path, "huge.jls", _huge_jpegls()),
     }
     for fmt, outcome in outcomes.items():
         assert f"huge.{fmt}" in outcome.message

@@ -16,7 +16,18 @@ from PIL import Image
 from pypdf import PdfReader
 
 from mcv_pipelines.service.engines.base import Engine
-from raw_samples import dicom_bytes, dng_bytes, exr_bytes, mpo_bytes, ora_bytes, psb_bytes, xcf_bytes
+from mcv_pipelines.service.engines.image.dicom import DcmtkEngine
+from raw_samples import (
+    dicom_bytes,
+    dng_bytes,
+    exr_bytes,
+    jls_bytes,
+    jpegls_in_dicom,
+    mpo_bytes,
+    ora_bytes,
+    psb_bytes,
+    xcf_bytes,
+)
 
 RequireEngine = Callable[..., Engine]
 
@@ -188,3 +199,24 @@ def test_psb_and_xcf_are_read_by_imagemagick(
         png = download_all(job, tmp_path / name)[name.replace(name[-3:], "png")]
         assert _rgb(png, 40, 24) == (28, 76, 217)  # the hand-written file's box (0.11, 0.3, 0.85)
         assert _rgb(png, 4, 4) == (204, 204, 204)
+
+
+def test_jpeg_ls_from_dcmtk_decodes_and_png_encodes_losslessly(
+    require_engine: RequireEngine, require_program: Callable[..., str], client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("jpegls", "convert", "jls", "png")
+    dcmtk = require_engine("dcmtk", "convert", "dcm", "png")
+    assert isinstance(dcmtk, DcmtkEngine)
+    assert dcmtk.ls_renderer is not None
+    require_program("img2dcm")
+    require_program("dcmcjpls")
+    job = _job(client, "scan.jls", jls_bytes(tmp_path / "made"), {"png": {"output_format": "png"}})
+    assert task_named(job, "png")["engine"] == "jpegls"
+    png = download_all(job, tmp_path / "out")["scan.png"]
+    assert _rgb(png, 40, 24) == (28, 76, 217)  # lossless: the seed's very values
+    again = _job(client, "scan.png", png.read_bytes(), {"jls": {"output_format": "jls"}})
+    stream = download_all(again, tmp_path / "again")["scan.jls"].read_bytes()
+    wrapped = tmp_path / "wrapped.dcm"
+    wrapped.write_bytes(jpegls_in_dicom(stream))  # DCMTK's decoder reads what ffmpeg wrote
+    subprocess.run([dcmtk.ls_renderer, "+on", str(wrapped), str(tmp_path / "back.png")], check=True)
+    assert _rgb(tmp_path / "back.png", 40, 24) == (28, 76, 217)

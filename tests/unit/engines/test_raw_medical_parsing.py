@@ -12,6 +12,7 @@ from PIL import Image
 from mcv_pipelines.service.engines.base import EngineError
 from mcv_pipelines.service.engines.image.dicom import parse_dicom_header
 from mcv_pipelines.service.engines.image.exr import exr_windows
+from mcv_pipelines.service.engines.image.jpegls import jpegls_size
 from mcv_pipelines.service.engines.image.openraster import read_openraster, write_openraster
 from mcv_pipelines.service.engines.raw.identify import parse_identify
 from raw_samples import BIG_SIDE, exr_bytes, ora_bytes
@@ -90,3 +91,12 @@ def test_openraster_refuses_what_is_no_openraster() -> None:
         ora.writestr("stack.xml", f'<image w="{BIG_SIDE}" h="{BIG_SIDE}"><stack/></image>')
     with pytest.raises(EngineError, match=f"{BIG_SIDE}x{BIG_SIDE}"):
         read_openraster(out.getvalue(), "huge.ora")
+
+
+def test_jpegls_size_from_its_frame_header() -> None:
+    header = b"\xff\xd8\xff\xe0\x00\x04ab\xff\xf7" + bytes.fromhex("000b 08 0040 0060 01 011100")
+    assert jpegls_size(header) == (96, 64)  # past an APP0 segment
+    with pytest.raises(ValueError, match="SOF55"):
+        jpegls_size(b"\xff\xd8\xff\xc0\x00\x0b\x08\x00\x40\x00\x60\x01\x01\x11\x00\xff\xda")  # baseline JPEG
+    with pytest.raises(ValueError, match="does not start"):
+        jpegls_size(b"GIF89a")

@@ -25,6 +25,7 @@ from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
 from mcv_pipelines.service.engines.image.dicom import DcmtkEngine
 from mcv_pipelines.service.engines.image.exr import OpenExrEngine
+from mcv_pipelines.service.engines.image.jpegls import JpeglsEngine
 from mcv_pipelines.service.engines.image.libheif import LibheifEngine
 from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
@@ -54,11 +55,12 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # codecs Pillow lacks: HEIC/HEIF and JPEG XL, decoded or encoded by their reference programs
     LibheifEngine,
     LibjxlEngine,
-    # camera raw, DICOM, OpenEXR and OpenRaster (issue 47): each the only engine of its input formats,
-    # so it stands among the image engines
+    # camera raw, DICOM, OpenEXR, JPEG-LS and OpenRaster (issue 47): each the only engine of its
+    # input formats, so it stands among the image engines
     LibrawEngine,
     DcmtkEngine,
     OpenExrEngine,
+    JpeglsEngine,
     OpenRasterEngine,
     # Ghostscript before pypdf: where installed it is the better PDF optimizer (pypdf stays the
     # default for merge, metadata and watermarks, which Ghostscript does not list).

@@ -194,6 +194,13 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="ffmpeg-free",
         homebrew="ffmpeg",
     ),
+    "jpegls": InstallHint(
+        "JPEG-LS images (jls) to and from the image formats",
+        programs=("ffmpeg",),
+        debian="ffmpeg",
+        fedora="ffmpeg-free",
+        homebrew="ffmpeg",
+    ),
     "openraster": InstallHint("OpenRaster layered images (ora) in and out (installed with mcv)"),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",

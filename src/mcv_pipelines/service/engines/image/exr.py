@@ -14,6 +14,7 @@ compression.
 
 from __future__ import annotations
 
+import shutil
 import struct
 from pathlib import Path
 
@@ -72,6 +73,12 @@ class OpenExrEngine(CodecEngine):
     encodes = ("exr",)
     decoder_program = "ffmpeg"
     info_program = "ffmpeg"  # not asked: the header is read here (header_size)
+
+    def stage(self, request: EngineRequest, path: Path) -> Path:
+        # ffmpeg reads "%d" in a name as a numbered sequence: the file gets a name of ours
+        staged = request.work_dir / "source.exr"
+        shutil.copyfile(path, staged)
+        return staged
 
     def header_size(self, request: EngineRequest, path: Path) -> list[tuple[int, int]]:
         name = request.inputs[0].path.name
