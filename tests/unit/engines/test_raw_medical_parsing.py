@@ -100,3 +100,26 @@ def test_jpegls_size_from_its_frame_header() -> None:
         jpegls_size(b"\xff\xd8\xff\xc0\x00\x0b\x08\x00\x40\x00\x60\x01\x01\x11\x00\xff\xda")  # baseline JPEG
     with pytest.raises(ValueError, match="does not start"):
         jpegls_size(b"GIF89a")
+
+
+def _ora_of(layers: list[tuple[str, int, int]], size: int = 4) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as ora:
+        nodes = "".join(f'<layer src="{src}" x="{x}" y="{y}"/>' for src, x, y in layers)
+        ora.writestr("stack.xml", f'<image w="{size}" h="{size}"><stack>{nodes}</stack></image>')
+        layer = io.BytesIO()
+        Image.new("RGBA", (size, size), "red").save(layer, "PNG")
+        ora.writestr("red.png", layer.getvalue())
+    return out.getvalue()
+
+
+def test_openraster_layer_off_the_canvas_is_clipped_and_layers_have_a_pixel_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    picture = read_openraster(_ora_of([("red.png", -2, -2)]), "shifted.ora")
+    assert picture.getpixel((1, 1)) == (255, 0, 0, 255)
+    assert picture.getpixel((2, 2)) == (0, 0, 0, 0)
+    assert read_openraster(_ora_of([("red.png", 9, 9)]), "away.ora").getbbox() is None
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 10)  # three 3x3 layers: 27 pixels, more than 2 x 10
+    with pytest.raises(EngineError, match="layers hold more pixels"):
+        read_openraster(_ora_of([("red.png", 0, 0)] * 3, size=3), "many.ora")

@@ -75,22 +75,35 @@ def _composite(data: bytes, name: str) -> Image.Image:
             raise EngineError(INVALID_INPUT_FILE, f"{name} declares a picture of {width}x{height} pixels, "
                               "which an image may not have here")  # fmt: skip
         canvas = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+        budget = 2 * (Image.MAX_IMAGE_PIXELS or 0) or None  # pixels all layers may decode to, together
         layers = [node for node in root.iter("layer")][:_LAYERS]
         for node in reversed(layers):  # stack.xml lists the top layer first
             source = node.get("src", "")
             if node.get("visibility", "visible") == "hidden" or source not in members:
                 continue
             with Image.open(io.BytesIO(ora.read(source)), formats=("PNG",)) as opened:
+                if budget is not None:
+                    budget -= opened.width * opened.height
+                    if budget < 0:
+                        raise EngineError(INVALID_INPUT_FILE, f"{name}'s layers hold more pixels than an "
+                                          "image may have here")  # fmt: skip
                 layer = opened.convert("RGBA")
             opacity = min(max(_number(node, "opacity", 1.0), 0.0), 1.0)
             if opacity < 1.0:
                 alpha = layer.getchannel("A")
                 layer.putalpha(alpha.point(lambda value, opacity=opacity: round(value * opacity)))
-            box = (int(_number(node, "x", 0)), int(_number(node, "y", 0)))
-            overlay = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
-            overlay.paste(layer, box)
-            canvas = Image.alpha_composite(canvas, overlay)
+            _over(canvas, layer, int(_number(node, "x", 0)), int(_number(node, "y", 0)))
         return canvas
+
+
+def _over(canvas: Image.Image, layer: Image.Image, x: int, y: int) -> None:
+    """``layer`` drawn over ``canvas`` at (x, y), in place; only the part that falls on the canvas."""
+    left, top = max(x, 0), max(y, 0)
+    right, bottom = min(x + layer.width, canvas.width), min(y + layer.height, canvas.height)
+    if right <= left or bottom <= top:
+        return
+    part = layer.crop((left - x, top - y, right - x, bottom - y))
+    canvas.alpha_composite(part, (left, top))
 
 
 def write_openraster(image: Image.Image, target: Path | BinaryIO) -> None:
