@@ -54,7 +54,8 @@ ENGINES=(
     assimp-utils
     unar  # rar archives, read only (lsar lists, unar unpacks)
     # issue 47's images: LibRaw's dcraw_emu and raw-identify develop camera raw (2 packages, ~2.6 MB);
-    # DCMTK's dcmj2pnm, dcml2pnm and dcmdump read DICOM (2 packages with libdcmtk17, ~28 MB). EXR needs only ffmpeg.
+    # DCMTK's dcmj2pnm, dcml2pnm and dcmdump read DICOM (2 packages with libdcmtk17, ~28 MB). EXR and
+    # JPEG-LS need only ffmpeg.
     libraw-bin
     dcmtk
     fonts-dejavu-core
