@@ -53,12 +53,17 @@ ENGINES=(
     # assimp: 3D models (obj, stl, ply, gltf/glb, fbx, dae, 3ds ...) to each other (3 packages, ~13 MB)
     assimp-utils
     unar  # rar archives, read only (lsar lists, unar unpacks); also comic books in RAR (cbr)
-    # issue 47, pages and books: DjVu with ddjvu and djvutxt (djvulibre-bin with libdjvulibre21 and its
+    # pages and books: DjVu with ddjvu and djvutxt (djvulibre-bin with libdjvulibre21 and its
     # text, ~3 MB; its encoders c44/cjb2/djvm/djvused make the tests' samples), XPS and OpenXPS with
     # MuPDF's mutool (mupdf-tools with libmujs2, libgumbo1, libjbig2dec0: ~87 MB installed)
     djvulibre-bin
     mupdf-tools
     libchm-bin  # CHM: chmlib's enum_chmLib and extract_chmLib (2 packages, ~0.2 MB)
+    # camera raw and medical images: LibRaw's dcraw_emu and raw-identify develop camera raw (2 packages, ~2.6 MB);
+    # DCMTK's dcmj2pnm, dcml2pnm and dcmdump read DICOM (2 packages with libdcmtk17, ~28 MB). EXR and
+    # JPEG-LS need only ffmpeg.
+    libraw-bin
+    dcmtk
     fonts-dejavu-core
     fontconfig
 )
@@ -68,6 +73,7 @@ TEST_ONLY=(
     openssl
     zsh
     fish
+    openexr  # exrheader and exrmaketiled check an EXR the service wrote: OpenEXR's own reader, not ffmpeg's
     openssh-server  # the sshd the import/sftp and export/sftp tests log in to (as root, on loopback)
     # OpenStack Swift for the import/openstack and export/openstack tests (tests/swift_server.py): 61
     # packages, ~8 MB to download, about a minute to install on a busy 2-core machine

@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 from PIL import Image
 
+from raw_samples import mpo_bytes
+
 __all__ = ["READ_ONLY_SAMPLES"]
 
 _W, _H = 48, 32
@@ -65,4 +67,5 @@ def _gimp_brush() -> bytes:
 
 READ_ONLY_SAMPLES: dict[str, Callable[[], bytes]] = {
     "psd": _psd, "ras": _sun_raster, "dcx": _dcx, "cur": _cur, "pcd": _pcd, "gbr": _gimp_brush, "blp": _blp,
+    "mpo": mpo_bytes,  # a stereo pair, two JPEGs and their MP index (raw_samples.py)
 }  # fmt: skip

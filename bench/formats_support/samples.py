@@ -23,6 +23,7 @@ from formats_support.samples_docs import docs_seeds
 from formats_support.samples_image import image_seeds
 from formats_support.samples_mail import mail_seeds
 from formats_support.samples_pages import pages_seeds
+from formats_support.samples_raw import raw_seeds
 from formats_support.samples_subtitle import subtitle_seeds
 
 WORD = "Quokka"
@@ -166,6 +167,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seeds.update(pages_seeds(directory, wanted))  # after breadth: its comics replace the 2-page ones
     seeds.update(data_seeds(directory, wanted))
     seeds.update(subtitle_seeds(directory, wanted))
+    seeds.update(raw_seeds(directory, wanted))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 

@@ -26,9 +26,13 @@ from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.engines.data.engine import DataEngine
 from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
+from mcv_pipelines.service.engines.image.dicom import DcmtkEngine
+from mcv_pipelines.service.engines.image.exr import OpenExrEngine
+from mcv_pipelines.service.engines.image.jpegls import JpeglsEngine
 from mcv_pipelines.service.engines.image.libheif import LibheifEngine
 from mcv_pipelines.service.engines.image.libjxl import LibjxlEngine
 from mcv_pipelines.service.engines.image.magick import GraphicsMagickEngine, ImageMagickEngine
+from mcv_pipelines.service.engines.image.openraster import OpenRasterEngine
 from mcv_pipelines.service.engines.image.pillow import PillowEngine
 from mcv_pipelines.service.engines.lookup import find_conversion
 from mcv_pipelines.service.engines.mail.mail_engine import MailEngine
@@ -43,6 +47,7 @@ from mcv_pipelines.service.engines.pdf.pdftoppm import PdftoppmEngine
 from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
+from mcv_pipelines.service.engines.raw.libraw import LibrawEngine
 from mcv_pipelines.service.engines.scene.assimp import AssimpEngine
 from mcv_pipelines.service.engines.subtitle.ffmpeg_subtitles import FfmpegSubtitleEngine
 from mcv_pipelines.service.engines.subtitle.pysubs2_engine import SubtitleEngine
@@ -61,6 +66,13 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # codecs Pillow lacks: HEIC/HEIF and JPEG XL, decoded or encoded by their reference programs
     LibheifEngine,
     LibjxlEngine,
+    # camera raw, DICOM, OpenEXR, JPEG-LS and OpenRaster (issue 47): each the only engine of its
+    # input formats, so it stands among the image engines
+    LibrawEngine,
+    DcmtkEngine,
+    OpenExrEngine,
+    JpeglsEngine,
+    OpenRasterEngine,
     # Ghostscript before pypdf: where installed it is the better PDF optimizer (pypdf stays the
     # default for merge, metadata and watermarks, which Ghostscript does not list).
     GhostscriptEngine,

@@ -222,6 +222,37 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     "comics": InstallHint(
         "comic archives (cbz, cbt, cb7; cbr with unar) to cbz, pdf and fixed-layout epub (installed with mcv)"
     ),
+    "libraw": InstallHint(
+        "camera raw (dng) developed to jpg, png, tiff, webp and avif",
+        programs=("dcraw_emu", "raw-identify", "simple_dcraw"),
+        needs_all=True,
+        debian="libraw-bin",
+        fedora="LibRaw-devel",
+        homebrew="libraw",
+    ),
+    "dcmtk": InstallHint(
+        "DICOM medical images (dcm) to png, jpg, tiff and pdf, a file per frame",
+        programs=("dcmj2pnm", "dcml2pnm", "dcmdump"),
+        needs_all=True,
+        debian="dcmtk",
+        fedora="dcmtk",
+        homebrew="dcmtk",
+    ),
+    "openexr": InstallHint(
+        "OpenEXR HDR images (exr) to the image formats, tone mapped to sRGB",
+        programs=("ffmpeg",),
+        debian="ffmpeg",
+        fedora="ffmpeg-free",
+        homebrew="ffmpeg",
+    ),
+    "jpegls": InstallHint(
+        "JPEG-LS images (jls) to and from the image formats",
+        programs=("ffmpeg",),
+        debian="ffmpeg",
+        fedora="ffmpeg-free",
+        homebrew="ffmpeg",
+    ),
+    "openraster": InstallHint("OpenRaster layered images (ora) in and out (installed with mcv)"),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",
         programs=("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"),

@@ -74,6 +74,9 @@ IMAGE_FORMATS: tuple[ImageFormat, ...] = (
     ImageFormat("dcx", "DCX", alpha=False, frames=False, exif=False),  # read only
     ImageFormat("pcd", "PCD", alpha=False, frames=False, exif=False),  # read only
     ImageFormat("gbr", "GBR", alpha=False, frames=False, exif=False),  # read only
+    # a stereo camera's pair (and a phone's JPEG with a gain map): the picture is the first image.
+    # Pillow opens MPO through its JPEG opener, which hands back an MPO image where the index says so
+    ImageFormat("mpo", "JPEG", alpha=False, frames=False, exif=True, writes=False),
 )
 
 _ALIASES = {"jpeg": "jpg", "jpe": "jpg", "jfif": "jpg", "tif": "tiff", "dib": "bmp"}
@@ -104,7 +107,7 @@ def decoders() -> tuple[str, ...]:
     # MPO only when registered as an opener: naming an unknown format makes Image.open raise KeyError.
     extra = ("MPO",) if "MPO" in Image.OPEN else ()
     names = dict.fromkeys(fmt.pil for fmt in IMAGE_FORMATS if fmt.pil in Image.OPEN)
-    return (*names, *extra)
+    return tuple(dict.fromkeys((*names, *extra)))
 
 
 @cache

@@ -75,11 +75,13 @@ def load_image(
             opened.draft(None, (at_least, at_least))
         frames: list[Image.Image] = []
         durations: list[int] = []
-        # a Photoshop file's "frames" are its layers: the picture is the composite Pillow opens first
-        if not all_frames or getattr(opened, "n_frames", 1) == 1 or opened.format == "PSD":
+        # a Photoshop file's "frames" are its layers: the picture is the composite Pillow opens first;
+        # an MPO's are a stereo pair's second view or a phone's gain map, never an animation
+        if not all_frames or getattr(opened, "n_frames", 1) == 1 or opened.format in ("PSD", "MPO"):
             opened.load()  # the decoded pixels outlive the file; no copy needed for one frame
-            # (but a PSD's copy: a writer that saves all frames would otherwise walk its layers)
-            frames.append(opened.copy() if opened.format == "PSD" else opened)
+            # (but a PSD's or MPO's copy: a writer that saves all frames would otherwise walk its
+            # layers or views, from a file closed by then)
+            frames.append(opened.copy() if opened.format in ("PSD", "MPO") else opened)
             durations.append(int(opened.info.get("duration", 100) or 100))
         else:
             for frame in ImageSequence.Iterator(opened):

@@ -5,8 +5,8 @@ Only formats Pillow cannot read are decoded here and only formats Pillow cannot 
 Pillow stays the default wherever it does a pair. Left out on purpose: coders that read other files or
 URLs (blocked by the policy), raw pixel dumps that need their size given (rgb, gray, yuv, uyvy, mono),
 formats that resize the picture to a fixed size (pcd, hrz, fax) or refuse most sizes (rgf: under
-255x255), psb and art (ImageMagick 6 cannot read back all it writes: a palette image's PSB, a
-1024-pixel-wide ART), PostScript and
+255x255), art (ImageMagick 6 cannot read back all it writes: a 1024-pixel-wide ART) and writing psb
+(nor a palette image's PSB; psb is read, as xcf, GIMP's own, is: issue 47), PostScript and
 PDF (Ghostscript's, and blocked by Debian's policy) and camera raw (no way to make a sample here).
 """
 
@@ -28,7 +28,10 @@ _CODERS = {
     "palm": "PALM", "xpm": "XPM", "mac": "MAC", "tim": "TIM",
     # Pillow reads these but has no writer: ImageMagick writes them (not CUR: its CUR is an icon)
     "psd": "PSD", "ras": "SUN", "dcx": "DCX",
+    # read only (issue 47): Photoshop's large document format and GIMP's
+    "psb": "PSB", "xcf": "XCF",
 }  # fmt: skip
+_READ_ONLY = frozenset({"psb"})
 MAGICK_CODERS: Mapping[str, str] = MappingProxyType(_CODERS)
 # Options before the output: DCX pages with an alpha plane are PCX that Pillow (the dcx reader) refuses
 ENCODE_OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
@@ -57,5 +60,5 @@ def magick_encodes(coders: Mapping[str, str], pillow_writes: Collection[str]) ->
     return tuple(
         name
         for name, coder in _CODERS.items()
-        if name not in pillow_writes and coders.get(coder, "--")[1] == "w"
+        if name not in pillow_writes and name not in _READ_ONLY and coders.get(coder, "--")[1] == "w"
     )
