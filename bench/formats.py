@@ -48,6 +48,7 @@ from formats_support.samples import WORD, office_from, write_seeds
 from formats_support.samples_breadth import BREADTH_WORDED
 from formats_support.samples_data import DATA_WORDED
 from formats_support.samples_docs import DOCS_WORDED
+from formats_support.samples_gps import gps_pair_sample
 from formats_support.samples_pages import PAGES_WORDED
 from formats_support.samples_subtitle import pair_sample
 
@@ -167,7 +168,8 @@ def _derive(client: httpx.Client, pairs: dict[tuple[str, str], str], work: Path,
 def run_pair(client: httpx.Client, samples: dict[str, Path], worded: set[str], pair: tuple[str, str],
              engine: str, work: Path) -> Outcome:  # fmt: skip
     source, target = pair
-    sample = pair_sample(samples, source, target)  # a video's subtitled seed where subtitles come out
+    # a video's subtitled seed where subtitles come out; a csv of points where a GPS format does
+    sample = gps_pair_sample(samples, source, target) or pair_sample(samples, source, target)
     if sample is None:
         return Outcome(source, target, engine, 0.0, "no sample of the input format")
     try:

@@ -64,6 +64,11 @@ ENGINES=(
     # JPEG-LS need only ffmpeg.
     libraw-bin
     dcmtk
+    # GPS tracks and waypoints (gpx, kml, tcx, geojson, nmea, igc, fit, loc, cup, itn, ov2, osm, csv):
+    # GPSBabel's command line, 2 MB, with libqt5core5a (Qt's core only, no GUI library), shared-mime-info,
+    # libshp2, libusb-1.0-0, libdouble-conversion3, libpcre2-16-0: 7 packages, ~14 MB installed (libicu72
+    # comes with libxml2 already)
+    gpsbabel
     fonts-dejavu-core
     fontconfig
 )

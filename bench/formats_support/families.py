@@ -29,7 +29,8 @@ __all__ = [
 OTHER = "Other"
 FAMILIES = (
     "Images", "Camera raw", "Vector", "PDF and pages", "Documents", "Spreadsheets", "Presentations",
-    "Ebooks", "Audio", "Video", "Subtitles", "Data", "Mail", "Fonts", "Archives", "3D models", OTHER,
+    "Ebooks", "Audio", "Video", "Subtitles", "Data", "Mail", "Fonts", "Archives", "3D models", "GPS",
+    OTHER,
 )  # fmt: skip
 
 # Two names of one format (the second name is the one counted): spellings of the same extension, or
@@ -81,6 +82,7 @@ _FAMILY_OF = (
     ("Subtitles", "srt vtt webvtt ass ssa ttml dfxp lrc sbv sub smi sami"),
     ("Data", "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical"),
     ("Mail", "eml msg mbox emlx"),
+    ("GPS", "gpx kml tcx geojson nmea igc loc fit cup itn ov2 osm"),
 )
 FORMAT_FAMILY = {fmt: family for family, words in _FAMILY_OF for fmt in words.split()}
 
@@ -116,6 +118,7 @@ ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     "fonttools": "Fonts",
     **dict.fromkeys(("archive", "unar"), "Archives"),
     "assimp": "3D models",
+    "gpsbabel": "GPS",
 }
 
 

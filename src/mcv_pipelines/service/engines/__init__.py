@@ -7,8 +7,8 @@ keeps those that can run on this machine, so the listing never advertises what c
 At this folder's top: the contract (base), lookup, options, output naming, running a program
 (process, program_engine, progress), the command sandbox and the URL guard. One folder per family
 (image/, pdf/, av/, office/, web/, archive/, text/, vector/, font/, ebook/, scene/, and the families
-of the wider formats: subtitle/, raw/, mail/, data/, markdown/, pages/); a family may import the modules
-at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/, vector/
+of the wider formats: subtitle/, raw/, mail/, data/, markdown/, pages/, geo/); a family may import the
+modules at the top and, where it builds on one, another family (pdf/ draws its watermarks with image/, vector/
 checks its PDF input with pdf/, mail/ prints its PDFs as text/ does, markdown/ counts a PDF's pages with
 pdf/).
 
@@ -26,6 +26,7 @@ from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.engines.data.engine import DataEngine
 from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
+from mcv_pipelines.service.engines.geo.gpsbabel import GpsbabelEngine
 from mcv_pipelines.service.engines.image.dicom import DcmtkEngine
 from mcv_pipelines.service.engines.image.exr import OpenExrEngine
 from mcv_pipelines.service.engines.image.jpegls import JpeglsEngine
@@ -122,6 +123,9 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     AssimpEngine,
     # mail (eml, msg, mbox, emlx): the only engine of its formats; prints its PDFs with Chromium (_compose)
     MailEngine,
+    # GPS tracks and waypoints: the only engine of its formats; after the data engine, which keeps csv
+    # to the tables (this one takes csv only to the GPS formats)
+    GpsbabelEngine,
 )
 
 

@@ -252,6 +252,14 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="ffmpeg-free",
         homebrew="ffmpeg",
     ),
+    "gpsbabel": InstallHint(
+        "GPS tracks, routes and waypoints among gpx, kml, tcx, geojson, nmea, igc, Geocaching loc, SeeYou "
+        "cup, TomTom itn and ov2, OpenStreetMap osm and csv; Garmin fit read",
+        programs=("gpsbabel",),
+        debian="gpsbabel",
+        fedora="gpsbabel",
+        homebrew="gpsbabel",
+    ),
     "openraster": InstallHint("OpenRaster layered images (ora) in and out (installed with mcv)"),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",
