@@ -64,6 +64,11 @@ ENGINES=(
     # JPEG-LS need only ffmpeg.
     libraw-bin
     dcmtk
+    # vector: pstoedit turns PostScript, EPS, AI and PDF into dxf, plt (HPGL), fig and emf through the
+    # Ghostscript above (2 packages with libpstoedit0c2a, ~2.5 MB); fig2dev reads XFig drawings (5
+    # packages with gawk and netpbm, ~5 MB)
+    pstoedit
+    fig2dev
     fonts-dejavu-core
     fontconfig
 )

@@ -24,6 +24,7 @@ from formats_support.samples_image import image_seeds
 from formats_support.samples_mail import mail_seeds
 from formats_support.samples_pages import pages_seeds
 from formats_support.samples_raw import raw_seeds
+from formats_support.samples_vector import vector_seeds
 from formats_support.samples_subtitle import subtitle_seeds
 
 WORD = "Quokka"
@@ -168,6 +169,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seeds.update(data_seeds(directory, wanted))
     seeds.update(subtitle_seeds(directory, wanted))
     seeds.update(raw_seeds(directory, wanted))
+    seeds.update(vector_seeds(directory, wanted))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 
