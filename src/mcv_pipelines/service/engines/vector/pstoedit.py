@@ -2,7 +2,8 @@
 
 pstoedit runs Ghostscript on the drawing and writes each path it paints as lines and curves of the
 target format: DXF for CAD, laser cutters and CNC, HPGL for pen and cutting plotters, .fig for XFig and
-EMF for Windows programs. Text is drawn as outlines (``-dt``): a plotter or a cutter has no fonts.
+EMF for Windows programs. Text is drawn as outlines (``-dt``) in DXF and HPGL (a cutter, a CNC mill or
+a plotter has no fonts) and kept as text, to edit, in .fig and EMF.
 
 Ghostscript starts with ``-dDELAYSAFER`` and pstoedit's own prologue turns SAFER on (``.setsafe``)
 before the input runs, so ``(/etc/passwd) (r) file`` fails; no option here turns it off, and the program
@@ -38,6 +39,7 @@ PSTOEDIT_INPUTS = ("eps", "ps", "ai", "pdf")
 # output format -> pstoedit's driver: DXF R2000 (splines kept) in millimetres, HPGL/1 pen moves
 PSTOEDIT_OUTPUTS = {"dxf": "dxf_14:-mm", "plt": "hpgl", "fig": "fig", "emf": "emf"}
 _PAGED = frozenset({"ps", "pdf"})  # cut to one page first
+_OUTLINED = frozenset({"dxf", "plt"})  # text drawn as outlines
 _OPTIONS = (
     FILENAME,
     OptionSpec("page", "integer", 1, None, "The page to convert (ps, pdf); the others hold one"),
@@ -77,7 +79,8 @@ class PstoeditEngine(ProgramEngine):
         if request.input_format in _PAGED:
             source = self._one_page(request, source, shown)
         drawn = source.parent / f"drawing.{request.output_format}"
-        argv = [self.program, "-q", "-dt", "-f", driver, source.name, drawn.name]
+        outlines = ["-dt"] if request.output_format in _OUTLINED else []
+        argv = [self.program, "-q", *outlines, "-f", driver, source.name, drawn.name]
         self._run(request, argv, f"converting {shown} with pstoedit", source.parent)
         if not drawn.is_file() or drawn.stat().st_size == 0:
             raise EngineError(CONVERSION_FAILED, f"pstoedit made nothing of {shown}")
