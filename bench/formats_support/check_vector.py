@@ -43,8 +43,8 @@ def _svgz(path: Path) -> None:
 
 
 def _dxf(path: Path) -> None:
-    import ezdxf  # noqa: PLC0415 - a dev dependency, only the bench's
-    from ezdxf import bbox  # noqa: PLC0415
+    import ezdxf
+    from ezdxf import bbox
 
     document = ezdxf.readfile(str(path))
     entities = list(document.modelspace())
@@ -104,12 +104,36 @@ def _fig(path: Path) -> None:
     if shutil.which("fig2dev"):
         with tempfile.TemporaryDirectory() as tmp:
             svg = Path(tmp) / "out.svg"
-            subprocess.run(["fig2dev", "-L", "svg", str(path), str(svg)], check=True, capture_output=True, timeout=60)
+            subprocess.run(
+                ["fig2dev", "-L", "svg", str(path), str(svg)], check=True, capture_output=True, timeout=60
+            )
             _drawn_svg(svg.read_bytes())
 
 
 _EMR_EOF, _EMR_HEADER = 14, 1
-_DRAWING = set(range(2, 9)) | {27, 40, 41, 42, 43, 54, 55, 56, 57, 58, 59, 60, 61, 62, 85, 86, 87, 88, 89, 90, 91}
+_DRAWING = set(range(2, 9)) | {
+    27,
+    40,
+    41,
+    42,
+    43,
+    54,
+    55,
+    56,
+    57,
+    58,
+    59,
+    60,
+    61,
+    62,
+    85,
+    86,
+    87,
+    88,
+    89,
+    90,
+    91,
+}
 
 
 def _emf(path: Path) -> None:

@@ -24,8 +24,8 @@ from formats_support.samples_image import image_seeds
 from formats_support.samples_mail import mail_seeds
 from formats_support.samples_pages import pages_seeds
 from formats_support.samples_raw import raw_seeds
-from formats_support.samples_vector import vector_seeds
 from formats_support.samples_subtitle import subtitle_seeds
+from formats_support.samples_vector import vector_seeds
 
 WORD = "Quokka"
 ASSETS = Path(__file__).resolve().parents[2] / "pipelines" / "assets"

@@ -79,10 +79,12 @@ def test_potrace_traces_to_svgz_dxf_geojson_and_fig(
     files = download_all(job, tmp_path / "out")
     packed = files["shapes.svgz"].read_bytes()
     assert packed[4:8] == b"\0\0\0\0"  # gzip's mtime 0: the same drawing, the same bytes
-    root = ElementTree.fromstring(gzip.decompress(packed))
-    assert root.tag == f"{SVG}svg" and len(list(root.iter(f"{SVG}path"))) >= 1
+    root = ElementTree.fromstring(gzip.decompress(packed))  # noqa: S314 - potrace's own SVG
+    assert root.tag == f"{SVG}svg"
+    assert len(list(root.iter(f"{SVG}path"))) >= 1
     polygons = [f["geometry"] for f in json.loads(files["shapes.geojson"].read_text())["features"]]
-    assert len(polygons) == 2 and {g["type"] for g in polygons} == {"Polygon"}
+    assert len(polygons) == 2
+    assert {g["type"] for g in polygons} == {"Polygon"}
     modelspace = ezdxf.readfile(str(files["shapes.dxf"])).modelspace()
     assert len(modelspace) == 2  # one outline per shape
     assert files["shapes.fig"].read_text().startswith("#FIG 3.2")
@@ -106,7 +108,8 @@ def test_pstoedit_draws_postscript_for_cutters_plotters_and_xfig(
     entities = list(ezdxf.readfile(str(files["sign.dxf"])).modelspace())
     assert len(entities) > 10  # the line and the word's letters as outlines (a cutter has no fonts)
     hpgl = files["sign.plt"].read_text()
-    assert hpgl.startswith("IN;") and hpgl.count("PD") > 10
+    assert hpgl.startswith("IN;")
+    assert hpgl.count("PD") > 10
     assert "Wombat" in files["sign.fig"].read_text()  # text stays text to edit in XFig
     emf = files["sign.emf"].read_bytes()
     assert emf[40:44] == b" EMF"
@@ -139,14 +142,15 @@ def test_pstoedit_takes_the_page_asked_of_a_pdf_or_postscript(
     assert _filled_polylines(files["first.fig"].read_text()) == 0
     assert _filled_polylines(files["second.fig"].read_text()) == 1
     assert len(ezdxf.readfile(str(files["pages.dxf"])).modelspace()) > 20  # page 2's text as outlines
-    past = run_job(
-        client, {"pdf": b64_import(ASSETS / "pages.pdf"), "past": _convert("pdf", "plt", page=9)}
-    )
+    past = run_job(client, {"pdf": b64_import(ASSETS / "pages.pdf"), "past": _convert("pdf", "plt", page=9)})
     failed = task_named(past, "past")
-    assert failed["status"] == "error" and failed["code"] == "INVALID_OPTION", failed
+    assert failed["status"] == "error", failed
+    assert failed["code"] == "INVALID_OPTION", failed
 
 
-def test_fig2dev_renders_an_xfig_drawing(require_engine: RequireEngine, client: httpx.Client, tmp_path: Path) -> None:
+def test_fig2dev_renders_an_xfig_drawing(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
     require_engine("fig2dev", "convert", "fig", "png")
     (tmp_path / "plan.fig").write_text(FIG)
     (tmp_path / "notfig.fig").write_text("2 2 0 1 0 4 50\n")
@@ -164,10 +168,12 @@ def test_fig2dev_renders_an_xfig_drawing(require_engine: RequireEngine, client: 
     with Image.open(files["plan.png"]) as png:
         rgb = png.convert("RGB")
         middle = rgb.getpixel((png.width // 2, png.height // 4))
-        assert middle[2] > 200 and middle[0] < 60  # the box's blue fill (XFig colour 1)
+        assert middle[2] > 200
+        assert middle[0] < 60
     svg = gzip.decompress(files["plan.svgz"].read_bytes()).decode()
     assert "Numbat" in svg
     assert files["plan.pdf"].read_bytes().startswith(b"%PDF")
     bad = run_job(client, {"bad": b64_import(tmp_path / "notfig.fig"), "svg": _convert("bad", "svg")})
     broken = task_named(bad, "svg")
-    assert broken["code"] == "INVALID_INPUT_FILE" and "XFig" in broken["message"], broken
+    assert broken["code"] == "INVALID_INPUT_FILE", broken
+    assert "XFig" in broken["message"]

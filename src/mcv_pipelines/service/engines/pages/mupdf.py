@@ -3,7 +3,8 @@
 Compared with libgxps (xpstopdf, xpstopng, xpstosvg): both read XPS and OpenXPS and render the same
 pages, but only MuPDF also extracts the text (``mutool draw -F txt``), one program does every output,
 and its page count and ranges come from the same tool. png and svg make one file per page (``name-1.png``
-... in page order, as pdf -> png does); svgz is each page's svg compressed; jpg is its PNG rewritten by Pillow (mutool 1.21 writes no JPEG).
+... in page order, as pdf -> png does); svgz is each page's svg compressed; jpg is its PNG rewritten
+by Pillow (mutool 1.21 writes no JPEG).
 MuPDF reads an XPS's fonts and images as parts of its own package only: a ``FontUri`` or
 ``ImageSource`` naming a file path or ``file:`` URI is a missing part, never a file on this machine;
 the input is also copied alone into a directory of its own and the program runs sealed.

@@ -16,7 +16,11 @@ from mcv_pipelines.service.engines.base import (
     EngineRequest,
     EngineResult,
 )
-from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION
+from mcv_pipelines.service.engines.failures import (
+    CONVERSION_FAILED,
+    INVALID_INPUT_FILE,
+    UNSUPPORTED_CONVERSION,
+)
 from mcv_pipelines.service.engines.naming import output_path
 from mcv_pipelines.service.engines.options import FILENAME
 from mcv_pipelines.service.engines.process import run_checked
@@ -55,7 +59,14 @@ class Fig2devEngine(ProgramEngine):
             raise EngineError(INVALID_INPUT_FILE, f"{shown} is not an XFig drawing (no '#FIG' header)")
         source.write_bytes(without_pictures(text).encode("latin-1"))
         drawn = source.parent / f"drawing.{svg_kind(request.output_format)}"
-        argv = [self.program, "-L", language, *(["-S", "4"] if language == "png" else []), source.name, drawn.name]
+        argv = [
+            self.program,
+            "-L",
+            language,
+            *(["-S", "4"] if language == "png" else []),
+            source.name,
+            drawn.name,
+        ]
         run_checked(argv, what=f"converting {shown} with fig2dev", cwd=source.parent,
                     env={"TMPDIR": str(source.parent)}, timeout=request.timeout,
                     cancelled=request.cancelled)  # fmt: skip

@@ -20,7 +20,7 @@ def svg_kind(output_format: str) -> str:
 
 
 def compress_svg(svg: Path, target: Path) -> Path:
-    """Write ``svg`` gzip-compressed to ``target`` (deterministic header), remove ``svg``, return ``target``."""
+    """``svg`` written gzip-compressed to ``target`` (a deterministic header); ``svg`` is removed."""
     drawing = svg.read_bytes()
     svg.unlink()
     with target.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed:
