@@ -15,6 +15,7 @@ from engine_job_helpers import ASSETS, b64_import, download_all, run_job, task_n
 from PIL import Image, ImageDraw
 
 from mcv_pipelines.service.engines.base import Engine
+from xps_sample import xps_document
 
 RequireEngine = Callable[..., Engine]
 
@@ -177,3 +178,28 @@ def test_fig2dev_renders_an_xfig_drawing(
     broken = task_named(bad, "svg")
     assert broken["code"] == "INVALID_INPUT_FILE", broken
     assert "XFig" in broken["message"]
+
+
+def test_svgz_beside_svg_from_pdf_and_xps(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("pdftocairo", "convert", "pdf", "svgz")
+    require_engine("mupdf", "convert", "xps", "svgz")
+    (tmp_path / "book.xps").write_bytes(xps_document(["Bilby notes", "Second page"], "xps"))
+    job = run_job(
+        client,
+        {
+            "pdf": b64_import(ASSETS / "pages.pdf"),
+            "xps": b64_import(tmp_path / "book.xps"),
+            "page2": _convert("pdf", "svgz", page=2),
+            "pages": _convert("xps", "svgz"),
+            "export": {"operation": "export/url", "input": ["page2", "pages"]},
+        },
+    )
+    files = download_all(job, tmp_path / "out")
+    assert sorted(files) == ["book-1.svgz", "book-2.svgz", "pages.svgz"]  # a file per XPS page, in order
+    for path in files.values():
+        root = ElementTree.fromstring(gzip.decompress(path.read_bytes()))  # noqa: S314 - the engines' SVG
+        assert root.tag == f"{SVG}svg"
+    first, second = (gzip.decompress(files[f"book-{n}.svgz"].read_bytes()) for n in (1, 2))
+    assert first != second  # each page its own drawing
