@@ -66,9 +66,10 @@ ENGINES=(
     dcmtk
     # vector: pstoedit turns PostScript, EPS, AI and PDF into dxf, plt (HPGL), fig and emf through the
     # Ghostscript above (2 packages with libpstoedit0c2a, ~2.5 MB); fig2dev reads XFig drawings (5
-    # packages with gawk and netpbm, ~5 MB)
+    # packages with gawk and netpbm, ~5 MB); hp2xx reads HPGL plot files (1 package, 0.6 MB)
     pstoedit
     fig2dev
+    hp2xx
     fonts-dejavu-core
     fontconfig
 )

@@ -101,7 +101,9 @@ def _media(fmt: str, outputs: set[str], options: set[str]) -> str:
 # conversions of it.
 ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     **dict.fromkeys(("pillow", "imagemagick", "graphicsmagick", "libheif", "libjxl"), "Images"),
-    **dict.fromkeys(("librsvg", "potrace", "pdftocairo", "ghostscript-ps", "pstoedit", "fig2dev"), "Vector"),
+    **dict.fromkeys(
+        ("librsvg", "potrace", "pdftocairo", "ghostscript-ps", "pstoedit", "fig2dev", "hp2xx"), "Vector"
+    ),
     **dict.fromkeys(("dcmtk", "openexr", "openraster"), "Images"),
     "libraw": "Camera raw",
     **dict.fromkeys(("poppler", "poppler-text", "pypdf", "qpdf", "ghostscript"), "PDF and pages"),

@@ -203,3 +203,34 @@ def test_svgz_beside_svg_from_pdf_and_xps(
         assert root.tag == f"{SVG}svg"
     first, second = (gzip.decompress(files[f"book-{n}.svgz"].read_bytes()) for n in (1, 2))
     assert first != second  # each page its own drawing
+
+
+PLOT = "IN;SP1;PU400,400;PD2400,400,2400,2400,400,2400,400,400;PU;SP0;\n"
+
+
+def test_hp2xx_draws_a_plot_file(require_engine: RequireEngine, client: httpx.Client, tmp_path: Path) -> None:
+    require_engine("hp2xx", "convert", "plt", "png")
+    (tmp_path / "square.plt").write_text(PLOT)
+    (tmp_path / "notes.plt").write_text("just some words, no plotter in sight\n")
+    job = run_job(
+        client,
+        {
+            "plt": b64_import(tmp_path / "square.plt"),
+            "png": _convert("plt", "png", pixel_density=100),
+            "svgz": _convert("plt", "svgz"),
+            "export": {"operation": "export/url", "input": ["png", "svgz"]},
+        },
+    )
+    files = download_all(job, tmp_path / "out")
+    with Image.open(files["square.png"]) as png:
+        grey = png.convert("L")
+        # the square's outline, drawn by pen 1, and nothing inside it
+        assert grey.getpixel((grey.width // 2, grey.height // 2)) > 200
+        assert min(grey.getpixel((x, grey.height // 2)) for x in range(grey.width // 4)) < 100
+    root = ElementTree.fromstring(gzip.decompress(files["square.svgz"].read_bytes()))  # noqa: S314
+    assert root.tag == f"{SVG}svg"
+    assert any(node.tag.removeprefix(SVG) in ("path", "polyline", "line") for node in root.iter())
+    bad = run_job(client, {"txt": b64_import(tmp_path / "notes.plt"), "svg": _convert("txt", "svg")})
+    failed = task_named(bad, "svg")
+    assert failed["code"] == "INVALID_INPUT_FILE", failed
+    assert "HPGL" in failed["message"]

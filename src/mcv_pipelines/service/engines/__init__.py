@@ -53,6 +53,7 @@ from mcv_pipelines.service.engines.subtitle.ffmpeg_subtitles import FfmpegSubtit
 from mcv_pipelines.service.engines.subtitle.pysubs2_engine import SubtitleEngine
 from mcv_pipelines.service.engines.text.pandoc import PandocEngine
 from mcv_pipelines.service.engines.vector.fig2dev import Fig2devEngine
+from mcv_pipelines.service.engines.vector.hpgl import HpglEngine
 from mcv_pipelines.service.engines.vector.pdftocairo import PdftocairoEngine
 from mcv_pipelines.service.engines.vector.postscript import PostScriptEngine
 from mcv_pipelines.service.engines.vector.potrace import PotraceEngine
@@ -94,10 +95,11 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     PostScriptEngine,
     PotraceEngine,
     PdftocairoEngine,
-    # PostScript/PDF to CAD, plotter and XFig outlines (dxf, plt, fig, emf), and fig read by fig2dev:
-    # before ImageMagick, which would list emf as a bitmap wrapped in a metafile if ever it wrote one
+    # PostScript/PDF to CAD, plotter and XFig outlines (dxf, plt, fig, emf), and fig and plt read by
+    # fig2dev and hp2xx: before ImageMagick, whose HPGL and FIG readers are these programs as delegates
     PstoeditEngine,
     Fig2devEngine,
+    HpglEngine,
     ImageMagickEngine,
     GraphicsMagickEngine,
     QpdfEngine,

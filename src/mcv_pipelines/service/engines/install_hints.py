@@ -170,6 +170,13 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="transfig",
         homebrew="fig2dev",
     ),
+    "hp2xx": InstallHint(
+        "HPGL plot files (plt) to svg, svgz, eps and png",
+        programs=("hp2xx",),
+        debian="hp2xx",
+        fedora="hp2xx",
+        homebrew="hp2xx",
+    ),
     "poppler-text": InstallHint(
         "PDF to txt and html",
         programs=("pdftotext", "pdftohtml"),
