@@ -64,9 +64,10 @@ ENGINES=(
     # JPEG-LS need only ffmpeg.
     libraw-bin
     dcmtk
-    # vector: pstoedit turns PostScript, EPS, AI and PDF into dxf, plt (HPGL), fig and emf through the
-    # Ghostscript above (2 packages with libpstoedit0c2a, ~2.5 MB); fig2dev reads XFig drawings (5
-    # packages with gawk and netpbm, ~5 MB); hp2xx reads HPGL plot files (1 package, 0.6 MB)
+    # vector (issue 47): pstoedit turns PostScript, EPS, AI and PDF into dxf, plt (HPGL), fig and emf
+    # through the Ghostscript above (6 packages with libpstoedit0c2a, libplot2c2, libemf1, libmagick++
+    # and libzip4: ~6.7 MB installed beside ImageMagick); fig2dev reads XFig drawings (5 packages with
+    # gawk and netpbm, ~12.6 MB); hp2xx reads HPGL plot files (1 package, 0.6 MB)
     pstoedit
     fig2dev
     hp2xx
