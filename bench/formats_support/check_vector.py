@@ -3,7 +3,8 @@ is gunzipped and parsed with ElementTree (an <svg> root drawing something); a DX
 must hold drawing entities with a non-empty extent; a GeoJSON must be a FeatureCollection of closed
 polygon rings (RFC 7946); a plt is walked as HPGL (pen-down moves with numeric coordinates); a .fig must
 have XFig's header and objects, and, where fig2dev is installed, come out of it as an SVG that draws;
-an EMF is walked record by record from its header to EMR_EOF with drawing records between.
+an EMF is walked record by record from its header to EMR_EOF with drawing records between; a PIC
+drawing goes through groff's own pic, which must turn it into troff drawing commands.
 """
 
 from __future__ import annotations
@@ -110,6 +111,15 @@ def _fig(path: Path) -> None:
             _drawn_svg(svg.read_bytes())
 
 
+def _pic(path: Path) -> None:
+    text = path.read_text(encoding="latin-1")
+    if ".PS" not in text or ".PE" not in text:
+        raise ValueError("no .PS ... .PE picture")
+    troff = subprocess.run(["pic", str(path)], check=True, capture_output=True, text=True, timeout=60)
+    if "\\D'" not in troff.stdout:
+        raise ValueError("pic made no drawing commands of it")
+
+
 _EMR_EOF, _EMR_HEADER = 14, 1
 _DRAWING = set(range(2, 9)) | {
     27,
@@ -153,7 +163,7 @@ def _emf(path: Path) -> None:
 
 
 VECTOR_CHECKS: dict[str, Check] = {
-    "svgz": _svgz, "dxf": _dxf, "geojson": _geojson, "plt": _plt, "fig": _fig, "emf": _emf,
+    "svgz": _svgz, "dxf": _dxf, "geojson": _geojson, "plt": _plt, "fig": _fig, "emf": _emf, "pic": _pic,
 }  # fmt: skip
 
 

@@ -70,7 +70,7 @@ _FAMILY_OF = (
         "Camera raw",
         "dng cr2 cr3 crw nef nrw arw srf sr2 raf orf rw2 pef srw x3f erf kdc dcr mrw 3fr mef mos iiq",
     ),
-    ("Vector", "svg svgz eps ps ai dxf emf wmf fig plt geojson"),
+    ("Vector", "svg svgz eps ps ai dxf emf wmf fig plt geojson pic"),
     ("PDF and pages", "pdf djvu xps oxps"),
     ("Documents", "html txt md rtf wpd wps abw zabw pages hwp lwp cwk wri sdw 602 mw mcw"),
     ("Spreadsheets", "numbers"),

@@ -1,5 +1,6 @@
 """Issue 47's vector formats through the service: svgz beside every svg, Potrace's dxf, geojson and fig,
-pstoedit's dxf, plt (HPGL), fig and emf from PostScript and PDF, fig2dev reading XFig drawings."""
+pstoedit's dxf, plt (HPGL), fig, emf and pic from PostScript and PDF, fig2dev reading XFig drawings and
+hp2xx reading HPGL plots."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def test_pstoedit_draws_postscript_for_cutters_plotters_and_xfig(
 ) -> None:
     require_engine("pstoedit", "convert", "eps", "dxf")
     (tmp_path / "sign.eps").write_text(EPS)
-    targets = ("dxf", "plt", "fig", "emf")
+    targets = ("dxf", "plt", "fig", "emf", "pic")
     job = run_job(
         client,
         {
@@ -114,6 +115,9 @@ def test_pstoedit_draws_postscript_for_cutters_plotters_and_xfig(
     assert "Wombat" in files["sign.fig"].read_text()  # text stays text to edit in XFig
     emf = files["sign.emf"].read_bytes()
     assert emf[40:44] == b" EMF"
+    pic = files["sign.pic"].read_text()
+    assert ".PS" in pic
+    assert "Wombat" in pic  # troff sets the text in its own fonts
 
 
 def _filled_polylines(fig: str) -> int:

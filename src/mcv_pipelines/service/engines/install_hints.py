@@ -156,7 +156,7 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         homebrew="poppler",
     ),
     "pstoedit": InstallHint(
-        "EPS, PostScript, Illustrator and PDF to dxf, plt (HPGL), fig and emf",
+        "EPS, PostScript, Illustrator and PDF to dxf, plt (HPGL), fig, emf and pic",
         programs=("pstoedit", "gs"),
         needs_all=True,
         debian="pstoedit",

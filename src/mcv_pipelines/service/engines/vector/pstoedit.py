@@ -1,9 +1,10 @@
-"""PostScript, EPS, Illustrator and PDF pages to DXF, HPGL (plt), XFig and EMF with pstoedit.
+"""PostScript, EPS, Illustrator and PDF pages to DXF, HPGL (plt), XFig, EMF and PIC with pstoedit.
 
 pstoedit runs Ghostscript on the drawing and writes each path it paints as lines and curves of the
-target format: DXF for CAD, laser cutters and CNC, HPGL for pen and cutting plotters, .fig for XFig and
-EMF for Windows programs. Text is drawn as outlines (``-dt``) in DXF and HPGL (a cutter, a CNC mill or
-a plotter has no fonts) and kept as text, to edit, in .fig and EMF.
+target format: DXF for CAD, laser cutters and CNC, HPGL for pen and cutting plotters, .fig for XFig,
+EMF for Windows programs and PIC, troff's picture language, for groff documents. Text is drawn as
+outlines (``-dt``) in DXF and HPGL (a cutter, a CNC mill or a plotter has no fonts) and kept as text,
+to edit, in .fig, EMF and PIC.
 
 Ghostscript starts with ``-dDELAYSAFER`` and pstoedit's own prologue turns SAFER on (``.setsafe``)
 before the input runs, so ``(/etc/passwd) (r) file`` fails; no option here turns it off, and the program
@@ -37,7 +38,7 @@ __all__ = ["PSTOEDIT_INPUTS", "PSTOEDIT_OUTPUTS", "PstoeditEngine"]
 
 PSTOEDIT_INPUTS = ("eps", "ps", "ai", "pdf")
 # output format -> pstoedit's driver: DXF R2000 (splines kept) in millimetres, HPGL/1 pen moves
-PSTOEDIT_OUTPUTS = {"dxf": "dxf_14:-mm", "plt": "hpgl", "fig": "fig", "emf": "emf"}
+PSTOEDIT_OUTPUTS = {"dxf": "dxf_14:-mm", "plt": "hpgl", "fig": "fig", "emf": "emf", "pic": "pic"}
 _PAGED = frozenset({"ps", "pdf"})  # cut to one page first
 _OUTLINED = frozenset({"dxf", "plt"})  # text drawn as outlines
 _OPTIONS = (
