@@ -69,6 +69,13 @@ ENGINES=(
     # libshp2, libusb-1.0-0, libdouble-conversion3, libpcre2-16-0: 7 packages, ~14 MB installed (libicu72
     # comes with libxml2 already)
     gpsbabel
+    # vector: pstoedit turns PostScript, EPS, AI and PDF into dxf, plt (HPGL), fig and emf
+    # through the Ghostscript above (6 packages with libpstoedit0c2a, libplot2c2, libemf1, libmagick++
+    # and libzip4: ~6.7 MB installed beside ImageMagick); fig2dev reads XFig drawings (5 packages with
+    # gawk and netpbm, ~12.6 MB); hp2xx reads HPGL plot files (1 package, 0.6 MB)
+    pstoedit
+    fig2dev
+    hp2xx
     fonts-dejavu-core
     fontconfig
 )
@@ -78,6 +85,7 @@ TEST_ONLY=(
     openssl
     zsh
     fish
+    groff-base  # pic: the bench and tests read pstoedit's PIC drawings back with groff's own pic
     openexr  # exrheader and exrmaketiled check an EXR the service wrote: OpenEXR's own reader, not ffmpeg's
     openssh-server  # the sshd the import/sftp and export/sftp tests log in to (as root, on loopback)
     # OpenStack Swift for the import/openstack and export/openstack tests (tests/swift_server.py): 61

@@ -23,6 +23,7 @@ from formats_support.check_mail import mail_checks
 from formats_support.check_pages import pages_checks
 from formats_support.check_raw import raw_checks
 from formats_support.check_subtitle import SUBTITLE_CHECKS
+from formats_support.check_vector import vector_checks
 
 __all__ = ["check_output"]
 
@@ -221,6 +222,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
     checks += mail_checks(path, fmt)
     checks += raw_checks(path, fmt)
     checks += gps_checks(path, fmt)
+    checks += vector_checks(fmt)
     if not checks and fmt not in _WORDY:
         raise ValueError(f"no check known for {fmt}")
     for check in checks:

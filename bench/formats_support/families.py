@@ -71,7 +71,7 @@ _FAMILY_OF = (
         "Camera raw",
         "dng cr2 cr3 crw nef nrw arw srf sr2 raf orf rw2 pef srw x3f erf kdc dcr mrw 3fr mef mos iiq",
     ),
-    ("Vector", "svg svgz eps ps ai dxf emf wmf"),
+    ("Vector", "svg svgz eps ps ai dxf emf wmf fig plt geojson pic"),
     ("PDF and pages", "pdf djvu xps oxps"),
     ("Documents", "html txt md rtf wpd wps abw zabw pages hwp lwp cwk wri sdw 602 mw mcw"),
     ("Spreadsheets", "numbers"),
@@ -103,7 +103,9 @@ def _media(fmt: str, outputs: set[str], options: set[str]) -> str:
 # conversions of it.
 ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     **dict.fromkeys(("pillow", "imagemagick", "graphicsmagick", "libheif", "libjxl"), "Images"),
-    **dict.fromkeys(("librsvg", "potrace", "pdftocairo", "ghostscript-ps"), "Vector"),
+    **dict.fromkeys(
+        ("librsvg", "potrace", "pdftocairo", "ghostscript-ps", "pstoedit", "fig2dev", "hp2xx"), "Vector"
+    ),
     **dict.fromkeys(("dcmtk", "openexr", "openraster"), "Images"),
     "libraw": "Camera raw",
     **dict.fromkeys(("poppler", "poppler-text", "pypdf", "qpdf", "ghostscript"), "PDF and pages"),

@@ -26,6 +26,7 @@ from formats_support.samples_mail import mail_seeds
 from formats_support.samples_pages import pages_seeds
 from formats_support.samples_raw import raw_seeds
 from formats_support.samples_subtitle import subtitle_seeds
+from formats_support.samples_vector import vector_seeds
 
 WORD = "Quokka"
 ASSETS = Path(__file__).resolve().parents[2] / "pipelines" / "assets"
@@ -170,6 +171,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seeds.update(subtitle_seeds(directory, wanted))
     seeds.update(raw_seeds(directory, wanted))
     seeds.update(gps_seeds(directory, wanted))
+    seeds.update(vector_seeds(directory, wanted))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 

@@ -53,9 +53,12 @@ from mcv_pipelines.service.engines.scene.assimp import AssimpEngine
 from mcv_pipelines.service.engines.subtitle.ffmpeg_subtitles import FfmpegSubtitleEngine
 from mcv_pipelines.service.engines.subtitle.pysubs2_engine import SubtitleEngine
 from mcv_pipelines.service.engines.text.pandoc import PandocEngine
+from mcv_pipelines.service.engines.vector.fig2dev import Fig2devEngine
+from mcv_pipelines.service.engines.vector.hpgl import HpglEngine
 from mcv_pipelines.service.engines.vector.pdftocairo import PdftocairoEngine
 from mcv_pipelines.service.engines.vector.postscript import PostScriptEngine
 from mcv_pipelines.service.engines.vector.potrace import PotraceEngine
+from mcv_pipelines.service.engines.vector.pstoedit import PstoeditEngine
 from mcv_pipelines.service.engines.vector.rsvg import RsvgEngine
 from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
@@ -93,6 +96,11 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     PostScriptEngine,
     PotraceEngine,
     PdftocairoEngine,
+    # PostScript/PDF to CAD, plotter and XFig outlines (dxf, plt, fig, emf), and fig and plt read by
+    # fig2dev and hp2xx: before ImageMagick, whose HPGL and FIG readers are these programs as delegates
+    PstoeditEngine,
+    Fig2devEngine,
+    HpglEngine,
     ImageMagickEngine,
     GraphicsMagickEngine,
     QpdfEngine,

@@ -1,9 +1,10 @@
-"""XPS and OpenXPS to pdf, png, jpg, svg and txt with MuPDF's ``mutool``.
+"""XPS and OpenXPS to pdf, png, jpg, svg, svgz and txt with MuPDF's ``mutool``.
 
 Compared with libgxps (xpstopdf, xpstopng, xpstosvg): both read XPS and OpenXPS and render the same
 pages, but only MuPDF also extracts the text (``mutool draw -F txt``), one program does every output,
 and its page count and ranges come from the same tool. png and svg make one file per page (``name-1.png``
-... in page order, as pdf -> png does); jpg is its PNG rewritten by Pillow (mutool 1.21 writes no JPEG).
+... in page order, as pdf -> png does); svgz is each page's svg compressed; jpg is its PNG rewritten
+by Pillow (mutool 1.21 writes no JPEG).
 MuPDF reads an XPS's fonts and images as parts of its own package only: a ``FontUri`` or
 ``ImageSource`` naming a file path or ``file:`` URI is a missing part, never a file on this machine;
 the input is also copied alone into a directory of its own and the program runs sealed.
@@ -33,11 +34,12 @@ from mcv_pipelines.service.engines.pdf.page_ranges import parse_pages
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
 from mcv_pipelines.service.engines.vector.isolate import isolated_input
+from mcv_pipelines.service.engines.vector.svgz import SVG_KINDS, compress_svg
 
 __all__ = ["MUPDF_INPUTS", "MUPDF_OUTPUTS", "MupdfEngine"]
 
 MUPDF_INPUTS = ("xps", "oxps")
-MUPDF_OUTPUTS = ("pdf", "png", "jpg", "svg", "txt")
+MUPDF_OUTPUTS = ("pdf", "png", "jpg", "svg", "svgz", "txt")
 _COUNT_SCRIPT = "print(new Document(scriptArgs[0]).countPages())\n"
 _XPS_DPI = 96  # an XPS page is measured in 1/96 inch: its own size in pixels when no density is asked
 
@@ -51,7 +53,7 @@ class MupdfEngine(ProgramEngine):
     def conversion_types(self) -> Iterable[ConversionType]:
         return [
             *self.convert_pairs(MUPDF_INPUTS, ("pdf", "txt"), (FILENAME, PAGES)),
-            *self.convert_pairs(MUPDF_INPUTS, ("png", "jpg", "svg"), PAGE_OPTIONS),
+            *self.convert_pairs(MUPDF_INPUTS, ("png", "jpg", "svg", "svgz"), PAGE_OPTIONS),
         ]
 
     def run(self, request: EngineRequest) -> EngineResult:
@@ -79,7 +81,7 @@ class MupdfEngine(ProgramEngine):
                 raise EngineError(CONVERSION_FAILED, f"mutool wrote no {target} for {shown}")
             return EngineResult(files=move_pages(request, [written], target, 1))
         density = int_option(request.options, "pixel_density", _XPS_DPI, minimum=10, maximum=1200)
-        kind = "svg" if target == "svg" else "png"
+        kind = "svg" if target in SVG_KINDS else "png"
         self._mutool(
             request,
             ["draw", "-F", kind, "-r", str(density), "-o", f"page-%d.{kind}", source.name, spec],
@@ -87,6 +89,8 @@ class MupdfEngine(ProgramEngine):
         )
         rendered = sorted(source.parent.glob(f"page-*.{kind}"), key=page_number)
         files: list[Path] = [to_jpeg(page) for page in rendered] if target == "jpg" else rendered
+        if target == "svgz":  # each page's SVG compressed (vector/svgz.py)
+            files = [compress_svg(page, page.with_suffix(".svgz")) for page in rendered]
         return EngineResult(files=move_pages(request, files, target, len(pages)))
 
     def _count(self, request: EngineRequest, source: Path, shown: str) -> int:

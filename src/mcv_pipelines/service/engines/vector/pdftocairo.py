@@ -1,6 +1,7 @@
-"""One PDF page to SVG, or the document to EPS or PS, with Poppler's pdftocairo.
+"""One PDF page to SVG (or SVGZ, the SVG compressed), or the document to EPS or PS, with Poppler's
+pdftocairo.
 
-SVG and EPS hold one page: ``page`` picks it (the first by default).
+SVG, SVGZ and EPS hold one page: ``page`` picks it (the first by default).
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from mcv_pipelines.service.engines.options import FILENAME, int_option
 from mcv_pipelines.service.engines.pdf.pdf_input import page_count, single_pdf
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
+from mcv_pipelines.service.engines.vector.svgz import compress_svg
 
 __all__ = ["PdftocairoEngine"]
 
-_OUTPUTS = {"svg": "-svg", "eps": "-eps", "ps": "-ps"}
-_ONE_PAGE = frozenset({"svg", "eps"})
-_OPTIONS = (FILENAME, OptionSpec("page", "integer", 1, None, "The page to convert (svg, eps)"))
+_OUTPUTS = {"svg": "-svg", "svgz": "-svg", "eps": "-eps", "ps": "-ps"}
+_ONE_PAGE = frozenset({"svg", "svgz", "eps"})
+_OPTIONS = (FILENAME, OptionSpec("page", "integer", 1, None, "The page to convert (svg, svgz, eps)"))
 
 
 class PdftocairoEngine(ProgramEngine):
@@ -58,7 +60,10 @@ class PdftocairoEngine(ProgramEngine):
             page = int_option(request.options, "page", 1, minimum=1, maximum=page_count(source))
             pages = ["-f", str(page), "-l", str(page)]
         target = output_path(request, request.output_format)
-        run_checked([self.program, flag, *pages, str(source), str(target)],
+        drawn = request.work_dir / "page.svg" if request.output_format == "svgz" else target
+        run_checked([self.program, flag, *pages, str(source), str(drawn)],
                     what=f"converting {source.name} with pdftocairo", cwd=request.work_dir,
                     timeout=request.timeout, cancelled=request.cancelled)  # fmt: skip
+        if drawn != target:
+            compress_svg(drawn, target)
         return EngineResult(files=[target])

@@ -1,7 +1,9 @@
-"""Raster images traced to SVG with Potrace (black and white: the image is thresholded at mid-grey).
+"""Raster images traced to vector outlines with Potrace (black and white: the image is thresholded).
 
 Potrace reads only PNM and BMP, so the input is decoded with Pillow first (under Pillow's
 ``MAX_IMAGE_PIXELS``: a decompression bomb fails with INVALID_INPUT_FILE) and handed over as PGM.
+Its backends write SVG (and SVGZ, the SVG compressed), DXF for laser cutters, CNC and CAD, GeoJSON
+polygons for maps, and XFig drawings.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from mcv_pipelines.service.engines.naming import output_path, single_input
 from mcv_pipelines.service.engines.options import FILENAME, float_option, int_option
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
+from mcv_pipelines.service.engines.vector.svgz import compress_svg
 
 __all__ = ["PotraceEngine"]
 
 _INPUTS = ("png", "bmp", "jpg", "gif", "tiff", "webp", "pbm", "pgm", "ppm")
-_OUTPUTS = {"svg": "svg"}
+# output format -> potrace backend
+_OUTPUTS = {"svg": "svg", "svgz": "svg", "dxf": "dxf", "geojson": "geojson", "fig": "xfig"}
 _OPTIONS = (
     FILENAME,
     OptionSpec("threshold", "float", 0.5, None, "Grey level (0-1) below which a pixel is traced as black"),
@@ -63,10 +67,13 @@ class PotraceEngine(ProgramEngine):
             white = Image.new("RGBA", flat.size, "white")
             Image.alpha_composite(white, flat).convert("L").save(grey)
         target = output_path(request, request.output_format)
+        traced = request.work_dir / "traced.svg" if request.output_format == "svgz" else target
         argv = [
             self.program, f"--backend={backend}", "--blacklevel", f"{threshold:g}",
-            "--turdsize", str(turdsize), "--output", str(target), str(grey),
+            "--turdsize", str(turdsize), "--output", str(traced), str(grey),
         ]  # fmt: skip
         run_checked(argv, what=f"tracing {source.name} with potrace", timeout=request.timeout,
                     cancelled=request.cancelled)  # fmt: skip
+        if traced != target:
+            compress_svg(traced, target)
         return EngineResult(files=[target])
