@@ -1,4 +1,6 @@
-"""Reading the members of an archive (zip, 7z, tar, tar.gz, tar.bz2, tar.xz) into a directory, safely.
+"""Reading the members of an archive (zip, 7z, tar, tar.gz, tar.bz2, tar.xz; with the zstandard and lz4
+libraries tar.zst and tar.lz4, and the single compressed files zst and lz4, whose one member is the file
+named without its extension) into a directory, safely.
 
 An archive from a user is hostile until proven otherwise, so:
 - a member's name is made relative and safe, part by part (``/etc/x`` -> ``etc/x``, ``../a`` -> ``a``;
@@ -15,6 +17,8 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,11 +26,17 @@ from mcv_pipelines.service.engines.base import EngineError, EngineRequest
 from mcv_pipelines.service.engines.failures import CANCELLED, INVALID_INPUT_FILE
 from mcv_pipelines.service.engines.files import safe_filename, split_extension
 
-__all__ = ["MAX_MEMBERS", "MAX_TOTAL_BYTES", "READABLE", "MemberNames", "safe_member_name", "unpack"]
+__all__ = [
+    "MAX_MEMBERS", "MAX_TOTAL_BYTES", "READABLE", "STREAMED", "MemberNames", "decompressed",
+    "safe_member_name", "unpack",
+]  # fmt: skip
 
 MAX_MEMBERS = 10_000
 MAX_TOTAL_BYTES = 2 * 1024**3
-READABLE = ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz")
+_STDLIB = ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz")
+# format -> the library that decompresses it (imported only when a task reads one)
+STREAMED = {"tar.zst": "zstandard", "zst": "zstandard", "tar.lz4": "lz4", "lz4": "lz4"}
+READABLE = (*_STDLIB, *(fmt for fmt, library in STREAMED.items() if find_spec(library) is not None))
 _CHUNK = 1 << 20
 
 
@@ -97,13 +107,41 @@ def _zip_members(path: Path) -> Iterator[tuple[str, IO[bytes]]]:
                 yield info.filename, stream
 
 
-def _tar_members(path: Path) -> Iterator[tuple[str, IO[bytes]]]:
+@contextmanager
+def decompressed(path: Path, fmt: str) -> Iterator[IO[bytes]]:
+    """The bytes of the zstd or lz4 file ``path``, decompressed as they are read."""
+    with path.open("rb") as raw:
+        if fmt.endswith("zst"):
+            import zstandard
+
+            with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
+                yield stream
+        else:
+            import lz4.frame
+
+            with lz4.frame.open(raw, "rb") as stream:
+                yield stream
+
+
+def _tar_members(path: Path, fmt: str) -> Iterator[tuple[str, IO[bytes]]]:
+    if fmt in STREAMED:
+        if not fmt.startswith("tar."):  # one compressed file: its member is named without the extension
+            with decompressed(path, fmt) as stream:
+                yield path.name[: -len(fmt) - 1] or "file", stream
+            return
+        with decompressed(path, fmt) as stream, tarfile.open(fileobj=stream, mode="r|") as archive:
+            yield from _tar_files(archive)
+        return
     with tarfile.open(path, "r:*") as archive:
-        for info in archive:
-            stream = archive.extractfile(info) if info.isfile() else None
-            if stream is not None:
-                with stream:
-                    yield info.name, stream
+        yield from _tar_files(archive)
+
+
+def _tar_files(archive: tarfile.TarFile) -> Iterator[tuple[str, IO[bytes]]]:
+    for info in archive:
+        stream = archive.extractfile(info) if info.isfile() else None
+        if stream is not None:
+            with stream:
+                yield info.name, stream
 
 
 def _7z_members(path: Path, scratch: Path, budget: _Budget) -> Iterator[tuple[str, IO[bytes]]]:
@@ -151,7 +189,7 @@ def unpack(request: EngineRequest, path: Path, fmt: str, into: Path) -> list[tup
         elif fmt == "7z":
             members = _7z_members(path, Path(scratch), budget)
         else:
-            members = _tar_members(path)
+            members = _tar_members(path, fmt)
         for raw_name, stream in members:
             name = safe_member_name(raw_name)
             if name is None:
