@@ -11,8 +11,8 @@ archive operation's convert (unpack.py): names made relative and safe, duplicate
 directories, devices and encrypted members never followed, setuid and other mode bits dropped, at most
 ``MAX_MEMBERS`` files and ``MAX_TOTAL_BYTES`` bytes, refused from the declared sizes before anything
 is unpacked and counted again from what unar wrote. Both programs run sealed like every other
-(process.py), each file they write capped at what is left of ``MAX_TOTAL_BYTES`` (a member of unknown size, as a ``.Z`` file's is,
-meets that cap: a bomb fails INVALID_INPUT_FILE, not a full disk).
+(process.py), each file they write capped at what is left of ``MAX_TOTAL_BYTES`` (a member of unknown
+size, as a ``.Z`` file's is, meets that cap: a bomb fails INVALID_INPUT_FILE, not a full disk).
 """
 
 from __future__ import annotations
