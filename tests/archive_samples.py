@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MAKERS", "PROGRAMS", "SINGLE", "TREE", "make_archive", "tree_in"]
+__all__ = ["MAKERS", "PROGRAMS", "SINGLE", "TREE", "CpioEntry", "cpio_newc", "make_archive", "tree_in"]
 
 WORD = "Quokka"
 # the members of every multi-file sample: a text with the bench's word, and bytes of every value
@@ -113,3 +114,28 @@ def make_archive(fmt: str, directory: Path, name: str = "sample") -> Path:
     out = (directory / f"{name}.{fmt}").resolve()
     MAKERS[fmt](out, root)
     return out
+
+
+@dataclass(frozen=True)
+class CpioEntry:
+    """One member of a hand-written cpio: any name, mode (file type included), data (a link's target)."""
+
+    name: str
+    mode: int = 0o100644
+    data: bytes = b""
+    rdev: tuple[int, int] = (0, 0)
+
+
+def cpio_newc(entries: Sequence[CpioEntry]) -> bytes:
+    """A cpio archive in the newc format with exactly ``entries`` (hostile names, devices, setuid)."""
+
+    def pad(data: bytes) -> bytes:
+        return data + b"\0" * (-len(data) % 4)
+
+    out = b""
+    for number, entry in enumerate([*entries, CpioEntry("TRAILER!!!", 0)], start=1):
+        name = entry.name.encode() + b"\0"
+        fields = (number, entry.mode, 0, 0, 1, 0, len(entry.data), 0, 0, *entry.rdev, len(name), 0)
+        out += pad(b"070701" + b"".join(b"%08X" % value for value in fields) + name)
+        out += pad(entry.data)
+    return out + b"\0" * (-len(out) % 512)
