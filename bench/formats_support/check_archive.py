@@ -1,6 +1,7 @@
 """Checkers of every archive output: its members listed and read by a reader independent of the
 service's writer (zipfile, tarfile, py7zr; the zstd and lz4 programs under tarfile for tar.zst and
-tar.lz4), their names and bytes compared with the samples' (tests/archive_samples.py, the zip seed)."""
+tar.lz4; genisoimage's isoinfo for the ISO images xorriso writes), their names and bytes compared
+with the samples' (tests/archive_samples.py, the zip seed)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,35 @@ from archive_samples import SINGLE, TREE
 
 __all__ = ["ARCHIVE_OUTPUTS", "check_archive"]
 
-ARCHIVE_OUTPUTS = ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz4")
+ARCHIVE_OUTPUTS = ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz4", "iso")
 _DECOMPRESSORS = {"tar.zst": ["zstd", "-dc"], "tar.lz4": ["lz4", "-dc"]}
 # the members the seeds hold, by their base name (ar keeps no folders): the zip seed's and TREE's
 _KNOWN = {PurePosixPath(name).name: data for name, data in TREE.items()}
 
 
+def _iso(path: Path) -> dict[str, bytes]:
+    """The files of an ISO image by their Rock Ridge names, listed and read by genisoimage's isoinfo."""
+
+    def isoinfo(*argv: str) -> bytes:
+        return subprocess.run(
+            ["isoinfo", "-R", "-i", str(path), *argv], capture_output=True, check=True
+        ).stdout
+
+    listed = isoinfo("-l").decode()
+    members: dict[str, bytes] = {}
+    folder = ""
+    for line in listed.splitlines():
+        if line.startswith("Directory listing of "):
+            folder = line.removeprefix("Directory listing of ").strip()
+        elif line.startswith("-"):  # a regular file: its name is the listing's last column
+            name = line.split("]", 1)[1].strip()
+            members[(folder + name).lstrip("/")] = isoinfo("-x", folder + name)
+    return members
+
+
 def _members(path: Path, fmt: str) -> dict[str, bytes]:
+    if fmt == "iso":
+        return _iso(path)
     if fmt == "zip":
         with zipfile.ZipFile(path) as archive:
             return {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}

@@ -185,6 +185,13 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         fedora="unar",
         homebrew="unar",
     ),
+    "xorriso": InstallHint(
+        "archives (zip, 7z, tar ..., and what unar reads) to ISO 9660 images, Rock Ridge and Joliet names",
+        programs=("xorriso",),
+        debian="xorriso",
+        fedora="xorriso",
+        homebrew="xorriso",
+    ),
     "calibre": InstallHint(
         "e-books (epub, mobi, azw3, fb2, lit, lrf, pdb ...) to each other and to pdf",
         programs=("ebook-convert",),
