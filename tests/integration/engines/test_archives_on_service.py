@@ -5,6 +5,7 @@ sample made by its own program (tests/archive_samples.py)."""
 from __future__ import annotations
 
 import io
+import subprocess
 import tarfile
 import zipfile
 from collections.abc import Callable
@@ -109,3 +110,29 @@ def test_a_zip_named_cab_is_refused_naming_what_it_is(
     task = task_named(job, "out")
     assert task["code"] == "INVALID_INPUT_FILE"
     assert "setup.cab was declared cab but is Zip" in task["message"]
+
+
+def test_a_tar_becomes_an_iso_image_with_its_folders_readable_by_isoinfo(
+    require_engine: RequireEngine, require_program: Callable[..., str], client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("xorriso", "convert", "tar", "iso")
+    isoinfo = require_program("isoinfo")
+    source = tmp_path / "Holiday photos.tar"
+    with tarfile.open(source, "w") as archive:
+        for name, data in {**TREE, "a": b"a file", "a/b.txt": b"under a file's name"}.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), 1_700_000_000
+            archive.addfile(info, io.BytesIO(data))
+    task, made = _convert(client, source, "iso", tmp_path)
+    assert task["engine"] == "xorriso"
+    assert made.name == "Holiday photos.iso"
+
+    def read(*argv: str) -> bytes:
+        return subprocess.run([isoinfo, "-R", "-i", str(made), *argv], capture_output=True, check=True).stdout
+
+    assert b"Volume id: HOLIDAY_PHOTOS" in read("-d")
+    assert read("-x", "/notes/quokka.txt") == TREE["notes/quokka.txt"]
+    assert read("-x", "/data/bytes.bin") == TREE["data/bytes.bin"]
+    assert read("-x", "/a") == b"a file"
+    assert read("-x", "/a_b.txt") == b"under a file's name"  # its folder's name was a file's already
+    assert "2023" in read("-l").decode()  # the members' dates kept (14 November 2023)
