@@ -71,13 +71,15 @@ def write_archive(fmt: str, out: Path, members: list[tuple[Path, str]]) -> None:
         ):
             for path, name in members:
                 tarred.add(path, name, recursive=False, filter=_anonymous)
-    else:
+    elif fmt == "7z":
         import py7zr
 
         # preset 6 (xz's default) keeps py7zr near 100 MB per task, as the archive operation does
         with py7zr.SevenZipFile(out, "w", filters=[{"id": py7zr.FILTER_LZMA2, "preset": 6}]) as archive:
             for path, name in members:
                 archive.write(path, name)
+    else:
+        raise ValueError(f"no writer of {fmt} archives")
 
 
 def repack(request: EngineRequest) -> EngineResult:
