@@ -2,7 +2,7 @@
 (test_hostile_files_see_only_their_task.py, whose fixtures and helpers these use): a cpio and an ISO
 image whose members climb out (``../`` and absolute names), link to the planted secrets, are device
 nodes or carry setuid bits convert with only their regular files, made safe, written inside the task
-(an ISO's links come as the empty files its Joliet tree holds);
+(an ISO's links come as the empty files its Joliet tree holds), as tar or as an ISO image xorriso writes;
 a Z, zst or lz4 file that decompresses past the limit fails INVALID_INPUT_FILE, having written no more
 than the limit (lowered here to 1 MB so the bomb is small)."""
 
@@ -113,3 +113,25 @@ def test_a_compressed_bomb_fails_at_the_limit(
     )
     assert outcome.status == "error"
     assert outcome.message == f"INVALID_INPUT_FILE: zeros.{fmt} unpacks to more than 1 MB", outcome.message
+
+
+def test_a_hostile_cpio_becomes_an_iso_of_its_files_only(
+    secrets: Planted, require_engine: RequireEngine, require_program: Callable[..., str],
+    client: httpx.Client, tmp_path: Path,
+) -> None:  # fmt: skip
+    require_engine("xorriso", "convert", "cpio", "iso")
+    isoinfo = require_program("isoinfo")
+    before = {place: sorted(path.parent.iterdir()) for place, path in secrets.text.items()}
+    outcome = convert(client, tmp_path, "hostile.cpio", _hostile_cpio(secrets), {"operation": "convert",
+                      "output_format": "iso"})  # fmt: skip
+    assert_nothing_out({"hostile.cpio": outcome}, secrets)
+    assert outcome.status == "finished", outcome.message
+    image = str(tmp_path / "out" / "hostile.iso")
+    listing = subprocess.run(
+        [isoinfo, "-R", "-l", "-i", image], capture_output=True, text=True, check=True
+    ).stdout
+    entries = [line for line in listing.splitlines() if line[:1] in "-dlcbps" and line.strip()]
+    assert all(line[0] in "-d" and "s" not in line[1:10] for line in entries)  # no link, device, setuid
+    found = subprocess.run([isoinfo, "-R", "-x", "/kept.txt", "-i", image], capture_output=True, check=True)
+    assert found.stdout == KEPT
+    assert {place: sorted(path.parent.iterdir()) for place, path in secrets.text.items()} == before
