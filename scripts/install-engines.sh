@@ -52,7 +52,11 @@ ENGINES=(
     calibre
     # assimp: 3D models (obj, stl, ply, gltf/glb, fbx, dae, 3ds ...) to each other (3 packages, ~13 MB)
     assimp-utils
-    unar  # rar archives, read only (lsar lists, unar unpacks); also comic books in RAR (cbr)
+    # rar, and (issue 47) cab, iso, cpio, ar/deb, arj, Z, lzma, tar.Z and tar.lzma, read only (lsar
+    # lists, unar unpacks); also comic books in RAR (cbr). tar.zst/zst and tar.lz4/lz4 need no program:
+    # the zstandard and lz4 Python packages read and write them
+    unar
+    xorriso  # archives to ISO 9660 images (issue 47): 5 packages with libburn, libisofs, libisoburn, ~2.3 MB
     # pages and books: DjVu with ddjvu and djvutxt (djvulibre-bin with libdjvulibre21 and its
     # text, ~3 MB; its encoders c44/cjb2/djvm/djvused make the tests' samples), XPS and OpenXPS with
     # MuPDF's mutool (mupdf-tools with libmujs2, libgumbo1, libjbig2dec0: ~87 MB installed)
@@ -87,6 +91,17 @@ TEST_ONLY=(
     fish
     groff-base  # pic: the bench and tests read pstoedit's PIC drawings back with groff's own pic
     openexr  # exrheader and exrmaketiled check an EXR the service wrote: OpenEXR's own reader, not ffmpeg's
+    # the archive samples of issue 47 (tests/archive_samples.py), each made by its own program, never by
+    # unar: gcab (cab, 1 package with libgcab, ~0.3 MB), genisoimage (iso, ~1.7 MB), cpio (~1.1 MB),
+    # arj (~0.6 MB), ncompress (Z, 62 kB), zstd (~2.1 MB) and lz4 (~0.2 MB); also the checkers' readers
+    # of tar.zst and tar.lz4. ar (binutils), dpkg-deb and xz are on every Debian already.
+    gcab
+    genisoimage
+    cpio
+    arj
+    ncompress
+    zstd
+    lz4
     openssh-server  # the sshd the import/sftp and export/sftp tests log in to (as root, on loopback)
     # OpenStack Swift for the import/openstack and export/openstack tests (tests/swift_server.py): 61
     # packages, ~8 MB to download, about a minute to install on a busy 2-core machine

@@ -13,7 +13,7 @@ trap 'rm -rf "$standins"' EXIT
 bash "$here/standins.sh" "$standins" >/dev/null
 # The engines' programs (src/mcv_pipelines/service/engines/install_hints.py) and what they start.
 programs="gs ffmpeg ffprobe convert identify magick gm qpdf pdftoppm pdftocairo pdftotext pdftohtml soffice
-libreoffice soffice.bin heif-enc heif-convert heif-info cjxl djxl rsvg-convert potrace pandoc unar lsar
+libreoffice soffice.bin heif-enc heif-convert heif-info cjxl djxl rsvg-convert potrace pandoc unar lsar xorriso
 ebook-convert assimp ddjvu djvutxt mutool
 extract_chmLib enum_chmLib chromium chromium-headless-shell chromium-browser google-chrome bwrap
 dcraw_emu raw-identify simple_dcraw dcmj2pnm dcml2pnm dcm2pnm dcmdump gpsbabel pstoedit fig2dev hp2xx"

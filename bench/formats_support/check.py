@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tarfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-import py7zr
 from PIL import Image
 from pypdf import PdfReader
 
 from formats_support.check_3d import MODEL_CHECKS
+from formats_support.check_archive import ARCHIVE_OUTPUTS, check_archive
 from formats_support.check_data import DATA_CHECKS
 from formats_support.check_docs import docs_checks
 from formats_support.check_gps import gps_checks
@@ -138,22 +137,6 @@ def _wmf(path: Path) -> None:
         raise ValueError(f"not a WMF file (starts {head!r})")
 
 
-def _archive(fmt: str) -> Check:
-    def check(path: Path) -> None:
-        if fmt == "zip":
-            names = zipfile.ZipFile(path).namelist()
-        elif fmt == "7z":
-            with py7zr.SevenZipFile(path) as archive:
-                names = archive.getnames()
-        else:
-            with tarfile.open(path) as archive:
-                names = archive.getnames()
-        if "notes/quokka.txt" not in names:
-            raise ValueError(f"the sample's member is missing: {names}")
-
-    return check
-
-
 def _media(path: Path) -> None:
     out = subprocess.run(
         ["ffprobe", "-v", "error", "-of", "json", "-show_streams", "-show_format", str(path)],
@@ -199,8 +182,8 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         checks.append(_pillow(_PILLOW[fmt]))
     if fmt in _MAGICK:
         checks.append(_identify(_MAGICK[fmt]))
-    if fmt in ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz"):
-        checks.append(_archive(fmt))
+    if fmt in ARCHIVE_OUTPUTS:
+        checks.append(lambda p: check_archive(p, fmt))
     elif fmt in _MAGIC:
         checks.append(_magic(*_MAGIC[fmt]))
     if fmt in ("ttf", "otf", "woff", "woff2"):

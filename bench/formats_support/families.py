@@ -118,7 +118,7 @@ ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     "data": "Data",
     "mail": "Mail",
     "fonttools": "Fonts",
-    **dict.fromkeys(("archive", "unar"), "Archives"),
+    **dict.fromkeys(("archive", "unar", "xorriso"), "Archives"),
     "assimp": "3D models",
     "gpsbabel": "GPS",
 }

@@ -28,7 +28,9 @@ __all__ = [
 _ALIASES = {"jpeg": "jpg", "jpe": "jpg"}
 FORMAT_ALIASES: Mapping[str, str] = MappingProxyType(_ALIASES)
 # Two-part extensions that name one format.
-COMPOUND_EXTENSIONS = frozenset({"tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz", "tar.z"})
+COMPOUND_EXTENSIONS = frozenset(
+    {"tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz", "tar.z", "tar.lz4", "tar.lzma"}
+)
 # Operations whose output keeps the input's format.
 _KEEPS_FORMAT = frozenset({"optimize", "watermark", "metadata/write"})
 # Operations the listing keys on a fixed input or output format (engines/base.py conventions).

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mcv_pipelines.service.engines.archive.archive import ArchiveEngine
+from mcv_pipelines.service.engines.archive.iso import XorrisoEngine
 from mcv_pipelines.service.engines.archive.rar import UnarEngine
 from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
@@ -90,6 +91,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # a video's subtitle streams and the subtitle formats only ffmpeg reads (the ffmpeg engine lists none)
     FfmpegSubtitleEngine,
     UnarEngine,
+    # archives to ISO 9660 images (issue 47): the only engine writing iso, it reads what the two above read
+    XorrisoEngine,
     # vector before ImageMagick: where both list a pair (svg -> png, eps -> pdf, png -> svg) the
     # dedicated program renders it better (ImageMagick wraps a bitmap in an SVG instead of tracing it)
     RsvgEngine,

@@ -40,7 +40,16 @@ def safe_filename(name: str, fallback: str = "file") -> str:
 def split_extension(name: str) -> tuple[str, str]:
     """``("photo", ".jpg")``; double extensions of archives stay whole (``("a", ".tar.gz")``)."""
     lowered = name.lower()
-    for double in (".tar.gz", ".tar.bz2", ".tar.xz"):
+    for double in (
+        ".tar.gz",
+        ".tar.bz2",
+        ".tar.xz",
+        ".tar.zst",
+        ".tar.lz4",
+        ".tar.lzma",
+        ".tar.lz",
+        ".tar.z",
+    ):
         if lowered.endswith(double) and len(name) > len(double):
             return name[: -len(double)], name[-len(double) :]
     dot = name.rfind(".")

@@ -36,7 +36,10 @@ class InstallHint:
 INSTALL_HINTS: dict[str, InstallHint] = {
     "pillow": InstallHint("image conversions, thumbnails, watermarks and metadata (installed with mcv)"),
     "pypdf": InstallHint("PDF merge, split, metadata, watermarks and page work (installed with mcv)"),
-    "archive": InstallHint("zip, 7z and tar archives, packed and converted (installed with mcv)"),
+    "archive": InstallHint(
+        "zip, 7z and tar archives (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4), packed and converted; "
+        "zst and lz4 files read (installed with mcv)"
+    ),
     "fonttools": InstallHint("ttf, otf, woff and woff2 fonts to each other (installed with mcv)"),
     "mail": InstallHint(
         "eml, Outlook msg, mbox and emlx to html, txt and md with their attachments, msg to eml "
@@ -197,12 +200,19 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         "(poppler-text's packages), and ppt, odp, xls, ods and tsv where LibreOffice is"
     ),
     "unar": InstallHint(
-        "rar archives (read) converted to zip, 7z and tar",
+        "rar, cab, iso, cpio, ar, deb, arj, Z, lzma, tar.Z and tar.lzma (read) converted to zip, 7z and tar",
         programs=("unar", "lsar"),
         needs_all=True,
         debian="unar",
         fedora="unar",
         homebrew="unar",
+    ),
+    "xorriso": InstallHint(
+        "archives (zip, 7z, tar ..., and what unar reads) to ISO 9660 images, Rock Ridge and Joliet names",
+        programs=("xorriso",),
+        debian="xorriso",
+        fedora="xorriso",
+        homebrew="xorriso",
     ),
     "calibre": InstallHint(
         "e-books (epub, mobi, azw3, fb2, lit, lrf, pdb ...) to each other and to pdf",

@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 
 __all__ = ["file_format", "safe_filename"]
 
-_MULTI = ("tar.gz", "tar.bz2", "tar.xz")
+_MULTI = ("tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz4", "tar.lzma", "tar.lz", "tar.z")
 _SEPARATORS = re.compile(r"[\\/]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

@@ -1,13 +1,18 @@
-"""The ``unar`` engine: ``convert`` of a RAR archive into zip, 7z or tar, read with Debian's unar/lsar.
+"""The ``unar`` engine: ``convert`` of the archives only The Unarchiver reads here (RAR, Microsoft
+Cabinet, ISO 9660 images, cpio, ar and Debian packages, ARJ, Unix compress ``.Z`` and ``.lzma``, and
+``tar.Z``/``tar.lzma``, whose tar it opens too) into the archive formats this service writes.
 
-No maintained free program writes RAR, so it is read only. ``lsar -j`` lists the members; each regular
+These are read only: no maintained free program writes RAR, and the others are read to be repacked.
+A single compressed file (``.Z``, ``.lzma``) is an archive of one member, named as lsar names it.
+``lsar -j`` lists the members; each regular
 file is then extracted on its own (``unar -i N`` into an empty directory of its own, so whatever name
 unar gives it on disk, we know which member it is) and written again under the same guards as the
 archive operation's convert (unpack.py): names made relative and safe, duplicates suffixed, links,
-directories and encrypted members never followed, at most ``MAX_MEMBERS`` files and
-``MAX_TOTAL_BYTES`` bytes, refused from the declared sizes before anything is unpacked and counted
-again from what unar wrote. Both programs run sealed like every other (process.py), each file they
-write capped at ``MAX_TOTAL_BYTES``.
+directories, devices and encrypted members never followed, setuid and other mode bits dropped, at most
+``MAX_MEMBERS`` files and ``MAX_TOTAL_BYTES`` bytes, refused from the declared sizes before anything
+is unpacked and counted again from what unar wrote. Both programs run sealed like every other
+(process.py), each file they write capped at what is left of ``MAX_TOTAL_BYTES`` (a member of unknown
+size, as a ``.Z`` file's is, meets that cap: a bomb fails INVALID_INPUT_FILE, not a full disk).
 """
 
 from __future__ import annotations
@@ -46,25 +51,36 @@ from mcv_pipelines.service.engines.options import FILENAME, str_option
 from mcv_pipelines.service.engines.process import find_program, program_version, run_checked
 from mcv_pipelines.service.engines.seal import Limits
 
-__all__ = ["RarMember", "UnarEngine", "rar_members"]
+__all__ = ["UNAR_READABLE", "RarMember", "UnarEngine", "rar_members"]
 
 _LIMITS = Limits(file_size=MAX_TOTAL_BYTES)
+# format -> the lsarFormatName it must have (its start): what unar reads here, each proven with a sample
+# made by another program (bench/formats_support/samples_archive.py)
+UNAR_READABLE: dict[str, str] = {
+    "rar": "RAR", "cab": "CAB", "iso": "ISO 9660", "cpio": "Cpio", "ar": "Ar", "deb": "Ar", "arj": "ARJ",
+    "z": "Compress", "tar.z": "Compress", "lzma": "LZMA_Alone", "tar.lzma": "LZMA_Alone",
+}  # fmt: skip
+_KINDS = {"rar": "a RAR archive", "cab": "a cabinet", "iso": "an ISO 9660 image", "deb": "a Debian package"}
 
 
 @dataclass(frozen=True, slots=True)
 class RarMember:
-    """One regular file of a RAR archive, as lsar lists it."""
+    """One regular file of an archive, as lsar lists it (size None: unknown, as in a ``.Z`` file)."""
 
     index: int
     name: str
-    size: int
+    size: int | None
 
 
-def rar_members(listing: dict[str, Any], archive_name: str) -> list[RarMember]:
+def _kind(fmt: str) -> str:
+    return _KINDS.get(fmt, f"a {fmt} archive")
+
+
+def rar_members(listing: dict[str, Any], archive_name: str, fmt: str = "rar") -> list[RarMember]:
     """The regular files of ``lsar -j`` output; refuses encrypted members and too many or too big."""
     entries = listing.get("lsarContents")
     if not isinstance(entries, list):
-        raise EngineError(INVALID_INPUT_FILE, f"{archive_name} is not a RAR archive unar can read")
+        raise EngineError(INVALID_INPUT_FILE, f"{archive_name} is not {_kind(fmt)} unar can read")
     members: list[RarMember] = []
     for entry in entries:
         if not isinstance(entry, dict):
@@ -75,12 +91,14 @@ def rar_members(listing: dict[str, Any], archive_name: str) -> list[RarMember]:
                  "XADIsBlockDevice", "XADIsFIFO")  # fmt: skip
         if any(entry.get(kind) for kind in kinds):
             continue
-        index, name, size = entry.get("XADIndex"), entry.get("XADFileName"), entry.get("XADFileSize", 0)
-        if isinstance(index, int) and isinstance(name, str) and isinstance(size, int):
+        if (entry.get("XADPosixPermissions") or 0) & 0o170000 not in (0, 0o100000):
+            continue  # a device, FIFO, socket or link by its mode (cpio, iso's Rock Ridge, ar)
+        index, name, size = entry.get("XADIndex"), entry.get("XADFileName"), entry.get("XADFileSize")
+        if isinstance(index, int) and isinstance(name, str) and (size is None or isinstance(size, int)):
             members.append(RarMember(index, name, size))
     if len(members) > MAX_MEMBERS:
         raise EngineError(INVALID_INPUT_FILE, f"{archive_name} holds more than {MAX_MEMBERS:,} files")
-    if sum(m.size for m in members) > MAX_TOTAL_BYTES:
+    if sum(m.size or 0 for m in members) > MAX_TOTAL_BYTES:
         raise EngineError(
             INVALID_INPUT_FILE, f"{archive_name} unpacks to more than {MAX_TOTAL_BYTES // 1024**2:,} MB"
         )
@@ -88,7 +106,8 @@ def rar_members(listing: dict[str, Any], archive_name: str) -> list[RarMember]:
 
 
 class UnarEngine:
-    """RAR (read) to the archive formats this service writes, with ``lsar`` and ``unar``."""
+    """RAR, cab, iso, cpio, ar/deb, arj, Z and lzma (read) to the archive formats this service writes,
+    with ``lsar`` and ``unar``."""
 
     name = "unar"
 
@@ -111,13 +130,14 @@ class UnarEngine:
             return []
         versions = (EngineVersion(version),)
         return [
-            ConversionType("convert", "rar", target, self.name, 1, (FILENAME,), versions)
+            ConversionType("convert", source, target, self.name, 1, (FILENAME,), versions)
+            for source in UNAR_READABLE
             for target in WRITABLE
         ]
 
     def run(self, request: EngineRequest) -> EngineResult:
-        target = request.output_format
-        if request.operation != "convert" or request.input_format != "rar" or target not in WRITABLE:
+        target, source = request.output_format, request.input_format
+        if request.operation != "convert" or source not in UNAR_READABLE or target not in WRITABLE:
             raise EngineError(
                 UNSUPPORTED_CONVERSION,
                 f"unar does not {request.operation} {request.input_format} to {target}",
@@ -127,7 +147,7 @@ class UnarEngine:
         path = single_input(request)
         request.work_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=request.work_dir) as scratch:
-            written = self.unpack(request, path, Path(scratch))
+            written = self.unpack(request, path, Path(scratch), source)
             stem = split_extension(path.name)[0]
             names = OutputNames(request.output_dir, str_option(request.options, "filename", None), 1)
             out = names.next(stem, target)
@@ -136,13 +156,15 @@ class UnarEngine:
                 write_archive(target, out, written)
         return EngineResult(files=[out])
 
-    def unpack(self, request: EngineRequest, path: Path, scratch: Path) -> list[tuple[Path, str]]:
-        """The regular files of the RAR archive ``path`` unpacked under ``scratch`` (an empty directory
-        in the task's work space): [(file, safe unique name)], in the archive's order. Comic archives
-        (pages/comics.py) unpack their cbr through here too."""
+    def unpack(
+        self, request: EngineRequest, path: Path, scratch: Path, fmt: str = "rar"
+    ) -> list[tuple[Path, str]]:
+        """The regular files of the ``fmt`` archive ``path`` unpacked under ``scratch`` (an empty
+        directory in the task's work space): [(file, safe unique name)], in the archive's order. Comic
+        archives (pages/comics.py) unpack their cbr through here too."""
         if self.unar is None or self.lsar is None:
             raise EngineError("ENGINE_UNAVAILABLE", "unar and lsar are not installed on this machine")
-        unreadable = EngineError(INVALID_INPUT_FILE, f"{path.name} is not a RAR archive unar can read")
+        unreadable = EngineError(INVALID_INPUT_FILE, f"{path.name} is not {_kind(fmt)} unar can read")
         try:
             listing = run_checked(
                 [self.lsar, "-j", str(path)],
@@ -159,12 +181,13 @@ class UnarEngine:
             if exc.code != "CONVERSION_FAILED":
                 raise
             raise unreadable from None  # lsar exits 1 on what it cannot open
-        if not isinstance(parsed, dict) or not str(parsed.get("lsarFormatName", "")).startswith("RAR"):
+        wanted = UNAR_READABLE.get(fmt, "RAR")
+        if not isinstance(parsed, dict) or not str(parsed.get("lsarFormatName", "")).startswith(wanted):
             found = parsed.get("lsarFormatName") if isinstance(parsed, dict) else None
             raise EngineError(
-                INVALID_INPUT_FILE, f"{path.name} was declared rar but is {found or 'not an archive'}"
+                INVALID_INPUT_FILE, f"{path.name} was declared {fmt} but is {found or 'not an archive'}"
             )
-        return self._extract(request, path, rar_members(parsed, path.name), scratch)
+        return self._extract(request, path, rar_members(parsed, path.name, fmt), scratch)
 
     def _extract(
         self, request: EngineRequest, path: Path, members: list[RarMember], scratch: Path
@@ -181,21 +204,29 @@ class UnarEngine:
                 continue
             into = scratch / f"{number:05d}"
             into.mkdir()
-            run_checked(
-                [self.unar, "-q", "-D", "-f", "-o", str(into), str(path), "-i", str(member.index)],
-                what=f"unpacking {path.name}",
-                timeout=request.timeout,
-                cancelled=request.cancelled,
-                writable=(into,),
-                limits=_LIMITS,
+            left = MAX_TOTAL_BYTES - total
+            too_big = EngineError(
+                INVALID_INPUT_FILE, f"{path.name} unpacks to more than {MAX_TOTAL_BYTES // 1024**2:,} MB"
             )
+            try:
+                run_checked(
+                    [self.unar, "-q", "-D", "-f", "-o", str(into), str(path), "-i", str(member.index)],
+                    what=f"unpacking {path.name}",
+                    timeout=request.timeout,
+                    cancelled=request.cancelled,
+                    writable=(into,),
+                    limits=Limits(file_size=left + 1),  # one byte past what is left: reaching it is a bomb
+                )
+            except EngineError:
+                if any(p.is_file() and p.stat().st_size > left for p in into.rglob("*")):
+                    raise too_big from None
+                raise
             found = [p for p in into.rglob("*") if p.is_file() and not p.is_symlink()]
             if len(found) != 1:
                 continue  # unar skipped it (a name it would not write): left out like a link
             total += found[0].stat().st_size
             if total > MAX_TOTAL_BYTES:
-                raise EngineError(
-                    INVALID_INPUT_FILE, f"{path.name} unpacks to more than {MAX_TOTAL_BYTES // 1024**2:,} MB"
-                )
+                raise too_big
+            found[0].chmod(0o644)  # no setuid, setgid, sticky or execute bits carried into the new archive
             written.append((found[0], names.unique(name)))
         return written

@@ -1,4 +1,6 @@
-"""Reading the members of an archive (zip, 7z, tar, tar.gz, tar.bz2, tar.xz) into a directory, safely.
+"""Reading the members of an archive (zip, 7z, tar, tar.gz, tar.bz2, tar.xz; with the zstandard and lz4
+libraries tar.zst and tar.lz4, and the single compressed files zst and lz4, whose one member is the file
+named without its extension) into a directory, safely.
 
 An archive from a user is hostile until proven otherwise, so:
 - a member's name is made relative and safe, part by part (``/etc/x`` -> ``etc/x``, ``../a`` -> ``a``;
@@ -7,14 +9,20 @@ An archive from a user is hostile until proven otherwise, so:
 - only regular files are taken: links, devices and FIFOs are skipped, so nothing points outside;
 - at most ``MAX_MEMBERS`` files and ``MAX_TOTAL_BYTES`` bytes unpacked, counted while the bytes are
   written (not from the sizes the archive claims): a zip bomb fails INVALID_INPUT_FILE early.
+
+Each file keeps its member's date, so the archive written next carries it (zstd and lz4 store none).
 """
 
 from __future__ import annotations
 
+import os
 import tarfile
 import tempfile
 import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,11 +30,17 @@ from mcv_pipelines.service.engines.base import EngineError, EngineRequest
 from mcv_pipelines.service.engines.failures import CANCELLED, INVALID_INPUT_FILE
 from mcv_pipelines.service.engines.files import safe_filename, split_extension
 
-__all__ = ["MAX_MEMBERS", "MAX_TOTAL_BYTES", "READABLE", "MemberNames", "safe_member_name", "unpack"]
+__all__ = [
+    "MAX_MEMBERS", "MAX_TOTAL_BYTES", "READABLE", "STREAMED", "MemberNames", "decompressed",
+    "safe_member_name", "unpack",
+]  # fmt: skip
 
 MAX_MEMBERS = 10_000
 MAX_TOTAL_BYTES = 2 * 1024**3
-READABLE = ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz")
+_STDLIB = ("zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz")
+# format -> the library that decompresses it (imported only when a task reads one)
+STREAMED = {"tar.zst": "zstandard", "zst": "zstandard", "tar.lz4": "lz4", "lz4": "lz4"}
+READABLE = (*_STDLIB, *(fmt for fmt, library in STREAMED.items() if find_spec(library) is not None))
 _CHUNK = 1 << 20
 
 
@@ -80,6 +94,10 @@ class MemberNames:
         return candidate
 
 
+# a member's name in the archive, its bytes, and its date (seconds since 1970) when the archive has one
+_Member = tuple[str, IO[bytes], float | None]
+
+
 def _copy(stream: IO[bytes], target: Path, budget: _Budget) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("wb") as out:
@@ -88,25 +106,60 @@ def _copy(stream: IO[bytes], target: Path, budget: _Budget) -> None:
             out.write(chunk)
 
 
-def _zip_members(path: Path) -> Iterator[tuple[str, IO[bytes]]]:
+def _zip_date(info: zipfile.ZipInfo) -> float | None:
+    try:
+        return datetime(*info.date_time).timestamp()  # local time, as zip stores it and zipfile reads it
+    except ValueError:
+        return None
+
+
+def _zip_members(path: Path) -> Iterator[_Member]:
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
             if info.is_dir() or (info.external_attr >> 28) == 0xA:  # a directory or a symlink
                 continue
             with archive.open(info) as stream:
-                yield info.filename, stream
+                yield info.filename, stream, _zip_date(info)
 
 
-def _tar_members(path: Path) -> Iterator[tuple[str, IO[bytes]]]:
+@contextmanager
+def decompressed(path: Path, fmt: str) -> Iterator[IO[bytes]]:
+    """The bytes of the zstd or lz4 file ``path``, decompressed as they are read."""
+    with path.open("rb") as raw:
+        if fmt.endswith("zst"):
+            import zstandard
+
+            with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
+                yield stream
+        else:
+            import lz4.frame
+
+            with lz4.frame.open(raw, "rb") as stream:
+                yield stream
+
+
+def _tar_members(path: Path, fmt: str) -> Iterator[_Member]:
+    if fmt in STREAMED:
+        if not fmt.startswith("tar."):  # one compressed file: its member is named without the extension
+            with decompressed(path, fmt) as stream:
+                yield path.name[: -len(fmt) - 1] or "file", stream, None  # zstd and lz4 keep no date
+            return
+        with decompressed(path, fmt) as stream, tarfile.open(fileobj=stream, mode="r|") as archive:
+            yield from _tar_files(archive)
+        return
     with tarfile.open(path, "r:*") as archive:
-        for info in archive:
-            stream = archive.extractfile(info) if info.isfile() else None
-            if stream is not None:
-                with stream:
-                    yield info.name, stream
+        yield from _tar_files(archive)
 
 
-def _7z_members(path: Path, scratch: Path, budget: _Budget) -> Iterator[tuple[str, IO[bytes]]]:
+def _tar_files(archive: tarfile.TarFile) -> Iterator[_Member]:
+    for info in archive:
+        stream = archive.extractfile(info) if info.isfile() else None
+        if stream is not None:
+            with stream:
+                yield info.name, stream, float(info.mtime)
+
+
+def _7z_members(path: Path, scratch: Path, budget: _Budget) -> Iterator[_Member]:
     import py7zr
     from py7zr.exceptions import ArchiveError
 
@@ -120,7 +173,7 @@ def _7z_members(path: Path, scratch: Path, budget: _Budget) -> Iterator[tuple[st
         member = scratch / name
         if member.is_file() and not member.is_symlink() and member.resolve().is_relative_to(root):
             with member.open("rb") as stream:
-                yield name, stream
+                yield name, stream, member.stat().st_mtime  # py7zr sets the member's date
 
 
 def _7z_extract(archive: Any, scratch: Path, budget: _Budget) -> list[str]:
@@ -151,8 +204,8 @@ def unpack(request: EngineRequest, path: Path, fmt: str, into: Path) -> list[tup
         elif fmt == "7z":
             members = _7z_members(path, Path(scratch), budget)
         else:
-            members = _tar_members(path)
-        for raw_name, stream in members:
+            members = _tar_members(path, fmt)
+        for raw_name, stream, mtime in members:
             name = safe_member_name(raw_name)
             if name is None:
                 continue
@@ -160,5 +213,7 @@ def unpack(request: EngineRequest, path: Path, fmt: str, into: Path) -> list[tup
             name = names.unique(name)
             target = into / f"{len(unpacked):05d}"
             _copy(stream, target, budget)
+            if mtime is not None and mtime > 0:  # the member's date, kept by the archive written next
+                os.utime(target, (mtime, mtime))
             unpacked.append((target, name))
     return unpacked
