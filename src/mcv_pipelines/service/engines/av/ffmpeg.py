@@ -66,6 +66,8 @@ _NO_TAGS = frozenset(
     | {"mpg", "mxf", "dv", "gxf", "swf", "smjpeg", "mjpeg", "y4m", "ivf", "m1v", "m2v", "h264", "hevc"}
     | {"eac3", "dts", "thd", "mlp", "voc", "ircam", "sox", "rso", "ast", "mmf", "adx", "aud", "aptx"}
     | {"sbc", "g722", "gsm", "c2"}
+    # issue 47: the raw streams and game formats (m4v, mk3d, ogx, isma and aifc keep tags)
+    | {"mts", "h263", "obu", "amv", "cpk", "dfpwm", "apm", "tco", "latm", "msbc"}
 )
 
 
