@@ -16,6 +16,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from formats_support.check_3d import MODEL_CHECKS
+from formats_support.check_av import AV_CHECKS, decodes_whole
 
 __all__ = ["check_output"]
 
@@ -201,6 +202,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         checks.append(_zipped(_ZIPPED[fmt]))
     if fmt in _MEDIA:
         checks.append(_media)
+    checks += [AV_CHECKS.get(fmt, decodes_whole)] if fmt in _MEDIA | AV_CHECKS.keys() else []  # issue 47
     checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb], "wmf": [_wmf]}.get(fmt, [])
     if fmt in MODEL_CHECKS:
         checks.append(MODEL_CHECKS[fmt])

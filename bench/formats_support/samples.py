@@ -17,6 +17,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from formats_support.samples_3d import write_model_seeds
+from formats_support.samples_av import av_seeds
 from formats_support.samples_breadth import breadth_seeds
 from formats_support.samples_image import image_seeds
 
@@ -156,6 +157,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
             seed(fmt, lambda path, fmt=fmt: shutil.copyfile(_soffice(seeds["csv"], fmt, office), path))
     seeds.update(image_seeds(directory, wanted, seeds.get("png")))
     seeds.update(breadth_seeds(directory, wanted))
+    seeds.update(av_seeds(directory, wanted))  # issue 47
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 

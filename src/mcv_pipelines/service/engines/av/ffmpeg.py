@@ -22,6 +22,7 @@ from mcv_pipelines.service.engines.av.formats import (
     FfmpegCapabilities,
     probe_capabilities,
 )
+from mcv_pipelines.service.engines.av.niche_formats import source_arguments
 from mcv_pipelines.service.engines.av.options import (
     convert_arguments,
     convert_options,
@@ -256,6 +257,7 @@ class FfmpegEngine:
             "-i",
             str(source),
             *after,
+            *source_arguments(request.input_format, request.output_format),
             *convert_arguments(media, self._caps, request.options),
             str(target),
         ]
