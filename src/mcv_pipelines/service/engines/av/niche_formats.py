@@ -47,7 +47,7 @@ NICHE_FORMATS: dict[str, MediaFormat] = {
             # the muxer takes a frame of sound per picture: 22.05 kHz at 25 frames is 882 samples
             (
                 "-s",
-                "160x120",
+                "128x96",
                 "-r",
                 "25",
                 "-pix_fmt",
