@@ -79,8 +79,8 @@ TEST_ONLY=(
     iptables
     debootstrap
     # bench/formats.py's audio samples made by programs other than ffmpeg (issue 47): sox writes AMR-NB,
-    # AIFF-C, 8SVX, AVR, HCOM, NIST SPHERE, PVF and WVE (6 packages beside ffmpeg's, ~1.6 MB); musepack-tools' mpcenc
-    # writes Musepack (4 packages, ~0.6 MB)
+    # AIFF-C, 8SVX, AVR, HCOM, NIST SPHERE, PVF and WVE (6 packages beside ffmpeg's, ~1.6 MB);
+    # musepack-tools' mpcenc writes Musepack (4 packages, ~0.6 MB)
     sox
     musepack-tools
 )
