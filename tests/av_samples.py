@@ -1,7 +1,8 @@
 """Audio files written by hand, for formats no program on this machine writes: tracker modules (MOD, XM,
-S3M, IT: one looped sine sample playing a few notes, about a second long) and DSD (DSF, DSDIFF: a tone
-through a first-order sigma-delta modulator). Each follows the format's published layout; ffmpeg only
-reads them (through libopenmpt and its dsf/iff demuxers). Used by the av tests and bench/formats.py.
+S3M, IT, STM, MTM, 669: one looped sine sample playing a few notes, about a second long) and DSD (DSF,
+DSDIFF: a tone through a first-order sigma-delta modulator). Each follows the format's published
+layout; ffmpeg only reads them (through libopenmpt and its dsf/iff demuxers). Used by the av tests and
+bench/formats.py.
 
 ``huge=True`` writes a module whose sample claims far more bytes than the file holds (the hostile case).
 """
@@ -11,7 +12,17 @@ from __future__ import annotations
 import math
 import struct
 
-__all__ = ["dff", "dsf", "it_module", "mod_module", "s3m_module", "xm_module"]
+__all__ = [
+    "composer_669_module",
+    "dff",
+    "dsf",
+    "it_module",
+    "mod_module",
+    "mtm_module",
+    "s3m_module",
+    "stm_module",
+    "xm_module",
+]
 
 TITLE = "Quokka tune"
 # One period of a sine as signed 8-bit samples, looped by every module.
@@ -113,6 +124,61 @@ def it_module(huge: bool = False) -> bytes:
     sample += bytes(4)
     out = header + orders + struct.pack("<II", sample_at, pattern_at) + sample + pattern
     return out + (b"" if huge else _WAVE)
+
+
+def stm_module() -> bytes:
+    """A Scream Tracker 2 module: 31 sample slots (one used), one 4-channel pattern breaking at row 7."""
+    header = _text(TITLE, 20) + b"!Scream!" + bytes([0x1A, 2, 2, 21, 0x60, 1, 64]) + bytes(13)
+    data_at = 48 + 31 * 32 + 128 + 1024
+    data_at += -data_at % 16
+    slot = "<HHHHBBHIH"  # paragraph, length, loop start and end, volume, -, C3 speed, -, -
+    first = (
+        _text("sine.raw", 12)
+        + bytes(2)
+        + struct.pack(slot, data_at // 16, len(_WAVE), 0, len(_WAVE), 64, 0, 8448, 0, 0)
+    )
+    empty = bytes(14) + struct.pack(slot, 0, 0, 0, 0xFFFF, 0, 0, 8448, 0, 0)
+    orders = bytes([0]) + bytes([99]) * 127  # 99: the end of the song
+    pattern = bytearray()
+    for row in range(64):
+        for channel in range(4):
+            note = {0: 0x30, 2: 0x32, 4: 0x34}.get(row) if channel == 0 else None
+            # note (octave, semitone), instrument << 3 | volume's low bits, volume's high bits << 4 | effect
+            pattern += bytes([note, (1 << 3) | 0, 0x80, 0]) if note is not None else bytes([0xFF, 1, 0x80, 0])
+    pattern[7 * 16 + 2] |= 3  # effect C (pattern break): the song ends
+    out = header + first + empty * 30 + orders + bytes(pattern)
+    return out + bytes(data_at - len(out)) + _WAVE
+
+
+def mtm_module() -> bytes:
+    """A MultiTracker module: four channels, one track played in the first, one looped sample."""
+    unsigned = bytes((b + 128) & 0xFF for b in _WAVE)
+    # saved tracks, last pattern, last order, comment length, samples, attribute, rows, channels
+    header = b"MTM\x10" + _text(TITLE, 20) + struct.pack("<HBBHBBBB", 1, 0, 0, 0, 1, 0, 64, 4)
+    header += bytes([3, 12, 3, 12] + [7] * 28)  # pan positions
+    sample = _text("sine", 22) + struct.pack("<IIIBBB", len(_WAVE), 0, len(_WAVE), 0, 64, 0)
+    track = bytearray()
+    for row in range(64):
+        note = {0: 25, 2: 27, 4: 29}.get(row)
+        track += bytes([note << 2, 1 << 4, 0]) if note is not None else bytes(3)
+    track[7 * 3 + 1] |= 0x0D  # pattern break at row 7: the song ends
+    patterns = struct.pack("<32H", 1, *[0] * 31)  # pattern 0: track 1 in the first channel
+    return header + sample + bytes(128) + bytes(track) + patterns + unsigned
+
+
+def composer_669_module() -> bytes:
+    """A Composer 669 module: eight channels, one pattern whose break list ends it at row 7."""
+    orders, tempos, breaks = bytes([0]) + bytes([0xFF]) * 127, bytes([6]) * 128, bytes([7]) + bytes(127)
+    header = b"if" + _text(TITLE, 108) + bytes([1, 1, 0]) + orders + tempos + breaks
+    unsigned = bytes((b + 128) & 0xFF for b in _WAVE)
+    sample = _text("sine.raw", 13) + struct.pack("<III", len(unsigned), 0, len(unsigned))
+    pattern = bytearray()
+    for row in range(64):
+        for channel in range(8):
+            note = {0: 36, 2: 38, 4: 40}.get(row) if channel == 0 else None
+            # note << 2 | instrument's high bits, instrument's low bits << 4 | volume, effect (0xFF none)
+            pattern += bytes([note << 2, 15, 0xFF]) if note is not None else bytes([0xFF, 0, 0xFF])
+    return header + sample + bytes(pattern) + unsigned
 
 
 def _dsd_bits(seconds: float, rate: int = 2_822_400, frequency: float = 440.0) -> list[int]:

@@ -8,7 +8,17 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from av_samples import dff, dsf, it_module, mod_module, s3m_module, xm_module
+from av_samples import (
+    composer_669_module,
+    dff,
+    dsf,
+    it_module,
+    mod_module,
+    mtm_module,
+    s3m_module,
+    stm_module,
+    xm_module,
+)
 
 __all__ = ["av_seeds"]
 
@@ -24,7 +34,8 @@ _SOX = {
     "wve": ("wve", 8000, 1),
 }
 _HAND: dict[str, Callable[[], bytes]] = {
-    "mod": mod_module, "xm": xm_module, "s3m": s3m_module, "it": it_module, "dsf": dsf, "dff": dff,
+    "mod": mod_module, "xm": xm_module, "s3m": s3m_module, "it": it_module, "stm": stm_module,
+    "mtm": mtm_module, "669": composer_669_module, "dsf": dsf, "dff": dff,
 }  # fmt: skip
 
 

@@ -31,7 +31,9 @@ def test_each_added_format_names_known_codecs_and_its_defaults(media: MediaForma
 
 def test_added_inputs_are_read_and_the_silent_ones_are_video() -> None:
     assert set(NICHE_INPUTS) <= set(INPUT_FORMATS)
-    assert {"mod", "xm", "s3m", "it", "dsf", "dff", "mpc", "amr", "aifc"} <= set(NICHE_INPUTS)
+    assert {"mod", "xm", "s3m", "it", "stm", "mtm", "669", "dsf", "dff", "mpc", "amr", "aifc"} <= set(
+        NICHE_INPUTS
+    )
     assert all(INPUT_FORMATS[fmt][1] for fmt in SILENT_INPUTS)
     # an output written here is read back with the demuxer of the same family
     assert {ext for ext in NICHE_FORMATS if ext not in INPUT_FORMATS} == set()

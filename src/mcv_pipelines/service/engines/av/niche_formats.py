@@ -78,6 +78,9 @@ NICHE_INPUTS: dict[str, tuple[str, bool]] = {
     "xm": ("libopenmpt", False),
     "s3m": ("libopenmpt", False),
     "it": ("libopenmpt", False),
+    "stm": ("libopenmpt", False),
+    "mtm": ("libopenmpt", False),
+    "669": ("libopenmpt", False),
     # DSD: Sony's DSF and Philips' DSDIFF (ffmpeg's IFF demuxer)
     "dsf": ("dsf", False),
     "dff": ("iff", False),
