@@ -44,7 +44,8 @@ def test_added_inputs_are_read_and_the_silent_ones_are_video() -> None:
     [
         ("dsf", "flac", ("-ar", "88200")),
         ("dff", "wav", ("-ar", "88200")),
-        ("dsf", "wma", ("-ar", "44100")),  # WMA goes no higher than 48 kHz
+        ("dsf", "wma", ("-ar", "44100")),  # a lossy codec: CD's rate
+        ("dff", "mp3", ("-ar", "44100")),
         ("mod", "flac", ()),
         ("mp4", "mp3", ()),
     ],
@@ -69,6 +70,7 @@ def test_listing_keeps_sound_and_pictures_apart(require_engine: Callable[..., En
     if ("mp4", "m4v") in pairs:
         assert {("mp4", "mts"), ("mp4", "mk3d"), ("mkv", "ogx"), ("mp4", "aifc")} <= pairs
         assert ("h263", "mp3") not in pairs  # a raw video stream holds no sound
+        assert ("h263", "amv") not in pairs  # nor can AMV do without it
         assert ("wav", "mk3d") not in pairs
 
 

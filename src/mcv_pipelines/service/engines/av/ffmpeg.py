@@ -22,7 +22,7 @@ from mcv_pipelines.service.engines.av.formats import (
     FfmpegCapabilities,
     probe_capabilities,
 )
-from mcv_pipelines.service.engines.av.niche_formats import source_arguments
+from mcv_pipelines.service.engines.av.niche_formats import NEEDS_SOUND, source_arguments
 from mcv_pipelines.service.engines.av.options import (
     convert_arguments,
     convert_options,
@@ -128,6 +128,8 @@ class FfmpegEngine:
                 media = FORMATS[target]
                 # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
                 if (media.video and not source_is_video) or (not media.video and source in SILENT_INPUTS):
+                    continue
+                if target in NEEDS_SOUND and source in SILENT_INPUTS:
                     continue
                 if (source in NO_AAC_INPUTS and media.audio_encoder == "aac") or (source, target) in UNPROVEN:
                     continue

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from mcv_pipelines.service.engines.av.media import MediaFormat
 
-__all__ = ["NICHE_FORMATS", "NICHE_INPUTS", "NICHE_SILENT_INPUTS", "source_arguments"]
+__all__ = ["NEEDS_SOUND", "NICHE_FORMATS", "NICHE_INPUTS", "NICHE_SILENT_INPUTS", "source_arguments"]
 
 NICHE_FORMATS: dict[str, MediaFormat] = {
     f.extension: f
@@ -111,15 +111,19 @@ NICHE_INPUTS: dict[str, tuple[str, bool]] = {
 NICHE_SILENT_INPUTS = frozenset({"h263", "obu"})
 
 # DSD decodes to PCM at an eighth of its bit rate (352.8 kHz for DSD64), which most encoders and
-# containers refuse: it becomes 88.2 kHz PCM, twice the audible band as hi-res players expect, or CD's
-# 44.1 kHz where the target goes no higher (WMA, RSO); a sample_rate option or the target's own rate
-# comes later on the command line and wins.
+# containers refuse: it becomes 88.2 kHz PCM for a lossless target, twice the audible band as hi-res
+# players expect, and CD's 44.1 kHz for the rest (MP3, AAC, AC-3, WMA and RSO go no higher than 48 kHz);
+# a sample_rate option or the target's own rate comes later on the command line and wins.
 _DSD = frozenset({"dsf", "dff"})
-_CD_RATE_ONLY = frozenset({"wma", "rso"})
+_HI_RES = frozenset(
+    {"flac", "wav", "w64", "aiff", "aif", "aifc", "caf", "wv", "tta", "au", "sox", "ircam", "mka"}
+)
+# Containers that must hold sound beside the pictures: a silent input is not converted to them.
+NEEDS_SOUND = frozenset({"amv"})
 
 
 def source_arguments(source: str, target: str) -> tuple[str, ...]:
     """Output arguments an input format needs before the target's own (none for most)."""
     if source in _DSD:
-        return ("-ar", "44100" if target in _CD_RATE_ONLY else "88200")
+        return ("-ar", "88200" if target in _HI_RES else "44100")
     return ()
