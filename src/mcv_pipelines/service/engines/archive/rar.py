@@ -192,4 +192,3 @@ class UnarEngine:
                 )
             written.append((found[0], names.unique(name)))
         return written
-
