@@ -44,8 +44,9 @@ def test_added_inputs_are_read_and_the_silent_ones_are_video() -> None:
     [
         ("dsf", "flac", ("-ar", "88200")),
         ("dff", "wav", ("-ar", "88200")),
-        ("dsf", "wma", ("-ar", "44100")),  # a lossy codec: CD's rate
-        ("dff", "mp3", ("-ar", "44100")),
+        ("dsf", "wma", ("-ar", "44100")),  # WMA goes no higher than 48 kHz
+        ("dff", "mp3", ()),  # LAME picks a rate of its own
+        ("dsf", "ogg", ("-ar", "88200")),
         ("mod", "flac", ()),
         ("mp4", "mp3", ()),
     ],

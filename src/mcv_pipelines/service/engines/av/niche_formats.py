@@ -111,19 +111,19 @@ NICHE_INPUTS: dict[str, tuple[str, bool]] = {
 NICHE_SILENT_INPUTS = frozenset({"h263", "obu"})
 
 # DSD decodes to PCM at an eighth of its bit rate (352.8 kHz for DSD64), which most encoders and
-# containers refuse: it becomes 88.2 kHz PCM for a lossless target, twice the audible band as hi-res
-# players expect, and CD's 44.1 kHz for the rest (MP3, AAC, AC-3, WMA and RSO go no higher than 48 kHz);
-# a sample_rate option or the target's own rate comes later on the command line and wins.
+# containers refuse. It becomes 88.2 kHz PCM, twice the audible band as hi-res players expect; CD's
+# 44.1 kHz where the target goes no higher (WMA, RSO); and targets whose encoder lists the rates it takes
+# (MP3, MP2, AC-3, E-AC-3, Opus, Speex) pick their own. A sample_rate option or a rate the target insists
+# on comes later on the command line and wins.
 _DSD = frozenset({"dsf", "dff"})
-_HI_RES = frozenset(
-    {"flac", "wav", "w64", "aiff", "aif", "aifc", "caf", "wv", "tta", "au", "sox", "ircam", "mka"}
-)
+_CD_RATE = frozenset({"wma", "rso"})
+_OWN_RATE = frozenset({"mp3", "mp2", "ac3", "eac3", "opus", "spx", "weba"})
 # Containers that must hold sound beside the pictures: a silent input is not converted to them.
 NEEDS_SOUND = frozenset({"amv"})
 
 
 def source_arguments(source: str, target: str) -> tuple[str, ...]:
     """Output arguments an input format needs before the target's own (none for most)."""
-    if source in _DSD:
-        return ("-ar", "88200" if target in _HI_RES else "44100")
-    return ()
+    if source not in _DSD or target in _OWN_RATE:
+        return ()
+    return ("-ar", "44100" if target in _CD_RATE else "88200")
