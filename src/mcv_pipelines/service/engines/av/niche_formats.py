@@ -60,7 +60,17 @@ NICHE_FORMATS: dict[str, MediaFormat] = {
                 "882",
             ),
         ),
-        MediaFormat("cpk", "film_cpk", True, "pcm_s16be_planar", ("pcm_be_planar",), "cinepak", ("cinepak",)),
+        # Cinepak at the Saturn's 320x240: its encoder took 35 s for a second of PAL-sized DV
+        MediaFormat(
+            "cpk",
+            "film_cpk",
+            True,
+            "pcm_s16be_planar",
+            ("pcm_be_planar",),
+            "cinepak",
+            ("cinepak",),
+            ("-s", "320x240"),
+        ),
         MediaFormat("dfpwm", "dfpwm", False, "dfpwm", ("dfpwm",), arguments=("-ar", "48000", "-ac", "1")),
         MediaFormat("apm", "apm", False, "adpcm_ima_apm", ("ima_apm",)),
         MediaFormat("tco", "g723_1", False, "g723_1", ("g723",), arguments=("-ar", "8000", "-ac", "1")),
