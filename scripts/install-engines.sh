@@ -118,6 +118,11 @@ TEST_ONLY=(
     # it the build's first RUN fails with "netavark: No such file or directory" (issue 50)
     iptables
     debootstrap
+    # bench/formats.py's audio samples made by programs other than ffmpeg: sox writes AMR-NB,
+    # AIFF-C, 8SVX, AVR, HCOM, NIST SPHERE, PVF and WVE (6 packages beside ffmpeg's, ~1.6 MB);
+    # musepack-tools' mpcenc writes Musepack (4 packages, ~0.6 MB)
+    sox
+    musepack-tools
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -15,6 +15,7 @@ from pypdf import PdfReader
 
 from formats_support.check_3d import MODEL_CHECKS
 from formats_support.check_archive import ARCHIVE_OUTPUTS, check_archive
+from formats_support.check_av import AV_CHECKS, decodes_whole
 from formats_support.check_data import DATA_CHECKS
 from formats_support.check_docs import docs_checks
 from formats_support.check_gps import gps_checks
@@ -192,6 +193,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         checks.append(_zipped(_ZIPPED[fmt]))
     if fmt in _MEDIA:
         checks.append(_media)
+    checks += [AV_CHECKS.get(fmt, decodes_whole)] if fmt in _MEDIA | AV_CHECKS.keys() else []
     checks += {"jxl": [_jxl], "pdf": [_pdf], "svg": [_svg], "pdb": [_pdb], "wmf": [_wmf]}.get(fmt, [])
     if fmt in MODEL_CHECKS:
         checks.append(MODEL_CHECKS[fmt])

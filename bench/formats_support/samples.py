@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 
 from formats_support.samples_3d import write_model_seeds
 from formats_support.samples_archive import archive_seeds
+from formats_support.samples_av import av_seeds
 from formats_support.samples_breadth import breadth_seeds
 from formats_support.samples_data import data_seeds
 from formats_support.samples_docs import docs_seeds
@@ -174,6 +175,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seeds.update(gps_seeds(directory, wanted))
     seeds.update(vector_seeds(directory, wanted))
     seeds.update(archive_seeds(directory, wanted))
+    seeds.update(av_seeds(directory, wanted))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 

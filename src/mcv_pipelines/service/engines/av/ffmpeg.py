@@ -22,6 +22,7 @@ from mcv_pipelines.service.engines.av.formats import (
     FfmpegCapabilities,
     probe_capabilities,
 )
+from mcv_pipelines.service.engines.av.niche_formats import NEEDS_SOUND, source_arguments
 from mcv_pipelines.service.engines.av.options import (
     convert_arguments,
     convert_options,
@@ -66,6 +67,8 @@ _NO_TAGS = frozenset(
     | {"mpg", "mxf", "dv", "gxf", "swf", "smjpeg", "mjpeg", "y4m", "ivf", "m1v", "m2v", "h264", "hevc"}
     | {"eac3", "dts", "thd", "mlp", "voc", "ircam", "sox", "rso", "ast", "mmf", "adx", "aud", "aptx"}
     | {"sbc", "g722", "gsm", "c2"}
+    # issue 47: the raw streams and game formats (m4v, mk3d, ogx, isma and aifc keep tags)
+    | {"mts", "h263", "obu", "amv", "cpk", "dfpwm", "apm", "tco", "latm", "msbc"}
 )
 
 
@@ -125,6 +128,8 @@ class FfmpegEngine:
                 media = FORMATS[target]
                 # Same format included: re-encoding mp4 to a smaller mp4 (crf, width, trim) is common.
                 if (media.video and not source_is_video) or (not media.video and source in SILENT_INPUTS):
+                    continue
+                if target in NEEDS_SOUND and source in SILENT_INPUTS:
                     continue
                 if (source in NO_AAC_INPUTS and media.audio_encoder == "aac") or (source, target) in UNPROVEN:
                     continue
@@ -254,6 +259,7 @@ class FfmpegEngine:
             "-i",
             str(source),
             *after,
+            *source_arguments(request.input_format, request.output_format),
             *convert_arguments(media, self._caps, request.options),
             str(target),
         ]
