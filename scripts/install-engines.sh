@@ -64,6 +64,9 @@ ENGINES=(
     # JPEG-LS need only ffmpeg.
     libraw-bin
     dcmtk
+    # fonts: Type 1, Type 42, sfd, bdf/pcf and dfont with FontForge (fontforge-nox with fontforge-common,
+    # libfontforge4, libspiro1, libwoff1: 5 packages, ~14 MB installed; no X)
+    fontforge-nox
     fonts-dejavu-core
     fontconfig
 )
@@ -90,6 +93,10 @@ TEST_ONLY=(
     # it the build's first RUN fails with "netavark: No such file or directory" (issue 50)
     iptables
     debootstrap
+    # the font tests' samples: t1utils assembles and checks Type 1 fonts (t1asm, t1binary, t1disasm; 1
+    # package, 0.3 MB); xfonts-utils' bdftopcf makes a pcf (1 package with its libs, ~0.5 MB)
+    t1utils
+    xfonts-utils
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -113,7 +113,7 @@ ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     **dict.fromkeys(("pysubs2", "ffmpeg-subtitles"), "Subtitles"),
     "data": "Data",
     "mail": "Mail",
-    "fonttools": "Fonts",
+    **dict.fromkeys(("fonttools", "fontforge"), "Fonts"),
     **dict.fromkeys(("archive", "unar"), "Archives"),
     "assimp": "3D models",
 }

@@ -37,7 +37,16 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     "pillow": InstallHint("image conversions, thumbnails, watermarks and metadata (installed with mcv)"),
     "pypdf": InstallHint("PDF merge, split, metadata, watermarks and page work (installed with mcv)"),
     "archive": InstallHint("zip, 7z and tar archives, packed and converted (installed with mcv)"),
-    "fonttools": InstallHint("ttf, otf, woff and woff2 fonts to each other (installed with mcv)"),
+    "fonttools": InstallHint(
+        "ttf, otf, woff, woff2 and ttx fonts to each other, ttc collections unpacked (installed with mcv)"
+    ),
+    "fontforge": InstallHint(
+        "Type 1 (pfa, pfb), Type 42, sfd, bdf and pcf fonts to ttf, otf, woff(2), dfont and each other",
+        programs=("fontforge",),
+        debian="fontforge-nox",
+        fedora="fontforge",
+        homebrew="fontforge",
+    ),
     "mail": InstallHint(
         "eml, Outlook msg, mbox and emlx to html, txt and md with their attachments, msg to eml "
         "(installed with mcv); to pdf once the chromium engine can run"
