@@ -18,6 +18,7 @@ from pypdf import PdfReader
 from formats_support.check_3d import MODEL_CHECKS
 from formats_support.check_data import DATA_CHECKS
 from formats_support.check_docs import docs_checks
+from formats_support.check_fonts import font_checks
 from formats_support.check_mail import mail_checks
 from formats_support.check_pages import pages_checks
 from formats_support.check_raw import raw_checks
@@ -219,6 +220,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
         checks.append(lambda p: json.loads(p.read_text())["cells"] and None)
     checks += mail_checks(path, fmt)
     checks += raw_checks(path, fmt)
+    checks += font_checks(path, fmt)
     if not checks and fmt not in _WORDY:
         raise ValueError(f"no check known for {fmt}")
     for check in checks:

@@ -20,6 +20,7 @@ from formats_support.samples_3d import write_model_seeds
 from formats_support.samples_breadth import breadth_seeds
 from formats_support.samples_data import data_seeds
 from formats_support.samples_docs import docs_seeds
+from formats_support.samples_fonts import font_seeds
 from formats_support.samples_image import image_seeds
 from formats_support.samples_mail import mail_seeds
 from formats_support.samples_pages import pages_seeds
@@ -168,6 +169,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seeds.update(data_seeds(directory, wanted))
     seeds.update(subtitle_seeds(directory, wanted))
     seeds.update(raw_seeds(directory, wanted))
+    seeds.update(font_seeds(directory, wanted, _font))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 
