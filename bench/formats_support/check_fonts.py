@@ -1,7 +1,8 @@
 """Checkers of the fonts family's outputs (issue 47), none by the engine that wrote them: fontTools reads
 ttf, otf, woff, woff2, dfont (a resource-fork suitcase) and the TrueType font inside a Type 42's
-``sfnts`` strings; t1disasm (t1utils) decrypts pfa and pfb; sfd, bdf and ttx are read here as the text
-(or XML) they are. Each must hold the glyph ``Q`` with an outline (a bitmap for a bitmap font)."""
+``sfnts`` strings (its glyph found through the Type 42's CharStrings); t1disasm (t1utils) decrypts pfa
+and pfb; sfd, bdf and ttx are read here as the text (or XML) they are. Each must hold the glyph ``Q``
+with an outline (a bitmap for a bitmap font)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def _dfont(path: Path) -> None:
 
 
 def _t42(path: Path) -> None:
+    from fontTools.pens.boundsPen import BoundsPen
     from fontTools.ttLib import TTFont
 
     text = path.read_text(encoding="latin-1")
@@ -56,8 +58,16 @@ def _t42(path: Path) -> None:
     sfnts = sfnts[: sfnts.index("]")]
     strings = [bytes.fromhex(re.sub(r"\s", "", hexed)) for hexed in re.findall(r"<([0-9A-Fa-f\s]*)>", sfnts)]
     data = b"".join(string[:-1] if len(string) % 2 else string for string in strings)
+    index = re.search(r"/CharStrings .*?/Q (\d+) def", text, re.S)
+    if index is None:
+        raise ValueError("no glyph Q in CharStrings")
+    # a Type 42's TrueType font may leave out cmap, name and post: CharStrings maps names to glyphs
     with TTFont(io.BytesIO(data)) as font:
-        _sfnt_glyph(font)
+        glyph_set = font.getGlyphSet()
+        pen = BoundsPen(glyph_set)
+        glyph_set[font.getGlyphOrder()[int(index.group(1))]].draw(pen)
+        if pen.bounds is None:
+            raise ValueError("the glyph Q has no outline")
 
 
 def _type1(path: Path) -> None:
