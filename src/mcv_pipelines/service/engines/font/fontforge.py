@@ -6,7 +6,9 @@ otf, woff, woff2 and dfont; the pairs among ttf/otf/woff/woff2 stay fontTools' (
 which this engine does not list. Bitmap fonts (bdf, pcf) keep their strikes: to a ttf with embedded
 bitmaps (EBDT/EBLC, what current systems read as a bitmap font), and pcf to bdf; an outline format from a
 bitmap font would hold no outlines and is not listed. The input is copied alone into a folder of its
-own first, so FontForge finds nothing beside it (a pfb's .afm metrics, an sfd's neighbours).
+own first, so FontForge finds nothing beside it (a pfb's .afm metrics, an sfd's neighbours), and must
+start as its format does and carry no pickled Python (fontforge_input.py: FontForge unpickles an sfd's
+PickledData, which runs code).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable
 
 from mcv_pipelines.service.engines.base import ConversionType, EngineError, EngineRequest, EngineResult
 from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTED_CONVERSION
+from mcv_pipelines.service.engines.font.fontforge_input import check_fontforge_input
 from mcv_pipelines.service.engines.font.fontforge_script import FONTFORGE_SCRIPT
 from mcv_pipelines.service.engines.naming import output_path
 from mcv_pipelines.service.engines.options import FILENAME
@@ -63,6 +66,7 @@ class FontForgeEngine(ProgramEngine):
                 UNSUPPORTED_CONVERSION, f"fontforge does not convert {source} to {target_format}"
             )
         copy = isolated_input(request, "fontforge")
+        check_fontforge_input(copy, source, request.inputs[0].path.name)
         written = copy.parent / f"output.{target_format}"
         run_checked(
             [
