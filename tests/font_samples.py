@@ -217,12 +217,13 @@ def ttx_text() -> str:
     )
 
 
-def type1_font(binary: bool) -> Callable[[Path], None]:
-    """A maker of the Type 1 font, assembled by t1asm (pfa) and made binary by t1binary (pfb)."""
+def type1_font(binary: bool, text: str = TYPE1) -> Callable[[Path], None]:
+    """A maker of the Type 1 font ``text`` disassembles, assembled by t1asm (pfa) and made binary by
+    t1binary (pfb)."""
 
     def make(path: Path) -> None:
         disassembly = path.with_suffix(".t1d")
-        disassembly.write_text(TYPE1)
+        disassembly.write_text(text)
         pfa = path.with_suffix(".ascii")
         subprocess.run(["t1asm", "-a", str(disassembly), str(pfa)], check=True)
         if binary:

@@ -48,7 +48,7 @@ def test_type1_to_truetype_and_back_through_sfd(
             "export": {"operation": "export/url", "input": ["ttf", "sfd", "pfa"]},
         },
     )
-    assert task_named(job, "ttf")["engine"] == "fontforge"
+    assert task_named(job, "ttf")["engine"] == "fontforge", task_named(job, "ttf").get("message")
     files = download_all(job, tmp_path / "out")
     with TTFont(files["quokka.ttf"]) as font:
         assert font["name"].getDebugName(1) == "Quokka Sans"

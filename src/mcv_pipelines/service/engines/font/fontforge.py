@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Iterable
 
 from mcv_pipelines.service.engines.base import ConversionType, EngineError, EngineRequest, EngineResult
+from mcv_pipelines.service.engines.environment import program_environment
 from mcv_pipelines.service.engines.failures import CONVERSION_FAILED, UNSUPPORTED_CONVERSION
 from mcv_pipelines.service.engines.font.fontforge_input import check_fontforge_input
 from mcv_pipelines.service.engines.font.fontforge_script import FONTFORGE_SCRIPT
@@ -68,6 +69,8 @@ class FontForgeEngine(ProgramEngine):
         copy = isolated_input(request, "fontforge")
         check_fontforge_input(copy, source, request.inputs[0].path.name)
         written = copy.parent / f"output.{target_format}"
+        home = request.work_dir / "fontforge-home"  # FontForge writes its preferences and plugin list there
+        home.mkdir(parents=True, exist_ok=True)
         run_checked(
             [
                 self.program,
@@ -81,6 +84,8 @@ class FontForgeEngine(ProgramEngine):
             ],
             what=f"converting {request.inputs[0].path.name} with FontForge",
             cwd=copy.parent,
+            env=program_environment({"HOME": str(home), "XDG_CONFIG_HOME": str(home / "config")}),
+            writable=(home,),
             timeout=request.timeout,
             cancelled=request.cancelled,
         )
