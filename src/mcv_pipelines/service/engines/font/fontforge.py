@@ -8,7 +8,7 @@ bitmaps (EBDT/EBLC, what current systems read as a bitmap font), and pcf to bdf;
 bitmap font would hold no outlines and is not listed. The input is copied alone into a folder of its
 own first, so FontForge finds nothing beside it (a pfb's .afm metrics, an sfd's neighbours), and must
 start as its format does and carry no pickled Python (fontforge_input.py: FontForge unpickles an sfd's
-PickledData, which runs code).
+PickledData, which runs code). Not listed under the Landlock seal (see ``version``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from mcv_pipelines.service.engines.naming import output_path
 from mcv_pipelines.service.engines.options import FILENAME
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
+from mcv_pipelines.service.engines.seal import seal_method
 from mcv_pipelines.service.engines.vector.isolate import isolated_input
 
 __all__ = ["FontForgeEngine"]
@@ -48,6 +49,14 @@ class FontForgeEngine(ProgramEngine):
     programs = ("fontforge",)
     version_args = ("-lang=py", "-c", "import fontforge; print('fontforge', fontforge.version())")
     version_pattern = r"fontforge (\d+)"
+
+    def version(self) -> str | None:
+        # FontForge keeps what it reads in temporary files made by the C library's tmpfile(), which
+        # always go to /tmp, whatever TMPDIR says; the Landlock seal keeps the machine's /tmp out of
+        # reach (bubblewrap gives a private one), so there nearly every conversion fails: none is listed.
+        if seal_method() == "landlock":
+            return None
+        return self._version
 
     def conversion_types(self) -> Iterable[ConversionType]:
         return [

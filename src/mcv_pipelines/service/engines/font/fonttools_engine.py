@@ -26,7 +26,12 @@ from mcv_pipelines.service.engines.base import (
     EngineVersion,
     OptionSpec,
 )
-from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, UNSUPPORTED_CONVERSION, library_errors
+from mcv_pipelines.service.engines.failures import (
+    INVALID_INPUT_FILE,
+    UNSUPPORTED_CONVERSION,
+    hide_paths,
+    library_errors,
+)
 from mcv_pipelines.service.engines.font.outlines import has_cff, to_cff, to_truetype
 from mcv_pipelines.service.engines.font.ttx_guard import read_ttx
 from mcv_pipelines.service.engines.naming import output_path, single_input
@@ -93,7 +98,7 @@ class FontEngine:
         else:
             targets = [output_path(request, target_format, index) for index in range(1, len(fonts) + 1)]
         for font, target in zip(fonts, targets, strict=True):
-            _write(font, target, target_format)
+            _write(font, target, target_format, path.name)
         return EngineResult(files=targets)
 
 
@@ -117,7 +122,14 @@ def _read(path: Path, source: str, request: EngineRequest) -> list[TTFont]:
     return [members[number - 1]] if number else members
 
 
-def _write(font: TTFont, target: Path, target_format: str) -> None:
+def _write(font: TTFont, target: Path, target_format: str, shown: str) -> None:
+    try:
+        _save(font, target, target_format)
+    except TTLibError as exc:  # a table read only now, whose directory entry lied (its length, its offset)
+        raise EngineError(INVALID_INPUT_FILE, f"{shown} is a damaged font: {hide_paths(str(exc))}") from exc
+
+
+def _save(font: TTFont, target: Path, target_format: str) -> None:
     with library_errors(f"write {target.name}"), font:
         if target_format == "ttf" and has_cff(font):
             to_truetype(font)
