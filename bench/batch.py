@@ -88,16 +88,8 @@ class Served:
 
     def __init__(self, work: Path, rate_limit: int | None) -> None:
         self._log = work / "serve.log"
-        command = [
-            sys.executable,
-            "-m",
-            "mcv_pipelines",
-            "serve",
-            "--port",
-            "0",
-            "--data-dir",
-            str(work / "service"),
-        ]
+        command = [sys.executable, "-m", "mcv_pipelines", "serve", "--port", "0",
+                   "--data-dir", str(work / "service")]
         if rate_limit:
             command += ["--rate-limit", str(rate_limit)]
         env = {**os.environ, "MCV_SERVE_API_KEY": KEY}
@@ -118,9 +110,8 @@ class Served:
                     self.sync_url = line.split()[-1]
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
         self._process.terminate()
         self._process.wait(timeout=30)
 
@@ -142,9 +133,8 @@ def make_rows(work: Path, rows: int) -> None:
         (work / f"{label}.csv").write_text("\n".join(lines).replace(",OUT", f",out-{label}") + "\n")
 
 
-async def batch_in_process(
-    work: Path, service: Endpoint, concurrency: int, label: str, per_job: int | None
-) -> tuple[float, int, int]:
+async def batch_in_process(work: Path, service: Endpoint, concurrency: int, label: str,
+                           per_job: int | None) -> tuple[float, int, int]:
     """Seconds, requests and job creations of the library batch (``per_job`` rows a job; None: the
     number mcv batch chooses)."""
     requests = creations = 0
@@ -164,11 +154,8 @@ async def batch_in_process(
         settings = Settings.build(api_key=KEY, base_url=service.base_url, sync_url=service.sync_url)
         async with ApiClient(settings) as client:
             client.http.event_hooks["request"].append(count)
-            options = BatchOptions(
-                concurrency=concurrency,
-                rows_per_job=per_job,
-                run=RunOptions(base_dir=work, status_interval=0.0, poll_interval=0.5),
-            )
+            options = BatchOptions(concurrency=concurrency, rows_per_job=per_job,
+                                   run=RunOptions(base_dir=work, status_interval=0.0, poll_interval=0.5))
             outcome = await execute_batch(client, journal, manifest, renderer, options)
         assert outcome.ok, outcome
     return time.perf_counter() - started, requests, creations
@@ -207,33 +194,15 @@ class Prober:
         return f"{p95 * 1000:.0f}/{ordered[-1] * 1000:.0f} ms"
 
 
-def batch_subprocess(
-    work: Path, service: Endpoint, concurrency: int, label: str, per_job: int | None
-) -> tuple[float, int, float]:
+def batch_subprocess(work: Path, service: Endpoint, concurrency: int, label: str,
+                     per_job: int | None) -> tuple[float, int, float]:
     """Seconds, peak RSS (bytes) and CPU seconds (user + system) of `mcv batch` in a child process,
     all three from the kernel's account of the child as it is reaped (``wait4``): the time stops when
     the child does, not at the next poll."""
-    env = {
-        **os.environ,
-        "MCV_BASE_URL": service.base_url,
-        "MCV_API_KEY": KEY,
-        "MCV_CONFIG": str(work / "none.toml"),
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "mcv_pipelines",
-        "batch",
-        "pipeline.yaml",
-        "--manifest",
-        f"{label}.csv",
-        "--concurrency",
-        str(concurrency),
-        "--progress",
-        "none",
-        "--report",
-        f"{label}.jsonl",
-    ]
+    env = {**os.environ, "MCV_BASE_URL": service.base_url, "MCV_API_KEY": KEY,
+           "MCV_CONFIG": str(work / "none.toml")}
+    command = [sys.executable, "-m", "mcv_pipelines", "batch", "pipeline.yaml", "--manifest", f"{label}.csv",
+               "--concurrency", str(concurrency), "--progress", "none", "--report", f"{label}.jsonl"]
     if per_job is not None:
         command += ["--rows-per-job", str(per_job)]
     started = time.perf_counter()
@@ -261,19 +230,12 @@ def plain_loop(work: Path, service: Endpoint, rows: int) -> tuple[float, int]:
     with httpx.Client(event_hooks={"request": [count]}, timeout=60) as http:
         for i in range(rows):
             image = work / "img" / f"p{i:05d}.png"
-            body: dict[str, Any] = {
-                "tag": "bench-loop",
-                "tasks": {
-                    "source": {"operation": "import/upload"},
-                    "convert": {
-                        "operation": "convert",
-                        "input": "source",
-                        "output_format": "webp",
-                        "filename": f"{image.stem}.webp",
-                    },
-                    "publish": {"operation": "export/url", "input": "convert"},
-                },
-            }
+            body: dict[str, Any] = {"tag": "bench-loop", "tasks": {
+                "source": {"operation": "import/upload"},
+                "convert": {"operation": "convert", "input": "source", "output_format": "webp",
+                            "filename": f"{image.stem}.webp"},
+                "publish": {"operation": "export/url", "input": "convert"},
+            }}
             job = http.post(f"{service.base_url}/v2/jobs", json=body, headers=headers).raise_for_status()
             data = job.json()["data"]
             form = next(t for t in data["tasks"] if t["name"] == "source")["result"]["form"]
@@ -297,13 +259,8 @@ def main() -> None:
         help="job creations per minute per key (default: the service's 500; e.g. 100000 to lift it)",
     )  # fmt: skip
     parser.add_argument("--no-loop", action="store_true", help="skip the plain httpx loop (slow)")
-    parser.add_argument(
-        "--rows-per-job",
-        type=int,
-        default=None,
-        metavar="N",
-        help="rows a job on the packed side (default: as mcv batch chooses)",
-    )
+    parser.add_argument("--rows-per-job", type=int, default=None, metavar="N",
+                        help="rows a job on the packed side (default: as mcv batch chooses)")
     parser.add_argument(
         "--serve", action="store_true",
         help="measure against a real `mcv serve` process (and show its CPU per row), not one in this process",
@@ -323,10 +280,8 @@ def main() -> None:
             else LocalService(data_dir=work / "service", api_key=KEY, settings=settings)
         ) as service:  # fmt: skip
             packed = args.rows_per_job
-            libs = [
-                asyncio.run(batch_in_process(work, service, concurrency, label, per_job))
-                for label, per_job in (("lib", packed), ("lib1", 1))
-            ]
+            libs = [asyncio.run(batch_in_process(work, service, concurrency, label, per_job))
+                    for label, per_job in (("lib", packed), ("lib1", 1))]
             clis = []
             for label, per_job in (("cli", packed), ("cli1", 1)):
                 before = service.cpu_seconds() if isinstance(service, Served) else 0.0
@@ -341,41 +296,27 @@ def main() -> None:
             if made != rows:
                 raise SystemExit(f"{label}: {made} of {rows} files")
     where = "`mcv serve` process" if args.serve else "local service in this process"
-    print(
-        f"{rows} rows of 16x16 PNG -> webp, {where} on loopback, concurrency {concurrency}, "
-        f"rate limit {limit or 500} job creations/min\n"
-    )
-    print(
-        f"{'run':<44} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'jobs':>6} {'peak RSS':>10} "
-        f"{'CPU ms/row':>11} {'service ms/row':>15} {'API p95/max':>12}"
-    )
+    print(f"{rows} rows of 16x16 PNG -> webp, {where} on loopback, concurrency {concurrency}, "
+          f"rate limit {limit or 500} job creations/min\n")
+    print(f"{'run':<44} {'seconds':>8} {'rows/s':>8} {'requests/row':>13} {'jobs':>6} {'peak RSS':>10} "
+          f"{'CPU ms/row':>11} {'service ms/row':>15} {'API p95/max':>12}")
     ways = (f"--rows-per-job {args.rows_per_job}" if args.rows_per_job else "packed", "--rows-per-job 1")
     for way, (seconds, requests, creations) in zip(ways, libs, strict=True):
-        print(
-            f"{f'mcv batch, library, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} "
-            f"{requests / rows:13.2f} {creations:6d} {'-':>10} {'-':>11} {'-':>15}"
-        )
+        print(f"{f'mcv batch, library, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} "
+              f"{requests / rows:13.2f} {creations:6d} {'-':>10} {'-':>11} {'-':>15}")
     for way, (seconds, peak, cpu, served, probed) in zip(ways, clis, strict=True):
         shown = "-" if served is None else f"{served * 1000 / rows:.2f}"
-        print(
-            f"{f'mcv batch, subprocess, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} {'-':>13} "
-            f"{'-':>6} {peak / 2**20:8.1f} MB {cpu * 1000 / rows:11.2f} {shown:>15} {probed:>12}"
-        )
-    print(
-        f"\npacked / one job a row: {libs[1][0] / libs[0][0]:.2f}x rows/s (library), "
-        f"{clis[1][0] / clis[0][0]:.2f}x (subprocess)"
-    )
+        print(f"{f'mcv batch, subprocess, {way}':<44} {seconds:8.1f} {rows / seconds:8.1f} {'-':>13} "
+              f"{'-':>6} {peak / 2**20:8.1f} MB {cpu * 1000 / rows:11.2f} {shown:>15} {probed:>12}")
+    print(f"\npacked / one job a row: {libs[1][0] / libs[0][0]:.2f}x rows/s (library), "
+          f"{clis[1][0] / clis[0][0]:.2f}x (subprocess)")
     if args.no_loop:
         return
     lib_seconds, cli_seconds = libs[0][0], clis[0][0]
-    print(
-        f"{'plain httpx loop, one at a time':<44} {loop_seconds:8.1f} {rows / loop_seconds:8.1f} "
-        f"{loop_requests / rows:13.2f} {rows:6d}"
-    )
-    print(
-        f"\nbatch/loop speed ratio: {loop_seconds / lib_seconds:.2f}x (library), "
-        f"{loop_seconds / cli_seconds:.2f}x (subprocess, including start-up and validation)"
-    )
+    print(f"{'plain httpx loop, one at a time':<44} {loop_seconds:8.1f} {rows / loop_seconds:8.1f} "
+          f"{loop_requests / rows:13.2f} {rows:6d}")
+    print(f"\nbatch/loop speed ratio: {loop_seconds / lib_seconds:.2f}x (library), "
+          f"{loop_seconds / cli_seconds:.2f}x (subprocess, including start-up and validation)")
 
 
 if __name__ == "__main__":

@@ -198,10 +198,8 @@ def main() -> None:
         ("first row, with catalog / without", f"{first_with:,.1f} ms / {first_without:,.1f} ms"),
         ("rows/s with catalog checks (wall / CPU)", f"{with_wall:,.0f} / {with_cpu:,.0f}  (target >= 3,000)"),
         ("rows/s without catalog checks (wall / CPU)", f"{without_wall:,.0f} / {without_cpu:,.0f}"),
-        (
-            "with / without (wall / CPU)",
-            f"{with_wall / without_wall:.2f} / {with_cpu / without_cpu:.2f}  (target >= 0.80)",
-        ),
+        ("with / without (wall / CPU)",
+         f"{with_wall / without_wall:.2f} / {with_cpu / without_cpu:.2f}  (target >= 0.80)"),
         ("catalog stage per row (CPU)", f"{(1 / with_cpu - 1 / without_cpu) * 1e6:,.1f} µs"),
     ]
     width = max(len(k) for k, _ in rows)

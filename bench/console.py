@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def _row(name: str, samples: list[float]) -> str:
     ordered = sorted(samples)
     p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
-    return f"| {name} | {len(samples)} | {statistics.median(ordered):.1f} | {p95:.1f} | {ordered[-1]:.1f} |"
+    return (
+        f"| {name} | {len(samples)} | {statistics.median(ordered):.1f} | {p95:.1f} | {ordered[-1]:.1f} |"
+    )
 
 
 def bench_checks(client: httpx.Client, text: str, rounds: int) -> list[float]:

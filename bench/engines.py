@@ -198,10 +198,8 @@ def main() -> None:
         ("4 jobs at once p50, all slots warm (n=5)", ms(p50["four"] * 1000)),
         ("4 at once / one (target <= 1.5)", f"{p50['four'] / p50['one']:.2f}x"),
         # Four jobs' CPU spread over every core, against one job's time: no schedule does better.
-        (
-            f"  the CPU floor on {cores} cores: 4 x CPU per job / cores / one",
-            f"{max(1.0, 4 * (cpu + own) / cores / p50['one']):.2f}x",
-        ),
+        (f"  the CPU floor on {cores} cores: 4 x CPU per job / cores / one",
+         f"{max(1.0, 4 * (cpu + own) / cores / p50['one']):.2f}x"),
         ("conversion removed: one import-only job p50", ms(p50["one import"] * 1000)),
         ("conversion removed: 4 at once p50", ms(p50["four imports"] * 1000)),
         ("conversion removed: 4 at once / one", f"{p50['four imports'] / p50['one import']:.2f}x"),

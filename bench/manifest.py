@@ -32,13 +32,8 @@ def generate(path: Path, rows: int, format: str) -> None:
         if format == "csv":
             out.write("id,photo,width,quality,note\n")
         for i in range(rows):
-            cells = {
-                "id": f"sku-{i:07d}",
-                "photo": f"photos/p{i:07d}.jpg",
-                "width": str(320 + i % 5 * 160),
-                "quality": str(60 + i % 40),
-                "note": 'café, "quoted"' if i % 10 == 0 else "plain",
-            }
+            cells = {"id": f"sku-{i:07d}", "photo": f"photos/p{i:07d}.jpg", "width": str(320 + i % 5 * 160),
+                     "quality": str(60 + i % 40), "note": "café, \"quoted\"" if i % 10 == 0 else "plain"}
             if format == "csv":
                 note = cells["note"].replace('"', '""')
                 out.write(f'{cells["id"]},{cells["photo"]},{cells["width"]},{cells["quality"]},"{note}"\n')

@@ -292,10 +292,8 @@ def embedded(work: Path, photos: list[str], tiny: list[str], sizes: dict[str, tu
 def one_round(work: Path, photos: list[Path], tiny: list[str], with_team: bool, against: Path | None) -> None:
     floor_seconds, sizes = run_floor(photos, work / "floor")
     names = [str(p) for p in photos]
-    ways = [
-        ("", embedded(work / "embedded", names, tiny, sizes, {})),
-        (" --rows-per-job 1", embedded(work / "one", names, tiny, sizes, {}, ("--rows-per-job", "1"))),
-    ]
+    ways = [("", embedded(work / "embedded", names, tiny, sizes, {})),
+            (" --rows-per-job 1", embedded(work / "one", names, tiny, sizes, {}, ("--rows-per-job", "1")))]
     if against is not None:
         code = {"PYTHONPATH": str(against)}
         ways.append((f" [{against}]", embedded(work / "against", names, tiny, sizes, code)))

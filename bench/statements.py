@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import photos  # its service and batch helpers, beside this file
 
 # Written as the services' sitecustomize: counts statements, dumps them to $MCV_BENCH_SQL.<pid>.
-TRACER = r"""
+TRACER = r'''
 import collections, json, os, re, threading, time
 
 _out = os.environ.get("MCV_BENCH_SQL")
@@ -78,7 +78,7 @@ if _out:
 
         psycopg.Connection.execute = _traced_execute
     threading.Thread(target=_loop, daemon=True).start()
-"""
+'''
 
 
 def _snapshot(prefix: Path) -> dict[str, dict[str, int]]:

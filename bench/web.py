@@ -114,9 +114,8 @@ def main(argv: Sequence[str]) -> int:
             headers = {"Authorization": f"Bearer {service.api_key}"}
             with httpx.Client(base_url=service.base_url, headers=headers, timeout=120) as client:
                 cases: dict[str, Callable[[], None]] = {
-                    "cold chromium --print-to-pdf": partial(
-                        cold, shutil.which("chromium") or engine.program, url, root
-                    ),
+                    "cold chromium --print-to-pdf": partial(cold, shutil.which("chromium") or engine.program,
+                                                            url, root),
                     "cold engine's program": partial(cold, engine.program, url, root),
                     "warm engine (context per task)": partial(warm, engine, url, root),
                     "warm engine + pinning proxy": partial(warm, engine, url, root, guarded),

@@ -259,15 +259,16 @@ def t42_font(ttf: Path) -> Callable[[Path], None]:
     return make
 
 
-def ttc_font(ttf: Path) -> Callable[[Path], None]:
-    """A maker of a collection of ``ttf`` twice, as Quokka Sans and Quokka Mono, by FontForge."""
+def ttc_font(ttf: Path, cff: bool = False) -> Callable[[Path], None]:
+    """A maker of a collection of ``ttf`` twice, as Quokka Sans and Quokka Mono, by FontForge; with
+    ``cff`` an OpenType collection (otc) of CFF fonts."""
 
     script = (
         "import fontforge, sys\n"
         "first = fontforge.open(sys.argv[1]); second = fontforge.open(sys.argv[1])\n"
         "first.familyname = first.fullname = 'Quokka Sans'; first.fontname = 'QuokkaSans'\n"
         "second.familyname = second.fullname = 'Quokka Mono'; second.fontname = 'QuokkaMono'\n"
-        "first.generateTtc(sys.argv[2], second, layer=1)\n"
+        f"first.generateTtc(sys.argv[2], second, ttcflags={('cff',) if cff else ()!r}, layer=1)\n"
     )
 
     def make(path: Path) -> None:

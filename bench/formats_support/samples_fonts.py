@@ -1,6 +1,6 @@
 """Seeds of the fonts family (issue 47), none made by the engine that reads them: the writers live with
 the tests (tests/font_samples.py: Type 1 by t1utils, sfd, bdf and ttx by hand, pcf by bdftopcf, Type 42
-around the ttf seed, a ttc by FontForge), which bench/formats.py puts on the path.
+around the ttf seed, a ttc and an otc by FontForge), which bench/formats.py puts on the path.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ def font_seeds(directory: Path, wanted: set[str], make_ttf: Callable[[Path], Non
         "pcf": pcf_font,
         "ttx": lambda path: path.write_text(ttx_text()),
     }
-    if wanted & {"t42", "ttc"}:
+    if wanted & {"t42", "ttc", "otc"}:
         ttf = directory / "font-source.ttf"
         make_ttf(ttf)
-        seeds.update({"t42": t42_font(ttf), "ttc": ttc_font(ttf)})
+        seeds.update({"t42": t42_font(ttf), "ttc": ttc_font(ttf), "otc": ttc_font(ttf, cff=True)})
     made: dict[str, Path] = {}
     for fmt, make in seeds.items():
         if fmt in wanted:

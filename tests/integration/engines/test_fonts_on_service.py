@@ -130,6 +130,7 @@ def test_ttx_both_ways_and_a_collection_unpacked(
     (tmp_path / "hand.ttx").write_text(ttx_text())
     box_ttf(tmp_path / "member.ttf")
     ttc_font(tmp_path / "member.ttf")(tmp_path / "pair.ttc")
+    ttc_font(tmp_path / "member.ttf", cff=True)(tmp_path / "cubic.otc")
     job = run_job(
         client,
         {
@@ -139,7 +140,9 @@ def test_ttx_both_ways_and_a_collection_unpacked(
             "ttc": b64_import(tmp_path / "pair.ttc"),
             "all": _convert("ttc", "woff"),
             "second": _convert("ttc", "otf", font_number=2),
-            "export": {"operation": "export/url", "input": ["ttf", "dump", "all", "second"]},
+            "otc": b64_import(tmp_path / "cubic.otc"),
+            "first": _convert("otc", "ttf", font_number=1),
+            "export": {"operation": "export/url", "input": ["ttf", "dump", "all", "second", "first"]},
         },
     )
     assert task_named(job, "all")["engine"] == "fonttools"
@@ -150,6 +153,10 @@ def test_ttx_both_ways_and_a_collection_unpacked(
     with TTFont(files["pair.otf"]) as second:
         assert "CFF " in second
         assert _q_bounds(files["pair.otf"]) == (80, 0, 620, 700)
+    with TTFont(files["cubic.ttf"]) as first:  # a CFF member of the otc, its outlines made TrueType
+        assert "glyf" in first
+        assert "CFF " not in first
+    assert _q_bounds(files["cubic.ttf"]) == (80, 0, 620, 700)
 
 
 def test_wrong_font_and_missing_member_are_the_callers_mistakes(

@@ -3,9 +3,10 @@
 woff and woff2 are wrappers (zlib, brotli) around a TrueType or CFF font; ttf means TrueType
 outlines and otf CFF outlines, so ttf -> otf and otf -> ttf convert the outlines (outlines.py), and a
 woff(2) is unwrapped to whichever its outlines are not yet. ttx is fontTools' XML dump of every table,
-read only after ttx_guard.py has refused entities and references to other files. A ttc (TrueType
-collection) becomes one font per member (``name-1.ttf`` ...), or the one ``font_number`` picks; nothing
-is made into a collection (which fonts belong together is the caller's to say, not a conversion's).
+read only after ttx_guard.py has refused entities and references to other files. A ttc or otc (a
+collection of TrueType or CFF fonts) becomes one font per member (``name-1.ttf`` ...), or the one
+``font_number`` picks; nothing is made into a collection (which fonts belong together is the
+caller's to say, not a conversion's).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ FONT_NUMBER = OptionSpec(
     "Only this font of the collection (1 is the first); unset: every font",
 )
 _MAX_MEMBERS = 256
+_COLLECTIONS = ("ttc", "otc")  # TrueType and OpenType (CFF) collections: one container format
 
 
 def _formats() -> tuple[str, ...]:
@@ -78,15 +80,16 @@ class FontEngine:
         ]
         collections = [
             ConversionType(
-                "convert", "ttc", t, self.name, options=(FILENAME, FONT_NUMBER), engine_versions=versions
+                "convert", s, t, self.name, options=(FILENAME, FONT_NUMBER), engine_versions=versions
             )
+            for s in _COLLECTIONS
             for t in _formats()
         ]
         return fonts + collections
 
     def run(self, request: EngineRequest) -> EngineResult:
         source, target_format = request.input_format, request.output_format
-        sources = (*_formats(), "ttc")
+        sources = (*_formats(), *_COLLECTIONS)
         if request.operation != "convert" or source not in sources or target_format not in _formats():
             raise EngineError(
                 UNSUPPORTED_CONVERSION, f"fonttools does not convert {source} to {target_format}"
@@ -107,7 +110,7 @@ def _read(path: Path, source: str, request: EngineRequest) -> list[TTFont]:
         try:
             if source == "ttx":
                 return [read_ttx(path)]
-            if source != "ttc":
+            if source not in _COLLECTIONS:
                 return [TTFont(path, lazy=False)]
             collection = TTCollection(path, lazy=False)
         except TTLibError as exc:
