@@ -65,7 +65,8 @@ ENGINES=(
     libraw-bin
     dcmtk
     # fonts: Type 1, Type 42, sfd, bdf/pcf and dfont with FontForge (fontforge-nox with fontforge-common,
-    # libfontforge4, libspiro1, libwoff1: 5 packages, ~14 MB installed; no X)
+    # libfontforge4, libspiro1, libwoff1: 5 packages of its own, ~14 MB installed; no X; its libpython3.11
+    # comes with python3-uno above)
     fontforge-nox
     fonts-dejavu-core
     fontconfig
