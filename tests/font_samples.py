@@ -1,9 +1,9 @@
 """Font samples of issue 47 for the tests and bench/formats.py, none made by the engine that reads
 them: Type 1 assembled by t1utils from a disassembly written here (pfa with ``t1asm -a``, pfb with
 ``t1binary``), FontForge's sfd, a BDF bitmap font and a TTX written by hand, pcf made of that BDF by
-bdftopcf, a Type 42 font written here around a ttf's bytes, and a two-font ttc made by FontForge
-(fontTools reads it). Every font has a glyph ``Q`` with an outline (a box with a hole) or, for the
-bitmap fonts, a bitmap.
+bdftopcf, a Type 42 font written here around a ttf's bytes, and a two-font ttc (or otc) and a dfont made
+by FontForge (fontTools reads them). Every font has a glyph ``Q`` with an outline (a box with a hole)
+or, for the bitmap fonts, a bitmap.
 """
 
 from __future__ import annotations
@@ -12,7 +12,18 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["BDF", "SFD", "TYPE1", "box_ttf", "pcf_font", "t42_font", "ttc_font", "ttx_text", "type1_font"]
+__all__ = [
+    "BDF",
+    "SFD",
+    "TYPE1",
+    "box_ttf",
+    "dfont_font",
+    "pcf_font",
+    "t42_font",
+    "ttc_font",
+    "ttx_text",
+    "type1_font",
+]
 
 FAMILY = "Quokka Sans"
 
@@ -306,3 +317,17 @@ def box_ttf(path: Path, family: str = FAMILY) -> None:
     builder.setupOS2(sTypoAscender=800, usWinAscent=800, usWinDescent=200)
     builder.setupPost()
     builder.save(str(path))
+
+
+def dfont_font(ttf: Path) -> Callable[[Path], None]:
+    """A maker of a Mac dfont suitcase holding ``ttf``, by FontForge."""
+    script = "import fontforge, sys\nfontforge.open(sys.argv[1]).generate(sys.argv[2])\n"
+
+    def make(path: Path) -> None:
+        subprocess.run(
+            ["fontforge", "-quiet", "-lang=py", "-c", script, str(ttf), str(path)],
+            check=True,
+            capture_output=True,
+        )
+
+    return make

@@ -1,6 +1,6 @@
 """Seeds of the fonts family (issue 47), none made by the engine that reads them: the writers live with
 the tests (tests/font_samples.py: Type 1 by t1utils, sfd, bdf and ttx by hand, pcf by bdftopcf, Type 42
-around the ttf seed, a ttc and an otc by FontForge), which bench/formats.py puts on the path.
+around the ttf seed, a ttc, an otc and a dfont by FontForge), which bench/formats.py puts on the path.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from font_samples import BDF, SFD, pcf_font, t42_font, ttc_font, ttx_text, type1_font
+from font_samples import BDF, SFD, dfont_font, pcf_font, t42_font, ttc_font, ttx_text, type1_font
 
 __all__ = ["font_seeds"]
 
@@ -24,10 +24,17 @@ def font_seeds(directory: Path, wanted: set[str], make_ttf: Callable[[Path], Non
         "pcf": pcf_font,
         "ttx": lambda path: path.write_text(ttx_text()),
     }
-    if wanted & {"t42", "ttc", "otc"}:
+    if wanted & {"t42", "ttc", "otc", "dfont"}:
         ttf = directory / "font-source.ttf"
         make_ttf(ttf)
-        seeds.update({"t42": t42_font(ttf), "ttc": ttc_font(ttf), "otc": ttc_font(ttf, cff=True)})
+        seeds.update(
+            {
+                "t42": t42_font(ttf),
+                "ttc": ttc_font(ttf),
+                "otc": ttc_font(ttf, cff=True),
+                "dfont": dfont_font(ttf),
+            }
+        )
     made: dict[str, Path] = {}
     for fmt, make in seeds.items():
         if fmt in wanted:

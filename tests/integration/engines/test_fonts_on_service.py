@@ -14,7 +14,7 @@ from engine_job_helpers import b64_import, download_all, run_job, task_named
 from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont
 
-from font_samples import BDF, SFD, box_ttf, pcf_font, ttc_font, ttx_text, type1_font
+from font_samples import BDF, SFD, box_ttf, dfont_font, pcf_font, ttc_font, ttx_text, type1_font
 from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
@@ -122,7 +122,7 @@ def test_bitmap_fonts_keep_their_bitmaps(
     assert [int(row, 16) for row in rows] == [0x3C, 0x42, 0x81, 0x81, 0x89, 0x46, 0x3D, 0x00][: len(rows)]
 
 
-def test_ttx_both_ways_and_a_collection_unpacked(
+def test_ttx_both_ways_and_collections_unpacked(
     require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
     require_engine("fonttools", "convert", "ttc", "ttf")
@@ -131,6 +131,7 @@ def test_ttx_both_ways_and_a_collection_unpacked(
     box_ttf(tmp_path / "member.ttf")
     ttc_font(tmp_path / "member.ttf")(tmp_path / "pair.ttc")
     ttc_font(tmp_path / "member.ttf", cff=True)(tmp_path / "cubic.otc")
+    dfont_font(tmp_path / "member.ttf")(tmp_path / "suitcase.dfont")
     job = run_job(
         client,
         {
@@ -142,7 +143,9 @@ def test_ttx_both_ways_and_a_collection_unpacked(
             "second": _convert("ttc", "otf", font_number=2),
             "otc": b64_import(tmp_path / "cubic.otc"),
             "first": _convert("otc", "ttf", font_number=1),
-            "export": {"operation": "export/url", "input": ["ttf", "dump", "all", "second", "first"]},
+            "dfont": b64_import(tmp_path / "suitcase.dfont"),
+            "mac": _convert("dfont", "woff2"),
+            "export": {"operation": "export/url", "input": ["ttf", "dump", "all", "second", "first", "mac"]},
         },
     )
     assert task_named(job, "all")["engine"] == "fonttools"
@@ -157,6 +160,7 @@ def test_ttx_both_ways_and_a_collection_unpacked(
         assert "glyf" in first
         assert "CFF " not in first
     assert _q_bounds(files["cubic.ttf"]) == (80, 0, 620, 700)
+    assert _q_bounds(files["suitcase.woff2"]) == (80, 0, 620, 700)  # the suitcase's one font
 
 
 def test_wrong_font_and_missing_member_are_the_callers_mistakes(

@@ -38,7 +38,7 @@ INSTALL_HINTS: dict[str, InstallHint] = {
     "pypdf": InstallHint("PDF merge, split, metadata, watermarks and page work (installed with mcv)"),
     "archive": InstallHint("zip, 7z and tar archives, packed and converted (installed with mcv)"),
     "fonttools": InstallHint(
-        "ttf, otf, woff, woff2 and ttx fonts to each other, ttc collections unpacked (installed with mcv)"
+        "ttf, otf, woff, woff2 and ttx fonts to each other; ttc, otc and dfont unpacked (installed with mcv)"
     ),
     "fontforge": InstallHint(
         "Type 1 (pfa, pfb), Type 42, sfd, bdf and pcf fonts to ttf, otf, woff(2), dfont and each other",

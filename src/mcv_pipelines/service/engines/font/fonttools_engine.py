@@ -5,19 +5,23 @@ outlines and otf CFF outlines, so ttf -> otf and otf -> ttf convert the outlines
 woff(2) is unwrapped to whichever its outlines are not yet. ttx is fontTools' XML dump of every table,
 read only after ttx_guard.py has refused entities and references to other files. A ttc or otc (a
 collection of TrueType or CFF fonts) becomes one font per member (``name-1.ttf`` ...), or the one
-``font_number`` picks; nothing is made into a collection (which fonts belong together is the
+``font_number`` picks, and so does a dfont (a Mac suitcase: its fonts are sfnt resources in a resource
+fork kept in the data fork); nothing is made into a collection (which fonts belong together is the
 caller's to say, not a conversion's).
 """
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Iterable
 from importlib.util import find_spec
 from pathlib import Path
 
 from fontTools import version as fonttools_version
+from fontTools.misc.macRes import ResourceError
 from fontTools.ttLib import TTCollection, TTFont, TTLibError
+from fontTools.ttLib.macUtils import SFNTResourceReader, getSFNTResIndices
 
 from mcv_pipelines.service.engines.base import (
     ConversionType,
@@ -55,7 +59,7 @@ FONT_NUMBER = OptionSpec(
     "Only this font of the collection (1 is the first); unset: every font",
 )
 _MAX_MEMBERS = 256
-_COLLECTIONS = ("ttc", "otc")  # TrueType and OpenType (CFF) collections: one container format
+_COLLECTIONS = ("ttc", "otc", "dfont")  # TrueType and OpenType (CFF) collections, Mac suitcases
 
 
 def _formats() -> tuple[str, ...]:
@@ -110,19 +114,28 @@ def _read(path: Path, source: str, request: EngineRequest) -> list[TTFont]:
         try:
             if source == "ttx":
                 return [read_ttx(path)]
-            if source not in _COLLECTIONS:
+            if source == "dfont":
+                members = _suitcase(path)
+            elif source in _COLLECTIONS:
+                members = list(TTCollection(path, lazy=False).fonts)
+            else:
                 return [TTFont(path, lazy=False)]
-            collection = TTCollection(path, lazy=False)
-        except TTLibError as exc:
+        except (TTLibError, ResourceError) as exc:
             problem = f"{path.name} is not a font fontTools can read: {exc}"
             raise EngineError(INVALID_INPUT_FILE, problem) from exc
-    members = list(collection.fonts)
     if not members or len(members) > _MAX_MEMBERS:
         raise EngineError(
             INVALID_INPUT_FILE, f"{path.name} holds {len(members)} fonts, not 1 to {_MAX_MEMBERS}"
         )
     number = int_option(request.options, "font_number", minimum=1, maximum=len(members))
     return [members[number - 1]] if number else members
+
+
+def _suitcase(path: Path) -> list[TTFont]:
+    """The fonts of a Mac dfont suitcase (its sfnt resources), read from its bytes in memory."""
+    data = path.read_bytes()
+    indices = getSFNTResIndices(io.BytesIO(data))[: _MAX_MEMBERS + 1]
+    return [TTFont(SFNTResourceReader(io.BytesIO(data), index), lazy=False) for index in indices]
 
 
 def _write(font: TTFont, target: Path, target_format: str, shown: str) -> None:
