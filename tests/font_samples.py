@@ -1,13 +1,14 @@
 """Font samples of issue 47 for the tests and bench/formats.py, none made by the engine that reads
 them: Type 1 assembled by t1utils from a disassembly written here (pfa with ``t1asm -a``, pfb with
 ``t1binary``), FontForge's sfd, a BDF bitmap font and a TTX written by hand, pcf made of that BDF by
-bdftopcf, a Type 42 font written here around a ttf's bytes, and a two-font ttc (or otc) and a dfont made
-by FontForge (fontTools reads them). Every font has a glyph ``Q`` with an outline (a box with a hole)
-or, for the bitmap fonts, a bitmap.
+bdftopcf, a Type 42 font written here around a ttf's bytes, a bare CFF cut out of fontTools' OpenType,
+and a two-font ttc (or otc) and a dfont made by FontForge (fontTools reads them). Every font has a
+glyph ``Q`` with an outline (a box with a hole) or, for the bitmap fonts, a bitmap.
 """
 
 from __future__ import annotations
 
+import io
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -331,3 +332,41 @@ def dfont_font(ttf: Path) -> Callable[[Path], None]:
         )
 
     return make
+
+
+def bare_cff(path: Path) -> None:
+    """A bare CFF font (as a PDF embeds one): the CFF table of an OpenType font fontTools builds."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.t2CharStringPen import T2CharStringPen
+
+    pen = T2CharStringPen(700, None)
+    for contour in (
+        ((80, 0), (620, 0), (620, 700), (80, 700)),
+        ((180, 100), (180, 600), (520, 600), (520, 100)),
+    ):
+        pen.moveTo(contour[0])
+        for point in contour[1:]:
+            pen.lineTo(point)
+        pen.closePath()
+    builder = FontBuilder(1000, isTTF=False)
+    builder.setupGlyphOrder([".notdef", "Q"])
+    builder.setupCharacterMap({ord("Q"): "Q"})
+    notdef = T2CharStringPen(500, None).getCharString()
+    builder.setupCFF(
+        "QuokkaSans",
+        {"FamilyName": FAMILY, "FullName": FAMILY},
+        {".notdef": notdef, "Q": pen.getCharString()},
+        {},
+    )
+    builder.setupHorizontalMetrics({".notdef": (500, 0), "Q": (700, 80)})
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": FAMILY, "styleName": "Regular"})
+    builder.setupOS2()
+    builder.setupPost()
+    builder.setupMaxp()
+    compiled = io.BytesIO()
+    builder.save(compiled)
+    compiled.seek(0)
+    from fontTools.ttLib import TTFont
+
+    path.write_bytes(TTFont(compiled).reader["CFF "])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from font_samples import BDF, SFD, dfont_font, pcf_font, t42_font, ttc_font, ttx_text, type1_font
+from font_samples import BDF, SFD, bare_cff, dfont_font, pcf_font, t42_font, ttc_font, ttx_text, type1_font
 
 __all__ = ["font_seeds"]
 
@@ -22,6 +22,7 @@ def font_seeds(directory: Path, wanted: set[str], make_ttf: Callable[[Path], Non
         "sfd": lambda path: path.write_text(SFD),
         "bdf": lambda path: path.write_text(BDF),
         "pcf": pcf_font,
+        "cff": bare_cff,
         "ttx": lambda path: path.write_text(ttx_text()),
     }
     if wanted & {"t42", "ttc", "otc", "dfont"}:

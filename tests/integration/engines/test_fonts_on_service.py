@@ -14,7 +14,7 @@ from engine_job_helpers import b64_import, download_all, run_job, task_named
 from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont
 
-from font_samples import BDF, SFD, box_ttf, dfont_font, pcf_font, ttc_font, ttx_text, type1_font
+from font_samples import BDF, SFD, bare_cff, box_ttf, dfont_font, pcf_font, ttc_font, ttx_text, type1_font
 from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
@@ -66,12 +66,13 @@ def test_type1_to_truetype_and_back_through_sfd(
     assert "/Q {" in disassembly.stdout
 
 
-def test_sfd_and_type42_to_web_fonts(
+def test_sfd_type42_and_bare_cff_to_other_fonts(
     require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
     require_engine("fontforge", "convert", "sfd", "woff2")
     (tmp_path / "drawn.sfd").write_text(SFD)
     box_ttf(tmp_path / "boxes.ttf")
+    bare_cff(tmp_path / "embedded.cff")
     job = run_job(
         client,
         {
@@ -80,7 +81,9 @@ def test_sfd_and_type42_to_web_fonts(
             "ttf": b64_import(tmp_path / "boxes.ttf"),
             "t42": _convert("ttf", "t42"),
             "otf": _convert("t42", "otf"),
-            "export": {"operation": "export/url", "input": ["woff2", "t42", "otf"]},
+            "cff": b64_import(tmp_path / "embedded.cff"),
+            "wrapped": _convert("cff", "ttf"),
+            "export": {"operation": "export/url", "input": ["woff2", "t42", "otf", "wrapped"]},
         },
     )
     files = download_all(job, tmp_path / "out")
@@ -89,6 +92,9 @@ def test_sfd_and_type42_to_web_fonts(
     assert files["boxes.t42"].read_text().startswith("%!PS-TrueTypeFont")
     assert files["boxes.otf"].read_bytes()[:4] == b"OTTO"
     assert _q_bounds(files["boxes.otf"]) == (80, 0, 620, 700)
+    with TTFont(files["embedded.ttf"]) as wrapped:  # a bare CFF given the tables of a whole font
+        assert wrapped["name"].getDebugName(1) == "Quokka Sans"
+    assert _q_bounds(files["embedded.ttf"]) == (80, 0, 620, 700)
 
 
 def test_bitmap_fonts_keep_their_bitmaps(

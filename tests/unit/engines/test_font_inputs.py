@@ -69,6 +69,8 @@ def test_fontforge_lists_what_fonttools_does_not() -> None:
     assert pairs["bdf"] == ("ttf",)
     assert pairs["pcf"] == ("ttf", "bdf")
     assert set(pairs["pfb"]) == {"pfa", "sfd", "t42", "ttf", "otf", "woff", "woff2", "dfont"}
+    assert "cff" in pairs
+    assert not [source for source, targets in pairs.items() if "cff" in targets]  # read, never written
 
 
 def test_fontforge_is_not_listed_under_landlock(monkeypatch: pytest.MonkeyPatch) -> None:

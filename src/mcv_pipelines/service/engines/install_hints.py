@@ -41,7 +41,7 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         "ttf, otf, woff, woff2 and ttx fonts to each other; ttc, otc and dfont unpacked (installed with mcv)"
     ),
     "fontforge": InstallHint(
-        "Type 1 (pfa, pfb), Type 42, sfd, bdf and pcf fonts to ttf, otf, woff(2), dfont and each other",
+        "Type 1 (pfa, pfb), Type 42, sfd, cff, bdf and pcf fonts to ttf, otf, woff(2), dfont and each other",
         programs=("fontforge",),
         debian="fontforge-nox",
         fedora="fontforge",

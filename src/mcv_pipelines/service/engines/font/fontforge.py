@@ -1,7 +1,8 @@
-"""Type 1 (pfa, pfb), Type 42 (t42), FontForge's sfd, the bitmap fonts bdf and pcf, and Mac dfont,
-with FontForge (``fontforge -lang=py``, run sealed with a script of ours: fontforge_script.py).
+"""Type 1 (pfa, pfb), Type 42 (t42), FontForge's sfd, bare CFF (read), the bitmap fonts bdf and pcf,
+and Mac dfont (written), with FontForge (``fontforge -lang=py``, run sealed with a script of ours:
+fontforge_script.py).
 
-Outline fonts (pfa, pfb, sfd, t42, and ttf/otf/woff/woff2 as sources) go to one another and to ttf,
+Outline fonts (pfa, pfb, sfd, t42, cff, and ttf/otf/woff/woff2 as sources) go to one another and to ttf,
 otf, woff, woff2 and dfont; the pairs among ttf/otf/woff/woff2 stay fontTools' (in-process, faster),
 which this engine does not list. Bitmap fonts (bdf, pcf) keep their strikes: to a ttf with embedded
 bitmaps (EBDT/EBLC, what current systems read as a bitmap font), and pcf to bdf; an outline format from a
@@ -33,13 +34,15 @@ __all__ = ["FontForgeEngine"]
 _OWN = ("pfa", "pfb", "sfd", "t42")  # the outline formats only FontForge reads here
 _SFNT = ("ttf", "otf", "woff", "woff2")  # fontTools converts these among themselves
 _OUTLINE_OUTPUTS = (*_OWN, *_SFNT, "dfont")
+# a bare CFF font (as PDFs embed them): read, not written (FontForge writes it wrapped in PostScript)
+_READ_ONLY = ("cff",)
 _BITMAP_OUTPUTS = {"bdf": ("ttf",), "pcf": ("ttf", "bdf")}
 
 
 def _pairs() -> dict[str, tuple[str, ...]]:
     pairs = {
         source: tuple(t for t in _OUTLINE_OUTPUTS if t != source and not (source in _SFNT and t in _SFNT))
-        for source in (*_OWN, *_SFNT)
+        for source in (*_OWN, *_SFNT, *_READ_ONLY)
     }
     return {**pairs, **_BITMAP_OUTPUTS}
 

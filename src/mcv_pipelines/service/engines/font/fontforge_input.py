@@ -22,6 +22,7 @@ _SIGNATURES: dict[str, tuple[bytes, ...]] = {
     "pfb": (b"\x80\x01",),
     "sfd": (b"SplineFontDB:",),
     "t42": (b"%!PS-TrueTypeFont",),
+    "cff": (b"\x01\x00",),  # CFF version 1.0
     "bdf": (b"STARTFONT",),
     "pcf": (b"\x01fcp",),
     "ttf": (b"\x00\x01\x00\x00", b"true"),
