@@ -81,7 +81,7 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     ArchiveEngine,
     FontEngine,
     # FontForge after fontTools: fontTools (in-process, faster) keeps ttf/otf/woff/woff2 among themselves;
-    # FontForge lists only what fontTools cannot do (Type 1, Type 42, sfd, bdf/pcf, dfont)
+    # FontForge lists only what fontTools cannot do (Type 1, Type 42, sfd, cff, bdf/pcf, dfont out)
     FontForgeEngine,
     # subtitles in-process before ffmpeg's: no two list the same pair; pysubs2's keeps more of the styles
     SubtitleEngine,
