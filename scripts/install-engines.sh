@@ -80,6 +80,10 @@ ENGINES=(
     pstoedit
     fig2dev
     hp2xx
+    # fonts: Type 1, Type 42, sfd, bdf/pcf and dfont with FontForge (fontforge-nox with fontforge-common,
+    # libfontforge4, libspiro1, libwoff1: 5 packages of its own, ~14 MB installed; no X; its libpython3.11
+    # comes with python3-uno above)
+    fontforge-nox
     fonts-dejavu-core
     fontconfig
 )
@@ -123,6 +127,10 @@ TEST_ONLY=(
     # musepack-tools' mpcenc writes Musepack (4 packages, ~0.6 MB)
     sox
     musepack-tools
+    # the font tests' samples: t1utils assembles and checks Type 1 fonts (t1asm, t1binary, t1disasm; 1
+    # package, 0.3 MB); xfonts-utils' bdftopcf makes a pcf (1 package with its libs, ~0.5 MB)
+    t1utils
+    xfonts-utils
 )
 # node and npm only when no node is on PATH (a machine may have a newer one of its own).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -16,7 +16,8 @@ programs="gs ffmpeg ffprobe convert identify magick gm qpdf pdftoppm pdftocairo 
 libreoffice soffice.bin heif-enc heif-convert heif-info cjxl djxl rsvg-convert potrace pandoc unar lsar xorriso
 ebook-convert assimp ddjvu djvutxt mutool
 extract_chmLib enum_chmLib chromium chromium-headless-shell chromium-browser google-chrome bwrap
-dcraw_emu raw-identify simple_dcraw dcmj2pnm dcml2pnm dcm2pnm dcmdump gpsbabel pstoedit fig2dev hp2xx"
+dcraw_emu raw-identify simple_dcraw dcmj2pnm dcml2pnm dcm2pnm dcmdump gpsbabel pstoedit fig2dev hp2xx
+fontforge"
 hide=()
 for name in $programs; do
     for path in $(type -ap "$name" 2>/dev/null) /usr/lib/libreoffice/program/soffice.bin \

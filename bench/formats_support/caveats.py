@@ -47,6 +47,9 @@ CAVEATS = (
     Caveat("assimp", None, _set("stl 3mf glb gltf 3ds"), "triangles only: polygons are split"),
     Caveat("pandoc", None, _set("pdf"), "printed from HTML by Chromium (no TeX)"),
     Caveat("fonttools", None, _set("ttf otf"), "ttf holds TrueType outlines, otf CFF: converted"),
+    Caveat("fonttools", _set("ttc otc dfont"), None, "a font per member (`font_number` picks one)"),
+    Caveat("fontforge", _set("bdf pcf"), _set("ttf"), "the bitmaps only (EBDT/EBLC), no outlines"),
+    Caveat("fontforge", None, _set("pfa pfb"), "cubic outlines; TrueType hinting is not kept"),
     Caveat("archive", None, None, "members unpacked under guard and packed again with their paths kept"),
     Caveat("chromium", None, _set("png"), "a screenshot of the page (`full_page` for all of it)"),
 )  # fmt: skip

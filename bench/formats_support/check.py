@@ -18,6 +18,7 @@ from formats_support.check_archive import ARCHIVE_OUTPUTS, check_archive
 from formats_support.check_av import AV_CHECKS, decodes_whole
 from formats_support.check_data import DATA_CHECKS
 from formats_support.check_docs import docs_checks
+from formats_support.check_fonts import font_checks
 from formats_support.check_gps import gps_checks
 from formats_support.check_mail import mail_checks
 from formats_support.check_pages import pages_checks
@@ -208,6 +209,7 @@ def check_output(path: Path, fmt: str, word: str | None) -> None:
     checks += raw_checks(path, fmt)
     checks += gps_checks(path, fmt)
     checks += vector_checks(fmt)
+    checks += font_checks(path, fmt)
     if not checks and fmt not in _WORDY:
         raise ValueError(f"no check known for {fmt}")
     for check in checks:

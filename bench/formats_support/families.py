@@ -117,8 +117,8 @@ ENGINE_FAMILY: dict[str, str | Callable[[str, set[str], set[str]], str]] = {
     **dict.fromkeys(("pysubs2", "ffmpeg-subtitles"), "Subtitles"),
     "data": "Data",
     "mail": "Mail",
-    "fonttools": "Fonts",
     **dict.fromkeys(("archive", "unar", "xorriso"), "Archives"),
+    **dict.fromkeys(("fonttools", "fontforge"), "Fonts"),
     "assimp": "3D models",
     "gpsbabel": "GPS",
 }

@@ -22,6 +22,7 @@ from formats_support.samples_av import av_seeds
 from formats_support.samples_breadth import breadth_seeds
 from formats_support.samples_data import data_seeds
 from formats_support.samples_docs import docs_seeds
+from formats_support.samples_fonts import font_seeds
 from formats_support.samples_gps import gps_seeds
 from formats_support.samples_image import image_seeds
 from formats_support.samples_mail import mail_seeds
@@ -176,6 +177,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     seeds.update(vector_seeds(directory, wanted))
     seeds.update(archive_seeds(directory, wanted))
     seeds.update(av_seeds(directory, wanted))
+    seeds.update(font_seeds(directory, wanted, _font))
     return {fmt: path for fmt, path in seeds.items() if path.is_file()}
 
 

@@ -26,6 +26,7 @@ from mcv_pipelines.service.engines.av.ffmpeg import FfmpegEngine
 from mcv_pipelines.service.engines.base import Engine
 from mcv_pipelines.service.engines.data.engine import DataEngine
 from mcv_pipelines.service.engines.ebook.calibre import CalibreEngine
+from mcv_pipelines.service.engines.font.fontforge import FontForgeEngine
 from mcv_pipelines.service.engines.font.fonttools_engine import FontEngine
 from mcv_pipelines.service.engines.geo.gpsbabel import GpsbabelEngine
 from mcv_pipelines.service.engines.image.dicom import DcmtkEngine
@@ -84,6 +85,9 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     PypdfEngine,
     ArchiveEngine,
     FontEngine,
+    # FontForge after fontTools: fontTools (in-process, faster) keeps ttf/otf/woff/woff2 among themselves;
+    # FontForge lists only what fontTools cannot do (Type 1, Type 42, sfd, cff, bdf/pcf, dfont out)
+    FontForgeEngine,
     # subtitles in-process before ffmpeg's: no two list the same pair; pysubs2's keeps more of the styles
     SubtitleEngine,
     # external programs

@@ -40,7 +40,16 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         "zip, 7z and tar archives (tar.gz, tar.bz2, tar.xz, tar.zst, tar.lz4), packed and converted; "
         "zst and lz4 files read (installed with mcv)"
     ),
-    "fonttools": InstallHint("ttf, otf, woff and woff2 fonts to each other (installed with mcv)"),
+    "fonttools": InstallHint(
+        "ttf, otf, woff, woff2 and ttx fonts to each other; ttc, otc and dfont unpacked (installed with mcv)"
+    ),
+    "fontforge": InstallHint(
+        "Type 1 (pfa, pfb), Type 42, sfd, cff, bdf and pcf fonts to ttf, otf, woff(2), dfont and each other",
+        programs=("fontforge",),
+        debian="fontforge-nox",
+        fedora="fontforge",
+        homebrew="fontforge",
+    ),
     "mail": InstallHint(
         "eml, Outlook msg, mbox and emlx to html, txt and md with their attachments, msg to eml "
         "(installed with mcv); to pdf once the chromium engine can run"
