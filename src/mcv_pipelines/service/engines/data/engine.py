@@ -9,7 +9,8 @@ What it lists (convert only; the models' meeting points are in each module's doc
 - tables to each other, but not the pairs LibreOffice (csv, tsv, xlsx among themselves and to html)
   or Pandoc (csv -> md) already list: the registry keeps those programs the default for them, and this
   engine lists only what nothing else converts (``_LISTED_ELSEWHERE``);
-- contacts (vcf) and events (ics) to csv and json (cards.py).
+- contacts (vcf) and events (ics) to csv and json (cards.py), and tables (csv, tsv, xlsx, json, jsonl)
+  of contacts or events to vcf and ics (cards_out.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mcv_pipelines.service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.service.engines.data.cards import contacts, events, flat_table
+from mcv_pipelines.service.engines.data.cards_out import write_ics, write_vcf
 from mcv_pipelines.service.engines.data.content_lines import decode_text
 from mcv_pipelines.service.engines.data.documents import DOCUMENT_FORMATS, dump_document, load_document
 from mcv_pipelines.service.engines.data.limits import read_bounded
@@ -50,6 +52,7 @@ __all__ = ["DataEngine"]
 _GRIDS = ("csv", "tsv", "xlsx")  # tables read as rows of cells
 _TABLE_OUT = ("csv", "tsv", "xlsx", "md", "html")
 _CARDS = {"vcf": ("csv", "json"), "ics": ("csv", "json")}
+_CARD_SOURCES = ("csv", "tsv", "xlsx", "json", "jsonl")  # tables of contacts or events (cards_out.py)
 # Pairs the live listing already has from LibreOffice (csv/tsv/xlsx among themselves, to html) and
 # Pandoc (csv -> md): left to them.
 _LISTED_ELSEWHERE = frozenset({
@@ -79,6 +82,7 @@ def _pairs() -> list[tuple[str, str]]:
             if source != target and (source, target) not in _LISTED_ELSEWHERE:
                 pairs.append((source, target))
     pairs += [(source, target) for source, targets in _CARDS.items() for target in targets]
+    pairs += [(source, target) for source in _CARD_SOURCES for target in _CARDS]
     return pairs
 
 
@@ -130,7 +134,14 @@ class DataEngine:
         options = request.options
         header = bool_option(options, "header", True)
         with library_errors(f"convert {path.name} from {source} to {target}"):
-            if source in _CARDS:
+            if target in _CARDS:
+                table = (
+                    self._grid(source, data, request, header)
+                    if source in _GRIDS
+                    else table_from_records(load_document(source, data))
+                )
+                written = write_vcf(table) if target == "vcf" else write_ics(table)
+            elif source in _CARDS:
                 found = contacts(decode_text(data)) if source == "vcf" else events(decode_text(data))
                 written = (
                     dump_document("json", found)
