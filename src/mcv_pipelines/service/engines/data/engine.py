@@ -10,7 +10,8 @@ What it lists (convert only; the models' meeting points are in each module's doc
   or Pandoc (csv -> md) already list: the registry keeps those programs the default for them, and this
   engine lists only what nothing else converts (``_LISTED_ELSEWHERE``);
 - contacts (vcf) and events (ics) to csv and json (cards.py), and tables (csv, tsv, xlsx, json, jsonl)
-  of contacts or events to vcf and ics (cards_out.py).
+  of contacts or events to vcf and ics (cards_out.py);
+- settings files, ini and Java .properties, to and from json, yaml and toml (config_files.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ from mcv_pipelines.service.engines.base import (
 )
 from mcv_pipelines.service.engines.data.cards import contacts, events, flat_table
 from mcv_pipelines.service.engines.data.cards_out import write_ics, write_vcf
+from mcv_pipelines.service.engines.data.config_files import (
+    dump_ini,
+    dump_properties,
+    load_ini,
+    load_properties,
+)
 from mcv_pipelines.service.engines.data.content_lines import decode_text
 from mcv_pipelines.service.engines.data.documents import DOCUMENT_FORMATS, dump_document, load_document
 from mcv_pipelines.service.engines.data.limits import read_bounded
@@ -52,6 +59,8 @@ __all__ = ["DataEngine"]
 _GRIDS = ("csv", "tsv", "xlsx")  # tables read as rows of cells
 _TABLE_OUT = ("csv", "tsv", "xlsx", "md", "html")
 _CARDS = {"vcf": ("csv", "json"), "ics": ("csv", "json")}
+_CONFIGS = ("ini", "properties")  # settings files (config_files.py)
+_CONFIG_KIN = ("json", "yaml", "toml")  # the documents they convert to and from
 _CARD_SOURCES = ("csv", "tsv", "xlsx", "json", "jsonl")  # tables of contacts or events (cards_out.py)
 # Pairs the live listing already has from LibreOffice (csv/tsv/xlsx among themselves, to html) and
 # Pandoc (csv -> md): left to them.
@@ -83,6 +92,7 @@ def _pairs() -> list[tuple[str, str]]:
                 pairs.append((source, target))
     pairs += [(source, target) for source, targets in _CARDS.items() for target in targets]
     pairs += [(source, target) for source in _CARD_SOURCES for target in _CARDS]
+    pairs += [pair for config in _CONFIGS for kin in _CONFIG_KIN for pair in ((config, kin), (kin, config))]
     return pairs
 
 
@@ -107,7 +117,8 @@ def _openpyxl_version() -> str:
 
 
 class DataEngine:
-    """json, yaml, toml, xml, plist, csv, tsv, jsonl, xlsx, vcf and ics; needs no external program."""
+    """json, yaml, toml, xml, plist, csv, tsv, jsonl, xlsx, vcf, ics, ini and properties; needs no
+    external program."""
 
     name = "data"
 
@@ -134,7 +145,12 @@ class DataEngine:
         options = request.options
         header = bool_option(options, "header", True)
         with library_errors(f"convert {path.name} from {source} to {target}"):
-            if target in _CARDS:
+            if source in _CONFIGS:
+                written = dump_document(target, load_ini(data) if source == "ini" else load_properties(data))
+            elif target in _CONFIGS:
+                document = load_document(source, data)
+                written = dump_ini(document) if target == "ini" else dump_properties(document)
+            elif target in _CARDS:
                 table = (
                     self._grid(source, data, request, header)
                     if source in _GRIDS
