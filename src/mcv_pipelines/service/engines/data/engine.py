@@ -11,6 +11,8 @@ What it lists (convert only; the models' meeting points are in each module's doc
   engine lists only what nothing else converts (``_LISTED_ELSEWHERE``);
 - contacts (vcf) and events (ics) to csv and json (cards.py), and tables (csv, tsv, xlsx, json, jsonl)
   of contacts or events to vcf and ics (cards_out.py);
+- a SQLite database's tables (sqlite: read only, nothing in it run) to csv, tsv, json, jsonl, md and
+  xlsx (a sheet per table) (sqlite_tables.py);
 - settings files, ini and Java .properties, to and from json, yaml and toml (config_files.py).
 """
 
@@ -20,6 +22,7 @@ from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines.base import (
@@ -42,7 +45,8 @@ from mcv_pipelines.service.engines.data.content_lines import decode_text
 from mcv_pipelines.service.engines.data.documents import DOCUMENT_FORMATS, dump_document, load_document
 from mcv_pipelines.service.engines.data.limits import read_bounded
 from mcv_pipelines.service.engines.data.records import Table, records_of, table_from_records
-from mcv_pipelines.service.engines.data.spreadsheet import read_xlsx, write_xlsx
+from mcv_pipelines.service.engines.data.spreadsheet import read_xlsx, write_xlsx, write_xlsx_sheets
+from mcv_pipelines.service.engines.data.sqlite_tables import read_tables
 from mcv_pipelines.service.engines.data.tables import (
     delimiter_of,
     read_delimited,
@@ -61,6 +65,7 @@ _TABLE_OUT = ("csv", "tsv", "xlsx", "md", "html")
 _CARDS = {"vcf": ("csv", "json"), "ics": ("csv", "json")}
 _CONFIGS = ("ini", "properties")  # settings files (config_files.py)
 _CONFIG_KIN = ("json", "yaml", "toml")  # the documents they convert to and from
+_SQLITE_OUT = ("csv", "tsv", "json", "jsonl", "xlsx", "md")  # a database's tables (sqlite_tables.py)
 _CARD_SOURCES = ("csv", "tsv", "xlsx", "json", "jsonl")  # tables of contacts or events (cards_out.py)
 # Pairs the live listing already has from LibreOffice (csv/tsv/xlsx among themselves, to html) and
 # Pandoc (csv -> md): left to them.
@@ -79,6 +84,10 @@ _HEADER = OptionSpec(
 _SHEET = OptionSpec(
     "sheet", "string", None, description="The sheet to read: its name or number (default: first)."
 )
+_TABLE = OptionSpec(
+    "table", "string", None,
+    description="The database's table to read (default: the only one; xlsx: a sheet per table).",
+)  # fmt: skip
 _PLIST_FORMAT = OptionSpec(
     "plist_format", "enum", "xml", ("xml", "binary"), description="Write an XML or a binary property list."
 )
@@ -92,6 +101,7 @@ def _pairs() -> list[tuple[str, str]]:
                 pairs.append((source, target))
     pairs += [(source, target) for source, targets in _CARDS.items() for target in targets]
     pairs += [(source, target) for source in _CARD_SOURCES for target in _CARDS]
+    pairs += [("sqlite", target) for target in _SQLITE_OUT]
     pairs += [pair for config in _CONFIGS for kin in _CONFIG_KIN for pair in ((config, kin), (kin, config))]
     return pairs
 
@@ -106,6 +116,8 @@ def _options(source: str, target: str) -> tuple[OptionSpec, ...]:
         options.append(_SHEET)
     if target == "plist":
         options.append(_PLIST_FORMAT)
+    if source == "sqlite":
+        options.append(_TABLE)
     return tuple(options)
 
 
@@ -117,7 +129,7 @@ def _openpyxl_version() -> str:
 
 
 class DataEngine:
-    """json, yaml, toml, xml, plist, csv, tsv, jsonl, xlsx, vcf, ics, ini and properties; needs no
+    """json, yaml, toml, xml, plist, csv, tsv, jsonl, xlsx, vcf, ics, ini, properties and sqlite; needs no
     external program."""
 
     name = "data"
@@ -141,8 +153,13 @@ class DataEngine:
                 UNSUPPORTED_CONVERSION, f"the data engine does not convert {source} to {target}"
             )
         path = single_input(request)
-        data = read_bounded(path)
         options = request.options
+        if source == "sqlite":
+            out = output_path(request, target)
+            with library_errors(f"convert {path.name} from sqlite to {target}"):
+                out.write_bytes(self._database(path, target, request))
+            return EngineResult(files=[out])
+        data = read_bounded(path)
         header = bool_option(options, "header", True)
         with library_errors(f"convert {path.name} from {source} to {target}"):
             if source in _CONFIGS:
@@ -183,6 +200,18 @@ class DataEngine:
         out = output_path(request, target)
         out.write_bytes(written)
         return EngineResult(files=[out])
+
+    def _database(self, path: Path, target: str, request: EngineRequest) -> bytes:
+        chosen = str_option(request.options, "table")
+        tables = read_tables(path, chosen, every=target == "xlsx")
+        if target == "xlsx":
+            return write_xlsx_sheets(tables, bool_option(request.options, "header", True))
+        table = tables[0][1]
+        return (
+            dump_document(target, table.records())
+            if target == "jsonl"
+            else self._table(target, table, request)
+        )
 
     @staticmethod
     def _grid(source: str, data: bytes, request: EngineRequest, header: bool) -> Table:
