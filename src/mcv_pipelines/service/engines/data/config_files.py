@@ -76,7 +76,7 @@ def dump_ini(document: Any) -> bytes:
             kind = "a list" if isinstance(keys, list) else "a value outside any section"
             raise EngineError(
                 CONVERSION_FAILED,
-                f"{path_text((name,))} is {kind}; INI holds sections of keys (put it under a section)",
+                f"{path_text((name,))} is {kind}; INI holds sections of keys with plain values",
             )
         if not name or any(c in name for c in "]\r\n") or name != name.strip():
             raise EngineError(CONVERSION_FAILED, f"{path_text((name,))}: {name!r} cannot name an INI section")
