@@ -25,8 +25,11 @@ from mcv_pipelines.service.engines.base import Engine
 RequireEngine = Callable[..., Engine]
 
 
+Converts = dict[str, tuple[str, str, dict[str, object]]]
+
+
 def _job(client: httpx.Client, tmp_path: Path, files: dict[str, bytes],
-         converts: dict[str, tuple[str, str, dict[str, object]]]) -> tuple[dict[str, Any], dict[str, Path]]:  # fmt: skip
+         converts: Converts) -> tuple[dict[str, Any], dict[str, Path]]:  # fmt: skip
     """Import each file, convert name -> (file, target, options), export what finished."""
     tasks: dict[str, Any] = {}
     for index, (name, data) in enumerate(files.items()):
@@ -76,7 +79,9 @@ def test_tables_become_vcards_and_calendars(
     )  # fmt: skip
     card = _unfolded(files["people.vcf"].read_bytes())
     assert card[:3] == ["BEGIN:VCARD", "VERSION:4.0", "FN:Quinn Quokka"]
-    assert "EMAIL:quinn@example.net" in card and "ORG:Island\\, WA" in card and "BDAY:19800131" in card
+    assert "EMAIL:quinn@example.net" in card
+    assert "ORG:Island\\, WA" in card
+    assert "BDAY:19800131" in card
     assert (
         "NOTE:Counts\\, daily\\; all year\\, and writes a note long enough to need folding: Grüße aus Perth"
         in card
@@ -84,13 +89,15 @@ def test_tables_become_vcards_and_calendars(
     calendar = _unfolded(files["events.ics"].read_bytes())
     assert "DTSTART:20240501T090000Z" in calendar
     assert "DTSTART:20240502T000000Z" in calendar  # 08:00 in Perth is midnight UTC
-    assert "DTSTART;VALUE=DATE:20240503" in calendar and "DTEND;VALUE=DATE:20240504" in calendar
+    assert "DTSTART;VALUE=DATE:20240503" in calendar
+    assert "DTEND;VALUE=DATE:20240504" in calendar
     assert "LOCATION:Rottnest\\, WA" in calendar
     assert sum(line.startswith("UID:") for line in calendar) == 3
     assert sum(line.startswith("DTSTAMP:") for line in calendar) == 3
     bad = _failed(client, "bare.csv", b"title\r\nx\r\n", "ics")
     assert bad["code"] == "CONVERSION_FAILED"
-    assert "no column 'summary'" in bad["message"] and "'start'" in bad["message"]
+    assert "no column 'summary'" in bad["message"]
+    assert "'start'" in bad["message"]
 
 
 INI = b"""; the Quokka app
@@ -137,7 +144,8 @@ def test_settings_files_to_and_from_documents(
     assert dict(parser["db"]) == {"host": "h", "port": "5432"}
     assert files["deep.properties"].read_text() == "server.tls.on=true\n"
     deep = _failed(client, "deep.json", nested, "ini")
-    assert deep["code"] == "CONVERSION_FAILED" and "$.server.tls" in deep["message"]
+    assert deep["code"] == "CONVERSION_FAILED"
+    assert "$.server.tls" in deep["message"]
 
 
 def _database(path: Path) -> bytes:

@@ -37,7 +37,8 @@ def _hostile_database(path: Path, secret: str) -> bytes:
         db.execute("PRAGMA writable_schema = ON")
         db.execute(  # a virtual table whose module would read the secret, were it ever run
             "INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) VALUES "
-            f"('table', 'outside', 'outside', 0, 'CREATE VIRTUAL TABLE outside USING csv(filename=''{secret}'')')"
+            "('table', 'outside', 'outside', 0, ?)",
+            (f"CREATE VIRTUAL TABLE outside USING csv(filename='{secret}')",),
         )
     db.close()
     return path.read_bytes()
