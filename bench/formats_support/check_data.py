@@ -2,16 +2,17 @@
 jsonl with the json module, yaml with PyYAML's safe loader, toml with tomllib, xml and plist with
 ElementTree (not plistlib, which the engine writes with), xlsx by reading its sheets' XML with
 ElementTree (not openpyxl), ini with configparser (interpolation off), .properties with a small reader
-of Java's syntax written here, vcf and ics by a content-line reader written here that also checks the
-folding (no line over 75 octets, CRLF endings) and the card's or calendar's required properties. The
-word the sample held, when it held one, must come through (md, html,
-csv and tsv are text, checked for it by check.py)."""
+of Java's syntax written here, msgpack by a decoder of its specification written here (not the msgpack
+library), vcf and ics by a content-line reader written here that also checks the folding (no line over
+75 octets, CRLF endings) and the card's or calendar's required properties. The word the sample held,
+when it held one, must come through (md, html, csv and tsv are text, checked for it by check.py)."""
 
 from __future__ import annotations
 
 import configparser
 import json
 import re
+import struct
 import tomllib
 import zipfile
 from collections.abc import Callable
@@ -137,7 +138,61 @@ def _ics(path: Path, word: str | None) -> None:
     _word(" ".join(lines), word)
 
 
+def _unpack(data: bytes, at: int) -> tuple[Any, int]:
+    """One MessagePack value at ``at`` and where the next starts; read from the specification here, not
+    with the msgpack library the engine writes with."""
+    head = data[at]
+    fixed = {0xC0: None, 0xC2: False, 0xC3: True}
+    if head in fixed:
+        return fixed[head], at + 1
+    if head < 0x80 or head >= 0xE0:
+        return (head if head < 0x80 else head - 256), at + 1
+    sizes = {0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8}
+    if head in sizes:
+        n = sizes[head]
+        return int.from_bytes(data[at + 1 : at + 1 + n], "big", signed=head >= 0xD0), at + 1 + n
+    if head in (0xCA, 0xCB):
+        n = 4 if head == 0xCA else 8
+        return struct.unpack(">f" if n == 4 else ">d", data[at + 1 : at + 1 + n])[0], at + 1 + n
+    kinds = {0xD9: ("str", 1), 0xDA: ("str", 2), 0xDB: ("str", 4), 0xC4: ("bin", 1), 0xC5: ("bin", 2),
+             0xC6: ("bin", 4), 0xDC: ("array", 2), 0xDD: ("array", 4), 0xDE: ("map", 2), 0xDF: ("map", 4),
+             0xD6: ("fixext", 4), 0xD7: ("fixext", 8), 0xC7: ("ext", 1)}  # fmt: skip
+    if 0xA0 <= head < 0xC0:
+        kind, length, at = "str", head & 0x1F, at + 1
+    elif 0x90 <= head < 0xA0:
+        kind, length, at = "array", head & 0x0F, at + 1
+    elif 0x80 <= head < 0x90:
+        kind, length, at = "map", head & 0x0F, at + 1
+    elif head in kinds:
+        kind, n = kinds[head]
+        length = n if kind == "fixext" else int.from_bytes(data[at + 1 : at + 1 + n], "big")
+        at += 1 if kind == "fixext" else 1 + n
+    else:
+        raise ValueError(f"unknown MessagePack byte {head:#x} at {at}")
+    if kind in ("str", "bin"):
+        raw = data[at : at + length]
+        return (raw.decode() if kind == "str" else raw), at + length
+    if kind in ("fixext", "ext"):
+        return ("ext", data[at], data[at + 1 : at + 1 + length]), at + 1 + length
+    items = []
+    for _ in range(length * (2 if kind == "map" else 1)):
+        item, at = _unpack(data, at)
+        items.append(item)
+    if kind == "map":
+        return dict(zip(items[::2], items[1::2], strict=True)), at
+    return items, at
+
+
+def _msgpack(path: Path, word: str | None) -> None:
+    data = path.read_bytes()
+    value, end = _unpack(data, 0)
+    if end != len(data):
+        raise ValueError(f"{len(data) - end} bytes after the MessagePack object")
+    _word(_texts(value), word)
+
+
 DATA_CHECKS: dict[str, Callable[[Path, str | None], None]] = {
     "json": _json, "jsonl": _jsonl, "yaml": _yaml, "toml": _toml, "xml": _xml, "plist": _plist,
     "xlsx": _xlsx, "ini": _ini, "properties": _properties, "vcf": _vcf, "ics": _ics,
+    "msgpack": _msgpack,
 }  # fmt: skip

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import struct
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -252,6 +253,34 @@ born = 2024-05-01
 }
 
 
+def _msgpack(value: object) -> bytes:
+    """MessagePack written here by hand from the specification, not by the msgpack library."""
+    if value is None:
+        return b"\xc0"
+    if isinstance(value, bool):
+        return b"\xc3" if value else b"\xc2"
+    if isinstance(value, int):
+        return bytes([value]) if 0 <= value < 128 else b"\xcf" + value.to_bytes(8, "big")
+    if isinstance(value, float):
+        return b"\xcb" + struct.pack(">d", value)
+    if isinstance(value, str):
+        data = value.encode()
+        return (bytes([0xA0 | len(data)]) if len(data) < 32 else b"\xd9" + bytes([len(data)])) + data
+    if isinstance(value, bytes):
+        return b"\xc4" + bytes([len(value)]) + value
+    if isinstance(value, list):
+        return bytes([0x90 | len(value)]) + b"".join(_msgpack(item) for item in value)
+    if isinstance(value, dict):
+        return bytes([0x80 | len(value)]) + b"".join(_msgpack(k) + _msgpack(v) for k, v in value.items())
+    raise TypeError(type(value))
+
+
+_MSGPACK = {"animals": [
+    {"name": WORD, "count": 3, "weight": 2.5, "wild": True, "id": BIG, "photo": b"\x89PNG"},
+    {"name": "Wombat", "count": 5, "weight": 30.0, "wild": False, "id": 7, "photo": b""},
+]}  # fmt: skip
+
+
 def data_pair_sample(samples: dict[str, Path], source: str, target: str) -> Path | None:
     """A table of contacts where vcf comes out, of events where ics does, settings where ini or
     .properties do (else None)."""
@@ -262,7 +291,7 @@ def data_pair_sample(samples: dict[str, Path], source: str, target: str) -> Path
 _SEEDS = {"ini": _INI, "properties": _PROPERTIES,
           "json": _JSON, "yaml": _YAML, "toml": _TOML, "xml": _XML, "plist": _PLIST, "jsonl": _JSONL,
           "tsv": _TSV, "vcf": _VCF, "ics": _ICS}  # fmt: skip
-DATA_WORDED = {*_SEEDS, "sqlite"}
+DATA_WORDED = {*_SEEDS, "sqlite", "msgpack"}
 
 
 def data_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
@@ -272,6 +301,9 @@ def data_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
         if fmt in wanted:
             seeds[fmt] = directory / f"sample.{fmt}"
             seeds[fmt].write_bytes(text.encode())
+    if "msgpack" in wanted:
+        seeds["msgpack"] = directory / "sample.msgpack"
+        seeds["msgpack"].write_bytes(_msgpack(_MSGPACK))
     if "sqlite" in wanted:
         seeds["sqlite"] = directory / "sample.sqlite"
         _sqlite(seeds["sqlite"])

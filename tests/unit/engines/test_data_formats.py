@@ -49,3 +49,20 @@ def test_ini_refuses_keys_before_a_section_and_keeps_percent() -> None:
     with pytest.raises(EngineError, match="not a valid ini"):
         load_ini(b"key = value\n")
     assert load_ini(b"[s]\nk = 100%\n") == {"s": {"k": "100%"}}
+
+
+def test_msgpack_claims_and_extensions_are_refused_at_once() -> None:
+    from mcv_pipelines.service.engines.data.documents import dump_document, load_document
+
+    started = dt.datetime.now(dt.UTC)
+    for claim in (b"\xdd\xff\xff\xff\xff", b"\xdb\xff\xff\xff\xff", b"\x91" * 200_000 + b"\xc0"):
+        with pytest.raises(EngineError):  # a huge claimed array or string, nesting without end
+            load_document("msgpack", claim)
+    assert (dt.datetime.now(dt.UTC) - started).total_seconds() < 5
+    with pytest.raises(EngineError, match=r"\$\.a is a MessagePack extension of type 5"):
+        load_document("msgpack", b"\x81\xa1a\xd4\x05\x00")
+    moment = dt.datetime(2024, 5, 1, 9, tzinfo=dt.UTC)
+    assert load_document("msgpack", dump_document("msgpack", {"at": moment, "b": b"\x00"})) == {
+        "at": moment,
+        "b": b"\x00",
+    }

@@ -1,8 +1,8 @@
 """The data engine: documents, tables, contacts and events converted in-process, on the task's bytes.
 
 What it lists (convert only; the models' meeting points are in each module's docstring):
-- documents (json, yaml, toml, xml, plist) to each other, and to a table (csv, tsv, xlsx, md, html,
-  jsonl) when they hold a list of flat objects (records.py);
+- documents (json, yaml, toml, xml, plist, and msgpack when its library is installed) to each other,
+  and to a table (csv, tsv, xlsx, md, html, jsonl) when they hold a list of flat objects (records.py);
 - tables (csv, tsv, xlsx, jsonl) to documents, as a list of objects one a row; TOML and XML cannot
   hold a list at their top, so there the rows are ``{"rows": [...]}`` and ``<rows><row>...</row></rows>``;
   an empty cell of csv, tsv or xlsx is left out of its row in TOML and plist, which hold no null;
@@ -93,10 +93,16 @@ _PLIST_FORMAT = OptionSpec(
 )
 
 
+def _documents() -> tuple[str, ...]:
+    """The document formats, MessagePack among them when its library is installed."""
+    return (*DOCUMENT_FORMATS, "msgpack") if find_spec("msgpack") is not None else DOCUMENT_FORMATS
+
+
 def _pairs() -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
-    for source in (*DOCUMENT_FORMATS, *_GRIDS, "jsonl"):
-        for target in (*DOCUMENT_FORMATS, *_TABLE_OUT, "jsonl"):
+    documents = _documents()
+    for source in (*documents, *_GRIDS, "jsonl"):
+        for target in (*documents, *_TABLE_OUT, "jsonl"):
             if source != target and (source, target) not in _LISTED_ELSEWHERE:
                 pairs.append((source, target))
     pairs += [(source, target) for source, targets in _CARDS.items() for target in targets]
