@@ -46,7 +46,7 @@ from formats_support.page import input_families, write_page
 from formats_support.proof import Listed, Outcome, counts, read_proof
 from formats_support.samples import WORD, office_from, write_seeds
 from formats_support.samples_breadth import BREADTH_WORDED
-from formats_support.samples_data import DATA_WORDED
+from formats_support.samples_data import DATA_WORDED, data_pair_sample
 from formats_support.samples_docs import DOCS_WORDED
 from formats_support.samples_gps import gps_pair_sample
 from formats_support.samples_pages import PAGES_WORDED
@@ -169,7 +169,11 @@ def run_pair(client: httpx.Client, samples: dict[str, Path], worded: set[str], p
              engine: str, work: Path) -> Outcome:  # fmt: skip
     source, target = pair
     # a video's subtitled seed where subtitles come out; a csv of points where a GPS format does
-    sample = gps_pair_sample(samples, source, target) or pair_sample(samples, source, target)
+    sample = (
+        gps_pair_sample(samples, source, target)
+        or data_pair_sample(samples, source, target)  # contacts to vcf, events to ics
+        or pair_sample(samples, source, target)
+    )
     if sample is None:
         return Outcome(source, target, engine, 0.0, "no sample of the input format")
     try:

@@ -80,7 +80,10 @@ _FAMILY_OF = (
     ("Audio", "amr ape dsf dff tak mpc aifc mod xm s3m it"),
     ("Video", "m4v mts m2ts 3g2 y4m mk3d"),
     ("Subtitles", "srt vtt webvtt ass ssa ttml dfxp lrc sbv sub smi sami"),
-    ("Data", "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical"),
+    (
+        "Data",
+        "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical ini properties sqlite msgpack",
+    ),
     ("Mail", "eml msg mbox emlx"),
     ("GPS", "gpx kml tcx geojson nmea igc loc fit cup itn ov2 osm"),
 )

@@ -131,7 +131,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     MarkdownEngine,
     # CHM unpacked by chmlib into one HTMLZ book, then Calibre's (given it by _compose below)
     ChmEngine,
-    # data formats (json, yaml, toml, xml, plist, jsonl, xlsx, vcf, ics) after LibreOffice and Pandoc,
+    # data formats (json, yaml, toml, xml, plist, jsonl, xlsx, vcf, ics, ini, properties, sqlite) after
+    # LibreOffice and Pandoc,
     # which stay the default for the table pairs they list (csv/tsv/xlsx among themselves, csv -> md)
     DataEngine,
     # 3D models: the only engine of its formats

@@ -55,8 +55,9 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         "(installed with mcv); to pdf once the chromium engine can run"
     ),
     "data": InstallHint(
-        "json, yaml, toml, xml and plist documents to each other and to tables; csv, tsv, jsonl and xlsx "
-        "tables to documents, md and html; vCard and iCalendar to csv and json (installed with mcv)"
+        "json, yaml, toml, xml, plist and msgpack documents to each other and to tables; csv, tsv, jsonl "
+        "and xlsx tables to documents, md and html; vCard and iCalendar to csv and json and back; ini and "
+        ".properties to and from json, yaml and toml; SQLite tables out (installed with mcv)"
     ),
     "pysubs2": InstallHint(
         "text subtitles (srt, vtt, ass, ssa, ttml/dfxp, sbv, MicroDVD sub, smi, lrc) to each other "

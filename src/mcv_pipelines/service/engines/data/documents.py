@@ -15,6 +15,12 @@ cannot, with the value's path:
   UTC), and a plist's dates are read as UTC date-times; xml plist by default,
   ``plist_format: binary`` for the binary one. Both kinds are read.
 - xml: see xml_tree.py; everything read from XML is text.
+- msgpack (MessagePack, with the msgpack library, Apache-2.0, imported only when a task needs it): one
+  object per file; binary data kept; a timestamp (extension -1) read as a UTC date-time and a date-time
+  with an offset written as one; a date without a time, a time of day and a date-time without an offset
+  as ISO text; integers within 64 bits; any other extension type is refused with its path. Read with
+  msgpack's own limits (no length beyond the file's size), so a header claiming a huge array costs
+  nothing.
 
 Keys that are not text (yaml's ``1: one``) become their text in every output.
 """
@@ -109,12 +115,50 @@ def _parse(fmt: str, data: bytes) -> Any:
             return plistlib.loads(data)
         if fmt == "xml":
             return read_xml(data)
+        if fmt == "msgpack":
+            return _load_msgpack(data)
     except RecursionError as exc:
         raise EngineError(INVALID_INPUT_FILE, f"the {fmt} document nests too deeply") from exc
-    except (ValueError, yaml.YAMLError, plistlib.InvalidFileException) as exc:
+    except (ValueError, TypeError, yaml.YAMLError, plistlib.InvalidFileException) as exc:
         detail = " ".join(str(exc).split()) or type(exc).__name__
         raise EngineError(INVALID_INPUT_FILE, f"not a valid {fmt} document: {detail}") from exc
     raise EngineError(CONVERSION_FAILED, f"no reader of {fmt} documents")
+
+
+def _load_msgpack(data: bytes) -> Any:
+    import msgpack
+
+    document = msgpack.unpackb(data, raw=False, strict_map_key=False, timestamp=3)
+
+    check_size(document)
+
+    def refuse_extensions(value: Any, where: _Where) -> None:
+        if isinstance(value, msgpack.ExtType):  # a namedtuple: checked before lists
+            raise EngineError(
+                INVALID_INPUT_FILE, f"{path_text(where)} is a MessagePack extension of type {value.code}, "
+                "which has no meaning outside the program that wrote it",
+            )  # fmt: skip
+        if isinstance(value, dict):
+            for key, item in value.items():
+                refuse_extensions(item, (*where, str(key)))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                refuse_extensions(item, (*where, index))
+
+    refuse_extensions(document, ())
+    return document
+
+
+def _msgpack_leaf(value: Any, where: _Where) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+        raise _cannot(where, f"{value}, an integer beyond 64 bits,", "msgpack")
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return value
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, plistlib.UID):
+        return value.data
+    return value
 
 
 def _cannot(where: _Where, what: str, fmt: str) -> EngineError:
@@ -208,4 +252,9 @@ def dump_document(fmt: str, document: Any, plist_format: str = "xml") -> bytes:
         )
     if fmt == "xml":
         return write_xml(document)
+    if fmt == "msgpack":
+        import msgpack
+
+        packed: bytes = msgpack.packb(_convert(document, (), _msgpack_leaf), datetime=True)
+        return packed
     raise EngineError(CONVERSION_FAILED, f"no writer of {fmt} documents")

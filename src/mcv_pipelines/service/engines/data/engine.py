@@ -1,15 +1,19 @@
 """The data engine: documents, tables, contacts and events converted in-process, on the task's bytes.
 
 What it lists (convert only; the models' meeting points are in each module's docstring):
-- documents (json, yaml, toml, xml, plist) to each other, and to a table (csv, tsv, xlsx, md, html,
-  jsonl) when they hold a list of flat objects (records.py);
+- documents (json, yaml, toml, xml, plist, and msgpack when its library is installed) to each other,
+  and to a table (csv, tsv, xlsx, md, html, jsonl) when they hold a list of flat objects (records.py);
 - tables (csv, tsv, xlsx, jsonl) to documents, as a list of objects one a row; TOML and XML cannot
   hold a list at their top, so there the rows are ``{"rows": [...]}`` and ``<rows><row>...</row></rows>``;
   an empty cell of csv, tsv or xlsx is left out of its row in TOML and plist, which hold no null;
 - tables to each other, but not the pairs LibreOffice (csv, tsv, xlsx among themselves and to html)
   or Pandoc (csv -> md) already list: the registry keeps those programs the default for them, and this
   engine lists only what nothing else converts (``_LISTED_ELSEWHERE``);
-- contacts (vcf) and events (ics) to csv and json (cards.py).
+- contacts (vcf) and events (ics) to csv and json (cards.py), and tables (csv, tsv, xlsx, json, jsonl)
+  of contacts or events to vcf and ics (cards_out.py);
+- a SQLite database's tables (sqlite: read only, nothing in it run) to csv, tsv, json, jsonl, md and
+  xlsx (a sheet per table) (sqlite_tables.py);
+- settings files, ini and Java .properties, to and from json, yaml and toml (config_files.py).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 from mcv_pipelines.service.engines.base import (
@@ -29,11 +34,19 @@ from mcv_pipelines.service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.service.engines.data.cards import contacts, events, flat_table
+from mcv_pipelines.service.engines.data.cards_out import write_ics, write_vcf
+from mcv_pipelines.service.engines.data.config_files import (
+    dump_ini,
+    dump_properties,
+    load_ini,
+    load_properties,
+)
 from mcv_pipelines.service.engines.data.content_lines import decode_text
 from mcv_pipelines.service.engines.data.documents import DOCUMENT_FORMATS, dump_document, load_document
 from mcv_pipelines.service.engines.data.limits import read_bounded
 from mcv_pipelines.service.engines.data.records import Table, records_of, table_from_records
-from mcv_pipelines.service.engines.data.spreadsheet import read_xlsx, write_xlsx
+from mcv_pipelines.service.engines.data.spreadsheet import read_xlsx, write_xlsx, write_xlsx_sheets
+from mcv_pipelines.service.engines.data.sqlite_tables import read_tables
 from mcv_pipelines.service.engines.data.tables import (
     delimiter_of,
     read_delimited,
@@ -50,6 +63,10 @@ __all__ = ["DataEngine"]
 _GRIDS = ("csv", "tsv", "xlsx")  # tables read as rows of cells
 _TABLE_OUT = ("csv", "tsv", "xlsx", "md", "html")
 _CARDS = {"vcf": ("csv", "json"), "ics": ("csv", "json")}
+_CONFIGS = ("ini", "properties")  # settings files (config_files.py)
+_CONFIG_KIN = ("json", "yaml", "toml")  # the documents they convert to and from
+_SQLITE_OUT = ("csv", "tsv", "json", "jsonl", "xlsx", "md")  # a database's tables (sqlite_tables.py)
+_CARD_SOURCES = ("csv", "tsv", "xlsx", "json", "jsonl")  # tables of contacts or events (cards_out.py)
 # Pairs the live listing already has from LibreOffice (csv/tsv/xlsx among themselves, to html) and
 # Pandoc (csv -> md): left to them.
 _LISTED_ELSEWHERE = frozenset({
@@ -67,18 +84,31 @@ _HEADER = OptionSpec(
 _SHEET = OptionSpec(
     "sheet", "string", None, description="The sheet to read: its name or number (default: first)."
 )
+_TABLE = OptionSpec(
+    "table", "string", None,
+    description="The database's table to read (default: the only one; xlsx: a sheet per table).",
+)  # fmt: skip
 _PLIST_FORMAT = OptionSpec(
     "plist_format", "enum", "xml", ("xml", "binary"), description="Write an XML or a binary property list."
 )
 
 
+def _documents() -> tuple[str, ...]:
+    """The document formats, MessagePack among them when its library is installed."""
+    return (*DOCUMENT_FORMATS, "msgpack") if find_spec("msgpack") is not None else DOCUMENT_FORMATS
+
+
 def _pairs() -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
-    for source in (*DOCUMENT_FORMATS, *_GRIDS, "jsonl"):
-        for target in (*DOCUMENT_FORMATS, *_TABLE_OUT, "jsonl"):
+    documents = _documents()
+    for source in (*documents, *_GRIDS, "jsonl"):
+        for target in (*documents, *_TABLE_OUT, "jsonl"):
             if source != target and (source, target) not in _LISTED_ELSEWHERE:
                 pairs.append((source, target))
     pairs += [(source, target) for source, targets in _CARDS.items() for target in targets]
+    pairs += [(source, target) for source in _CARD_SOURCES for target in _CARDS]
+    pairs += [("sqlite", target) for target in _SQLITE_OUT]
+    pairs += [pair for config in _CONFIGS for kin in _CONFIG_KIN for pair in ((config, kin), (kin, config))]
     return pairs
 
 
@@ -92,6 +122,8 @@ def _options(source: str, target: str) -> tuple[OptionSpec, ...]:
         options.append(_SHEET)
     if target == "plist":
         options.append(_PLIST_FORMAT)
+    if source == "sqlite":
+        options.append(_TABLE)
     return tuple(options)
 
 
@@ -103,7 +135,8 @@ def _openpyxl_version() -> str:
 
 
 class DataEngine:
-    """json, yaml, toml, xml, plist, csv, tsv, jsonl, xlsx, vcf and ics; needs no external program."""
+    """json, yaml, toml, xml, plist, csv, tsv, jsonl, xlsx, vcf, ics, ini, properties and sqlite; needs no
+    external program."""
 
     name = "data"
 
@@ -126,11 +159,28 @@ class DataEngine:
                 UNSUPPORTED_CONVERSION, f"the data engine does not convert {source} to {target}"
             )
         path = single_input(request)
-        data = read_bounded(path)
         options = request.options
+        if source == "sqlite":
+            out = output_path(request, target)
+            with library_errors(f"convert {path.name} from sqlite to {target}"):
+                out.write_bytes(self._database(path, target, request))
+            return EngineResult(files=[out])
+        data = read_bounded(path)
         header = bool_option(options, "header", True)
         with library_errors(f"convert {path.name} from {source} to {target}"):
-            if source in _CARDS:
+            if source in _CONFIGS:
+                written = dump_document(target, load_ini(data) if source == "ini" else load_properties(data))
+            elif target in _CONFIGS:
+                document = load_document(source, data)
+                written = dump_ini(document) if target == "ini" else dump_properties(document)
+            elif target in _CARDS:
+                table = (
+                    self._grid(source, data, request, header)
+                    if source in _GRIDS
+                    else table_from_records(load_document(source, data))
+                )
+                written = write_vcf(table) if target == "vcf" else write_ics(table)
+            elif source in _CARDS:
                 found = contacts(decode_text(data)) if source == "vcf" else events(decode_text(data))
                 written = (
                     dump_document("json", found)
@@ -156,6 +206,18 @@ class DataEngine:
         out = output_path(request, target)
         out.write_bytes(written)
         return EngineResult(files=[out])
+
+    def _database(self, path: Path, target: str, request: EngineRequest) -> bytes:
+        chosen = str_option(request.options, "table")
+        tables = read_tables(path, chosen, every=target == "xlsx")
+        if target == "xlsx":
+            return write_xlsx_sheets(tables, bool_option(request.options, "header", True))
+        table = tables[0][1]
+        return (
+            dump_document(target, table.records())
+            if target == "jsonl"
+            else self._table(target, table, request)
+        )
 
     @staticmethod
     def _grid(source: str, data: bytes, request: EngineRequest, header: bool) -> Table:

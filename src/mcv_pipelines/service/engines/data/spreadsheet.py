@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 import zipfile
 from typing import Any
 
@@ -24,7 +25,7 @@ from mcv_pipelines.service.engines.data.limits import MAX_VALUES
 from mcv_pipelines.service.engines.data.records import Table, table_from_rows
 from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, INVALID_OPTION
 
-__all__ = ["read_xlsx", "write_xlsx"]
+__all__ = ["read_xlsx", "write_xlsx", "write_xlsx_sheets"]
 
 MAX_UNZIPPED = 512 * 1024 * 1024
 MAX_CELLS = MAX_VALUES
@@ -107,25 +108,44 @@ def _cell_value(value: Any) -> Any:
 
 def write_xlsx(table: Table, header: bool) -> bytes:
     """A workbook of one sheet holding the table."""
+    return write_xlsx_sheets([("Sheet1", table)], header)
+
+
+def _sheet_names(names: list[str]) -> list[str]:
+    """Names Excel takes: at most 31 characters, none of ``[]:*?/\\``, unique ignoring case."""
+    made: list[str] = []
+    for name in names:
+        base = re.sub(r"[\[\]:*?/\\]", "_", name).strip("'")[:31] or "Sheet"
+        candidate, number = base, 2
+        while candidate.lower() in (m.lower() for m in made):
+            suffix = f" ({number})"
+            candidate, number = base[: 31 - len(suffix)] + suffix, number + 1
+        made.append(candidate)
+    return made
+
+
+def write_xlsx_sheets(tables: list[tuple[str, Table]], header: bool) -> bytes:
+    """A workbook of a sheet per (name, table)."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
     book = Workbook(write_only=True)
-    sheet = book.create_sheet("Sheet1")
+    for sheet_name, (_, table) in zip(_sheet_names([n for n, _ in tables]), tables, strict=True):
+        sheet = book.create_sheet(sheet_name)
 
-    def cell(value: Any) -> Any:
-        value = _cell_value(value)
-        if not isinstance(value, str):
-            return value
-        made = WriteOnlyCell(sheet, ILLEGAL_CHARACTERS_RE.sub("", value))
-        made.data_type = "s"  # text, even "=1+1": never a formula of the caller's data
-        return made
+        def cell(value: Any, sheet: Any = sheet) -> Any:
+            value = _cell_value(value)
+            if not isinstance(value, str):
+                return value
+            made = WriteOnlyCell(sheet, ILLEGAL_CHARACTERS_RE.sub("", value))
+            made.data_type = "s"  # text, even "=1+1": never a formula of the caller's data
+            return made
 
-    if header:
-        sheet.append([cell(name) for name in table.columns])
-    for row in table.rows:
-        sheet.append([cell(value) for value in row])
+        if header:
+            sheet.append([cell(name) for name in table.columns])
+        for row in table.rows:
+            sheet.append([cell(value) for value in row])
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
