@@ -39,7 +39,7 @@ def read_subtitle(text: str, fmt: str, fps: float | None) -> SSAFile:
         return reader(text)
     if fmt == "sub":
         return _read_microdvd(text, fps)
-    if fmt in ("ttml", "dfxp"):
+    if fmt in ("ttml", "dfxp", "itt"):
         return read_ttml(text)
     if fmt == "smi":
         return read_sami(text)
