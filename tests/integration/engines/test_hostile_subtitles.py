@@ -1,8 +1,8 @@
 """Hostile subtitles read nothing outside their task (issue 47), under bubblewrap and under Landlock.
 
 Each names the secrets planted outside the task (planted_secrets.py) the ways its format names another
-file: ASS [Fonts]/[Graphics] and font names, WebVTT style sheets and pictures, TTML external entities
-and pictures, SAMI style sheet links, JACOsub's #INCLUDE, and playlists or concat lists (ffconcat,
+file: ASS [Fonts]/[Graphics] and font names, WebVTT style sheets and pictures, TTML (and iTT) external
+entities and pictures, SAMI style sheet links, JACOsub's #INCLUDE, and playlists or concat lists (ffconcat,
 HLS) passed off as subtitles or videos. Each converts without them or fails, and says none of them.
 """
 
@@ -74,7 +74,7 @@ def _text_sources(secrets: Planted) -> dict[str, str]:
         + "<SYNC Start=2000><P>&nbsp;</BODY></SAMI>"
     )  # fmt: skip
     return {"fonts.ass": ass, "styles.vtt": vtt, "pictures.ttml": ttml, "entities.ttml": ttml_entities,
-            "links.smi": sami}  # fmt: skip
+            "links.smi": sami, "entities.itt": ttml_entities, "pictures.itt": ttml}  # fmt: skip
 
 
 def test_text_subtitles_read_no_font_picture_or_entity_from_outside(
@@ -90,7 +90,9 @@ def test_text_subtitles_read_no_font_picture_or_entity_from_outside(
             )
     assert_nothing_out(outcomes, secrets)
     failed = {case: o.message for case, o in outcomes.items() if o.status != "finished"}
-    assert set(failed) == {"entities.ttml->srt", "entities.ttml->ssa"}, failed
+    assert set(failed) == {
+        f"entities.{ext}->{target}" for ext in ("ttml", "itt") for target in ("srt", "ssa")
+    }, failed
     assert all("INVALID_INPUT_FILE" in message and "entities" in message for message in failed.values())
 
 
