@@ -244,3 +244,21 @@ def test_itunes_timed_text_frames_are_read(
     job = _run(client, tmp_path / "fcp.itt", {"srt": _convert("srt")})
     srt = download_all(job, tmp_path / "out")["fcp.srt"].read_text(encoding="utf-8")
     assert srt == "1\n00:00:01,240 --> 00:00:03,440\nHello Quokka\nü\n"
+
+
+def test_universal_subtitle_format_words_and_times_are_read(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("pysubs2", "convert", "usf", "vtt")
+    (tmp_path / "old.usf").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<USFSubtitles version="1.0"><subtitles>'
+        '<subtitle start="00:00:01.234" stop="00:00:03.456"><text>Hello <font italic="yes">Quokka</font>'
+        '<br/>é</text></subtitle><subtitle start="62.5" duration="1.5"><text>two</text></subtitle>'
+        "</subtitles></USFSubtitles>\n",
+        encoding="utf-8",
+    )
+    job = _run(client, tmp_path / "old.usf", {"vtt": _convert("vtt")})
+    vtt = download_all(job, tmp_path / "out")["old.vtt"].read_text(encoding="utf-8")
+    assert vtt == (
+        "WEBVTT\n\n00:00:01.234 --> 00:00:03.456\nHello Quokka\né\n\n00:01:02.500 --> 00:01:04.000\ntwo\n"
+    )

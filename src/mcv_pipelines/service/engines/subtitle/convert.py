@@ -1,6 +1,6 @@
 """One text subtitle to another, in-process: read into pysubs2's model, write out.
 
-Readers: SubRip, WebVTT, SBV, LRC (cues.py), TTML (ttml.py) and SAMI (sami.py) our own; ASS/SSA and
+Readers: SubRip, WebVTT, SBV, LRC (cues.py), TTML (ttml.py), SAMI (sami.py), USF (usf.py) our own; ASS/SSA and
 MicroDVD pysubs2's. Writers: SubRip, WebVTT, SBV, LRC, SAMI, MicroDVD, TTML, JACOsub, RealText, PJS,
 AQTitle (plain_writers.py) and SCC (scc.py) our own; ASS/SSA pysubs2's (which keeps every style).
 Imported only when a task needs it.
@@ -20,6 +20,7 @@ from mcv_pipelines.service.engines.subtitle.sami import read_sami
 from mcv_pipelines.service.engines.subtitle.scc import write_scc
 from mcv_pipelines.service.engines.subtitle.styled import runs
 from mcv_pipelines.service.engines.subtitle.ttml import read_ttml, write_ttml
+from mcv_pipelines.service.engines.subtitle.usf import read_usf
 
 __all__ = ["read_subtitle", "write_subtitle"]
 
@@ -43,6 +44,8 @@ def read_subtitle(text: str, fmt: str, fps: float | None) -> SSAFile:
         return read_ttml(text)
     if fmt == "smi":
         return read_sami(text)
+    if fmt == "usf":
+        return read_usf(text)
     return SSAFile.from_string(text, format_=_PYSUBS2_FORMAT[fmt])
 
 
