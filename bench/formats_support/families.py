@@ -84,6 +84,8 @@ _FAMILY_OF = (
         "Data",
         "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical ini properties sqlite msgpack",
     ),
+    ("Subtitles", "srt vtt webvtt ass ssa ttml dfxp itt usf lrc sbv sub smi sami jss rt pjs aqt scc"),
+    ("Data", "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical"),
     ("Mail", "eml msg mbox emlx"),
     ("GPS", "gpx kml tcx geojson nmea igc loc fit cup itn ov2 osm"),
 )

@@ -11,7 +11,8 @@ from pathlib import Path
 __all__ = ["FIRST_START_MS", "SUBTITLE_FORMATS", "pair_sample", "subtitle_seeds"]
 
 SUBTITLE_FORMATS = frozenset(
-    {"srt", "vtt", "ass", "ssa", "ttml", "dfxp", "sbv", "sub", "lrc", "smi", "jss", "rt", "pjs", "aqt", "scc"}
+    {"srt", "vtt", "ass", "ssa", "ttml", "dfxp", "itt", "usf", "sbv", "sub", "lrc", "smi"}
+    | {"jss", "rt", "pjs", "aqt", "scc"}
 )
 _VIDEOS = {"mkv": ("matroska", "srt"), "webm": ("webm", "webvtt"), "mp4": ("mp4", "mov_text"),
            "m4v": ("mp4", "mov_text"), "mov": ("mov", "mov_text"), "3gp": ("3gp", "mov_text")}  # fmt: skip
@@ -82,6 +83,26 @@ TEXTS = {
     'xmlns:ttp="http://www.w3.org/2006/10/ttaf1#parameter" ttp:tickRate="10000000"><body><div>'
     '<p begin="15000000t" end="30000000t">Hello <span tts:fontStyle="italic">Quokka</span><br/>'
     'second line é</p>\n<p begin="40000000t" end="55000000t">second cue</p></div></body></tt>\n',
+    # iTunes Timed Text as Final Cut Pro exports it: SMPTE time base, 25 fps frames (1:06 is 1.240 s),
+    # styles and regions in the head, referred to from the body
+    "itt": '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<tt xml:lang="en" '
+    'xmlns="http://www.w3.org/ns/ttml" xmlns:tts="http://www.w3.org/ns/ttml#styling" '
+    'xmlns:ttm="http://www.w3.org/ns/ttml#metadata" xmlns:ttp="http://www.w3.org/ns/ttml#parameter" '
+    'ttp:timeBase="smpte" ttp:frameRate="25" ttp:dropMode="nonDrop">\n<head>\n<styling>\n'
+    '<style xml:id="normal" tts:fontFamily="sansSerif" tts:fontWeight="normal" tts:fontStyle="normal" '
+    'tts:color="white" tts:fontSize="100%"/>\n</styling>\n<layout>\n<region xml:id="bottom" '
+    'tts:origin="0% 0%" tts:extent="100% 100%" tts:textAlign="center" tts:displayAlign="after"/>\n'
+    '</layout>\n</head>\n<body style="normal" region="bottom">\n<div>\n'
+    '<p begin="00:00:01:06" end="00:00:03:11">Hello Quokka<br/>second line é</p>\n'
+    '<p begin="00:00:04:00" end="00:00:05:12">second cue</p>\n</div>\n</body>\n</tt>\n',
+    # USF by hand, with the elements of its 1.0 specification: metadata, styles, a <subtitle> a cue
+    "usf": '<?xml version="1.0" encoding="UTF-8"?>\n<USFSubtitles version="1.0">\n<metadata>'
+    '<title>Quokka</title><language code="eng">English</language></metadata>\n<styles><style name="Default">'
+    '<fontstyle face="Arial" size="24" color="#FFFFFF"/><position alignment="BottomCenter"/></style></styles>'
+    '\n<subtitles>\n<subtitle start="00:00:01.234" stop="00:00:03.456"><text style="Default">Hello '
+    '<font italic="yes">Quokka</font><br/>second line é</text></subtitle>\n'
+    '<subtitle start="00:00:04.000" stop="00:00:05.500"><text style="Default">second cue</text></subtitle>\n'
+    "</subtitles>\n</USFSubtitles>\n",
     "sbv": "0:00:01.234,0:00:03.456\nHello Quokka\nsecond line é\n\n0:00:04.000,0:00:05.500\nsecond cue\n",
     # MicroDVD at its declared 25 fps: frame 31 is 1.240 s
     "sub": "{1}{1}25\n{31}{86}{y:b}Hello Quokka|second line é\n{100}{137}second cue\n",
@@ -102,7 +123,8 @@ TEXTS = {
 }
 # The first cue's start in each seed, as its format holds it (ms); a video's, from the SubRip it was made of
 FIRST_START_MS = {
-    "srt": 1234, "vtt": 1234, "ass": 1230, "ssa": 1230, "ttml": 1234, "dfxp": 1500, "sbv": 1234, "sub": 1240,
+    "srt": 1234, "vtt": 1234, "ass": 1230, "ssa": 1230, "ttml": 1234, "dfxp": 1500, "itt": 1240, "usf": 1234,
+    "sbv": 1234, "sub": 1240,
     "smi": 1234, "lrc": 1230, "scc": 1000, "jss": 1230, "rt": 1230, "pjs": 1200, "aqt": 1240,
     **dict.fromkeys(_VIDEOS, 1234),
 }  # fmt: skip

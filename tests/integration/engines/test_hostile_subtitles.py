@@ -1,9 +1,10 @@
 """Hostile subtitles read nothing outside their task (issue 47), under bubblewrap and under Landlock.
 
 Each names the secrets planted outside the task (planted_secrets.py) the ways its format names another
-file: ASS [Fonts]/[Graphics] and font names, WebVTT style sheets and pictures, TTML external entities
-and pictures, SAMI style sheet links, JACOsub's #INCLUDE, and playlists or concat lists (ffconcat,
-HLS) passed off as subtitles or videos. Each converts without them or fails, and says none of them.
+file: ASS [Fonts]/[Graphics] and font names, WebVTT style sheets and pictures, TTML (and iTT) external
+entities and pictures, SAMI style sheet links, USF pictures and entities, JACOsub's #INCLUDE, and
+playlists or concat lists (ffconcat, HLS) passed off as subtitles or videos. Each converts without
+them or fails, and says none of them.
 """
 
 from __future__ import annotations
@@ -68,13 +69,24 @@ def _text_sources(secrets: Planted) -> dict[str, str]:
         f'<?xml version="1.0"?><!DOCTYPE tt [{entities}]><tt xmlns="http://www.w3.org/ns/ttml"><body><div>'
         f'<p begin="1s" end="2s">Quokka {refs}</p></div></body></tt>'
     )
+    usf_cue = '<subtitle start="1.0" stop="2.0"><text>Quokka {}</text></subtitle>'
+    usf = (
+        '<?xml version="1.0"?><USFSubtitles version="1.0"><subtitles>'
+        + "".join(usf_cue.format(f'<image src="{p}"/><font face="{p}">seen</font>') for p in paths)
+        + "</subtitles></USFSubtitles>"
+    )
+    usf_entities = (
+        f'<?xml version="1.0"?><!DOCTYPE USFSubtitles [{entities}]><USFSubtitles><subtitles>'
+        + usf_cue.format(refs) + "</subtitles></USFSubtitles>"
+    )  # fmt: skip
     sami = (
         "<SAMI><HEAD>" + "".join(f'<LINK rel="stylesheet" href="{p}">' for p in paths)
         + "</HEAD><BODY><SYNC Start=1000><P>Quokka " + "".join(f'<img src="{p}">' for p in paths)
         + "<SYNC Start=2000><P>&nbsp;</BODY></SAMI>"
     )  # fmt: skip
     return {"fonts.ass": ass, "styles.vtt": vtt, "pictures.ttml": ttml, "entities.ttml": ttml_entities,
-            "links.smi": sami}  # fmt: skip
+            "links.smi": sami, "entities.itt": ttml_entities, "pictures.itt": ttml,
+            "entities.usf": usf_entities, "pictures.usf": usf}  # fmt: skip
 
 
 def test_text_subtitles_read_no_font_picture_or_entity_from_outside(
@@ -90,7 +102,9 @@ def test_text_subtitles_read_no_font_picture_or_entity_from_outside(
             )
     assert_nothing_out(outcomes, secrets)
     failed = {case: o.message for case, o in outcomes.items() if o.status != "finished"}
-    assert set(failed) == {"entities.ttml->srt", "entities.ttml->ssa"}, failed
+    assert set(failed) == {
+        f"entities.{ext}->{target}" for ext in ("ttml", "itt", "usf") for target in ("srt", "ssa")
+    }, failed
     assert all("INVALID_INPUT_FILE" in message and "entities" in message for message in failed.values())
 
 

@@ -199,3 +199,66 @@ def test_a_format_only_ffmpeg_reads(
     assert _srt_cues(download_all(job, tmp_path / "out")["old.srt"].read_text(encoding="utf-8")) == [
         ("00:00:01,230", "Quokka é")
     ]
+
+
+def test_old_formats_and_broadcast_captions_are_written_and_read_back(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    """JACOsub, RealText, PJS, AQTitle and SCC come out of a SubRip file at their precision, and
+    ffmpeg (another reader) reads the SCC back with its words and times."""
+    require_engine("pysubs2", "convert", "srt", "scc")
+    require_engine("ffmpeg-subtitles", "convert", "scc", "srt")
+    (tmp_path / "film.srt").write_text(SRT, encoding="utf-8")
+    targets = ("jss", "rt", "pjs", "aqt", "scc")
+    job = _run(client, tmp_path / "film.srt", {t: _convert(t) for t in targets})
+    files = download_all(job, tmp_path / "out")
+    out = {name.rsplit(".", 1)[1]: path.read_text(encoding="utf-8") for name, path in files.items()}
+    jss = "0:00:01.23 0:00:03.46 D Hello Quokka\\nsecond line é ü\n1:02:03.00 1:02:05.68 D second red cue"
+    assert jss in out["jss"]
+    assert (
+        '<time begin="00:00:01.23" end="00:00:03.46"/><clear/>Hello Quokka<br/>second line é ü' in out["rt"]
+    )
+    assert out["pjs"] == '12,35,"Hello Quokka|second line é ü"\n37230,37257,"second red cue"\n'
+    assert out["aqt"].startswith("-->> 31\nHello Quokka\nsecond line é ü\n-->> 86\n\n-->> 93075\n")
+    lines = out["scc"].split("\n")
+    assert lines[0] == "Scenarist_SCC V1.0"
+    assert re.fullmatch(r"00:00:00;\d\d\t9420 9420 94ae 94ae .* 942f 942f", lines[2])  # loaded before 1.234 s
+    assert lines[4].startswith("00:00:03;14\t942c 942c")  # erased at 3.456 s
+    assert lines[6].startswith("01:02:0")  # drop-frame: the timecode keeps to the clock an hour on
+    back = _run(client, files["film.scc"], {"srt": _convert("srt")})
+    srt = download_all(back, tmp_path / "back")["film.srt"].read_text(encoding="utf-8")
+    assert "Hello Quokka\nsecond line é" in srt  # ü is no 608 letter: u
+    assert "second red cue" in srt
+
+
+def test_itunes_timed_text_frames_are_read(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("pysubs2", "convert", "itt", "srt")
+    (tmp_path / "fcp.itt").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<tt xml:lang="en" xmlns="http://www.w3.org/ns/ttml" '
+        'xmlns:ttp="http://www.w3.org/ns/ttml#parameter" ttp:timeBase="smpte" ttp:frameRate="25">'
+        '<body><div><p begin="00:00:01:06" end="00:00:03:11">Hello Quokka<br/>ü</p></div></body></tt>\n',
+        encoding="utf-8",
+    )
+    job = _run(client, tmp_path / "fcp.itt", {"srt": _convert("srt")})
+    srt = download_all(job, tmp_path / "out")["fcp.srt"].read_text(encoding="utf-8")
+    assert srt == "1\n00:00:01,240 --> 00:00:03,440\nHello Quokka\nü\n"
+
+
+def test_universal_subtitle_format_words_and_times_are_read(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("pysubs2", "convert", "usf", "vtt")
+    (tmp_path / "old.usf").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<USFSubtitles version="1.0"><subtitles>'
+        '<subtitle start="00:00:01.234" stop="00:00:03.456"><text>Hello <font italic="yes">Quokka</font>'
+        '<br/>é</text></subtitle><subtitle start="62.5" duration="1.5"><text>two</text></subtitle>'
+        "</subtitles></USFSubtitles>\n",
+        encoding="utf-8",
+    )
+    job = _run(client, tmp_path / "old.usf", {"vtt": _convert("vtt")})
+    vtt = download_all(job, tmp_path / "out")["old.vtt"].read_text(encoding="utf-8")
+    assert vtt == (
+        "WEBVTT\n\n00:00:01.234 --> 00:00:03.456\nHello Quokka\né\n\n00:01:02.500 --> 00:01:04.000\ntwo\n"
+    )

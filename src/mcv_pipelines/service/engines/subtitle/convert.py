@@ -1,8 +1,9 @@
 """One text subtitle to another, in-process: read into pysubs2's model, write out.
 
-Readers: SubRip, WebVTT, SBV, LRC (cues.py), TTML (ttml.py) and SAMI (sami.py) our own; ASS/SSA and
-MicroDVD pysubs2's. Writers: SubRip, WebVTT, SBV, LRC, SAMI, MicroDVD and TTML our own; ASS/SSA
-pysubs2's (which keeps every style). Imported only when a task needs it.
+Readers: SubRip, WebVTT, SBV, LRC (cues.py), TTML (ttml.py), SAMI (sami.py), USF (usf.py) our own; ASS/SSA and
+MicroDVD pysubs2's. Writers: SubRip, WebVTT, SBV, LRC, SAMI, MicroDVD, TTML, JACOsub, RealText, PJS,
+AQTitle (plain_writers.py) and SCC (scc.py) our own; ASS/SSA pysubs2's (which keeps every style).
+Imported only when a task needs it.
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from collections.abc import Callable
 from pysubs2 import SSAEvent, SSAFile
 
 from mcv_pipelines.service.engines.subtitle.cues import READERS, WRITERS, look_of
+from mcv_pipelines.service.engines.subtitle.plain_writers import write_aqt, write_jss, write_pjs, write_rt
 from mcv_pipelines.service.engines.subtitle.sami import read_sami
+from mcv_pipelines.service.engines.subtitle.scc import write_scc
 from mcv_pipelines.service.engines.subtitle.styled import runs
 from mcv_pipelines.service.engines.subtitle.ttml import read_ttml, write_ttml
+from mcv_pipelines.service.engines.subtitle.usf import read_usf
 
 __all__ = ["read_subtitle", "write_subtitle"]
 
 _PYSUBS2_FORMAT = {"ass": "ass", "ssa": "ssa", "sub": "microdvd"}
+# written only: ffmpeg reads these (ffmpeg_subtitles.py)
+_PLAIN_WRITERS: dict[str, Callable[[SSAFile], str]] = {
+    "jss": write_jss, "rt": write_rt, "pjs": write_pjs, "aqt": write_aqt, "scc": write_scc,
+}  # fmt: skip
 _FPS_LINE = re.compile(r"^\s*\{1\}\{1\}\s*(\d{1,3}(?:\.\d+)?)\s*$")
 
 
@@ -32,10 +40,12 @@ def read_subtitle(text: str, fmt: str, fps: float | None) -> SSAFile:
         return reader(text)
     if fmt == "sub":
         return _read_microdvd(text, fps)
-    if fmt in ("ttml", "dfxp"):
+    if fmt in ("ttml", "dfxp", "itt"):
         return read_ttml(text)
     if fmt == "smi":
         return read_sami(text)
+    if fmt == "usf":
+        return read_usf(text)
     return SSAFile.from_string(text, format_=_PYSUBS2_FORMAT[fmt])
 
 
@@ -49,7 +59,7 @@ def _read_microdvd(text: str, fps: float | None) -> SSAFile:
 
 
 def write_subtitle(subs: SSAFile, fmt: str, fps: float | None) -> str:
-    writer: Callable[[SSAFile], str] | None = WRITERS.get(fmt)
+    writer: Callable[[SSAFile], str] | None = WRITERS.get(fmt) or _PLAIN_WRITERS.get(fmt)
     if writer is not None:
         return writer(subs)
     if fmt == "sub":

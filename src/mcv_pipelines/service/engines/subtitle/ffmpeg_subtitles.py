@@ -69,7 +69,7 @@ class FfmpegSubtitleEngine(ProgramEngine):
         for target in PYSUBS2_OUTPUTS:
             rate = (FPS,) if target == "sub" else ()
             listed += self.convert_pairs(videos, [target], (FILENAME, STREAM, *rate))
-            listed += self.convert_pairs(texts, [target], (FILENAME, ENCODING, *rate))
+            listed += self.convert_pairs(texts, [target], (FILENAME, ENCODING, *rate), lambda s, t: s != t)
         return listed
 
     def conversion_types(self) -> Iterable[ConversionType]:

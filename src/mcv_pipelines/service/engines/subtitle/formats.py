@@ -15,10 +15,16 @@ __all__ = [
 ]
 
 # read in-process: srt, vtt, sbv, lrc by cues.py; ass, ssa, ttml, sub (MicroDVD), smi (SAMI) by pysubs2
-# dfxp: TTML's first name (Flash, Netflix), read in its old namespaces too and written as TTML
-PYSUBS2_INPUTS = ("srt", "vtt", "ass", "ssa", "ttml", "dfxp", "sbv", "sub", "smi", "lrc")
-# written in-process: ASS and SSA by pysubs2, the others by cues.py, ttml.py and convert.py
-PYSUBS2_OUTPUTS = ("srt", "vtt", "ass", "ssa", "ttml", "dfxp", "sbv", "sub", "smi", "lrc")
+# dfxp: TTML's first name (Flash, Netflix), read in its old namespaces too and written as TTML; itt:
+# Apple's iTunes Timed Text (Final Cut Pro, iTunes/Apple TV delivery), a TTML 1.0 subset with SMPTE
+# frame times, read as TTML (written: no, Apple's profile constraints cannot be proven here)
+# usf: Universal Subtitle Format, Matroska's early XML subtitles (usf.py; words and times, no styles)
+PYSUBS2_INPUTS = ("srt", "vtt", "ass", "ssa", "ttml", "dfxp", "itt", "usf", "sbv", "sub", "smi", "lrc")
+# written in-process: ASS and SSA by pysubs2, the others by cues.py, ttml.py and convert.py; JACOsub,
+# RealText, PJS and AQTitle by plain_writers.py and Scenarist SCC by scc.py (ffmpeg reads, not writes, them)
+PYSUBS2_OUTPUTS = (
+    "srt", "vtt", "ass", "ssa", "ttml", "dfxp", "sbv", "sub", "smi", "lrc", "jss", "rt", "pjs", "aqt", "scc",
+)  # fmt: skip
 
 ENCODING = OptionSpec(
     "encoding",

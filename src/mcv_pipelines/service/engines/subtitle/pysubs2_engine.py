@@ -34,7 +34,7 @@ __all__ = ["SubtitleEngine"]
 
 _NAMES = {
     "srt": "SubRip", "vtt": "WebVTT", "ass": "ASS", "ssa": "SSA", "ttml": "TTML", "dfxp": "DFXP",
-    "sbv": "SBV",
+    "itt": "iTT", "usf": "USF", "sbv": "SBV",
     "sub": "MicroDVD", "smi": "SAMI", "lrc": "LRC",
 }  # fmt: skip
 
@@ -78,7 +78,7 @@ class SubtitleEngine:
         fps = float_option(request.options, "fps", None, minimum=1, maximum=1000)
         encoding = str_option(request.options, "encoding")
         text = decode_subtitle(path.read_bytes(), path.name, source, encoding)
-        if source in ("ttml", "dfxp"):
+        if source in ("ttml", "dfxp", "itt", "usf"):
             refuse_xml_declarations(text, path.name)
         what = f"{path.name} as {_NAMES[source]}"
         try:
