@@ -79,13 +79,11 @@ _FAMILY_OF = (
     ("Ebooks", "epub fb2 fbz chm cbz cbr cbt cb7 cba"),
     ("Audio", "amr ape dsf dff tak mpc aifc mod xm s3m it"),
     ("Video", "m4v mts m2ts 3g2 y4m mk3d"),
-    ("Subtitles", "srt vtt webvtt ass ssa ttml dfxp lrc sbv sub smi sami"),
+    ("Subtitles", "srt vtt webvtt ass ssa ttml dfxp itt usf lrc sbv sub smi sami jss rt pjs aqt scc"),
     (
         "Data",
         "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical ini properties sqlite msgpack",
     ),
-    ("Subtitles", "srt vtt webvtt ass ssa ttml dfxp itt usf lrc sbv sub smi sami jss rt pjs aqt scc"),
-    ("Data", "json yaml yml toml xml plist jsonl ndjson csv tsv vcf vcard ics ical"),
     ("Mail", "eml msg mbox emlx"),
     ("GPS", "gpx kml tcx geojson nmea igc loc fit cup itn ov2 osm"),
 )
