@@ -7,34 +7,48 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["MORE_MODEL_SEEDS"]
+__all__ = ["MORE_MODEL_SEEDS", "lwo", "md5mesh", "ogex"]
 
 _CORNERS = ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1))
 _TRIANGLES = ((0, 2, 1), (0, 1, 3), (1, 2, 3), (0, 3, 2))  # facing outwards
 
-# id Tech 4 mesh: one joint at the origin, each vertex bound to one weight at its corner
-_MD5MESH = (
-    'MD5Version 10\ncommandline ""\n\nnumJoints 1\nnumMeshes 1\n\n'
-    'joints {\n\t"root" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n\nmesh {\n\tshader "tetra"\n'
-    f"\tnumverts {len(_CORNERS)}\n"
-    + "".join(f"\tvert {i} ( {x} {y} ) {i} 1\n" for i, (x, y, _z) in enumerate(_CORNERS))
-    + f"\tnumtris {len(_TRIANGLES)}\n"
-    + "".join(f"\ttri {i} {a} {b} {c}\n" for i, (a, b, c) in enumerate(_TRIANGLES))
-    + f"\tnumweights {len(_CORNERS)}\n"
-    + "".join(f"\tweight {i} 0 1.0 ( {x} {y} {z} )\n" for i, (x, y, z) in enumerate(_CORNERS))
-    + "}\n"
-)
 
-# OpenGEX: a geometry object and a node that places it
-_OGEX = (
-    'GeometryNode $node1\n{\n\tName {string {"tetra"}}\n\tObjectRef {ref {$geometry1}}\n}\n\n'
-    'GeometryObject $geometry1\n{\n\tMesh (primitive = "triangles")\n\t{\n'
-    '\t\tVertexArray (attrib = "position")\n\t\t{\n\t\t\tfloat[3]\n\t\t\t{\n\t\t\t\t'
-    + ", ".join("{" + ", ".join(f"{v:.1f}" for v in corner) + "}" for corner in _CORNERS)
-    + "\n\t\t\t}\n\t\t}\n\t\tIndexArray\n\t\t{\n\t\t\tunsigned_int32[3]\n\t\t\t{\n\t\t\t\t"
-    + ", ".join("{" + ", ".join(map(str, triangle)) + "}" for triangle in _TRIANGLES)
-    + "\n\t\t\t}\n\t\t}\n\t}\n}\n"
-)
+def md5mesh(shader: str = "tetra") -> str:
+    """id Tech 4 mesh: one joint at the origin, each vertex bound to one weight at its corner."""
+    return (
+        'MD5Version 10\ncommandline ""\n\nnumJoints 1\nnumMeshes 1\n\n'
+        'joints {\n\t"root" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n\nmesh {\n'
+        f'\tshader "{shader}"\n'
+        f"\tnumverts {len(_CORNERS)}\n"
+        + "".join(f"\tvert {i} ( {x} {y} ) {i} 1\n" for i, (x, y, _z) in enumerate(_CORNERS))
+        + f"\tnumtris {len(_TRIANGLES)}\n"
+        + "".join(f"\ttri {i} {a} {b} {c}\n" for i, (a, b, c) in enumerate(_TRIANGLES))
+        + f"\tnumweights {len(_CORNERS)}\n"
+        + "".join(f"\tweight {i} 0 1.0 ( {x} {y} {z} )\n" for i, (x, y, z) in enumerate(_CORNERS))
+        + "}\n"
+    )
+
+
+def ogex(texture: str | None = None) -> str:
+    """OpenGEX: a geometry object and a node that places it (with a material naming ``texture``)."""
+    material = ""
+    if texture is not None:
+        material = (
+            '\tMaterialRef {ref {$material1}}\n}\n\nMaterial $material1\n{\n\tName {string {"blue"}}\n'
+            f'\tTexture (attrib = "diffuse") {{string {{"{texture}"}}}}\n'
+        )
+    return (
+        'GeometryNode $node1\n{\n\tName {string {"tetra"}}\n\tObjectRef {ref {$geometry1}}\n'
+        + material
+        + "}\n\n"
+        'GeometryObject $geometry1\n{\n\tMesh (primitive = "triangles")\n\t{\n'
+        '\t\tVertexArray (attrib = "position")\n\t\t{\n\t\t\tfloat[3]\n\t\t\t{\n\t\t\t\t'
+        + ", ".join("{" + ", ".join(f"{v:.1f}" for v in corner) + "}" for corner in _CORNERS)
+        + "\n\t\t\t}\n\t\t}\n\t\tIndexArray\n\t\t{\n\t\t\tunsigned_int32[3]\n\t\t\t{\n\t\t\t\t"
+        + ", ".join("{" + ", ".join(map(str, triangle)) + "}" for triangle in _TRIANGLES)
+        + "\n\t\t\t}\n\t\t}\n\t}\n}\n"
+    )
+
 
 # trueSpace ASCII: a polyhedron chunk (header padded to 32 characters), its material, the end chunk
 _COB = (
@@ -62,8 +76,9 @@ def _lwo_name(name: str) -> bytes:
     return data + b"\0" * (len(data) % 2)
 
 
-def _lwo() -> bytes:
-    """LightWave 6 object (big-endian IFF): a layer, its points, triangles tagged with one surface."""
+def lwo(clip: str | None = None) -> bytes:
+    """LightWave 6 object (big-endian IFF): a layer, its points, triangles tagged with one surface
+    (and an image clip of file ``clip``)."""
     surface = _lwo_name("Default") + _lwo_name("")
     surface += b"COLR" + struct.pack(">H3fH", 14, 0.1, 0.3, 0.8, 0) + b"DIFF" + struct.pack(">HfH", 6, 1.0, 0)
     body = b"LWO2" + _iff_chunk(b"TAGS", _lwo_name("Default"))
@@ -72,6 +87,9 @@ def _lwo() -> bytes:
     body += _iff_chunk(b"POLS", b"FACE" + b"".join(struct.pack(">4H", 3, *t) for t in _TRIANGLES))
     body += _iff_chunk(b"PTAG", b"SURF" + b"".join(struct.pack(">HH", i, 0) for i in range(len(_TRIANGLES))))
     body += _iff_chunk(b"SURF", surface)
+    if clip is not None:
+        still = _lwo_name(clip)
+        body += _iff_chunk(b"CLIP", struct.pack(">I", 1) + b"STIL" + struct.pack(">H", len(still)) + still)
     return _iff_chunk(b"FORM", body)
 
 
@@ -114,5 +132,5 @@ def _md3() -> bytes:
 
 
 MORE_MODEL_SEEDS: dict[str, str | bytes] = {
-    "md5mesh": _MD5MESH, "ogex": _OGEX, "cob": _COB, "lwo": _lwo(), "b3d": _b3d(), "md3": _md3(),
+    "md5mesh": md5mesh(), "ogex": ogex(), "cob": _COB, "lwo": lwo(), "b3d": _b3d(), "md3": _md3(),
 }  # fmt: skip
