@@ -1,7 +1,7 @@
 """Hand-written tetrahedra (4 corners, 4 triangles) in the game and modelling formats Assimp reads but
 does not write: id Software's MD5 mesh (text) and Quake 3 MD3, OpenGEX, Caligari trueSpace ASCII,
-LightWave LWO2 and Blitz3D. Each is laid out as its format's documentation describes, with struct for
-the binary ones; Assimp reads each into one mesh of four faces."""
+LightWave LWO2, Blitz3D and Inter-Quake Model. Each is laid out as its format's documentation
+describes, with struct for the binary ones; Assimp reads each into one mesh of four faces."""
 
 from __future__ import annotations
 
@@ -131,6 +131,26 @@ def _md3() -> bytes:
     return header + frame + surface
 
 
+def _iqm() -> bytes:
+    """Inter-Quake Model (version 2): a header of 27 counts and offsets, the names, one mesh, a
+    position array of floats and the triangles; no joints or animations."""
+    names = b"\0tetra\0skin\0\0"  # offset 0 is the empty name
+    at_names = 124
+    at_mesh = at_names + len(names)
+    mesh = struct.pack("<6I", 1, 7, 0, len(_CORNERS), 0, len(_TRIANGLES))  # name, material, ranges
+    at_arrays = at_mesh + len(mesh)
+    at_points = at_arrays + 20
+    points = b"".join(struct.pack("<3f", *corner) for corner in _CORNERS)
+    arrays = struct.pack("<5I", 0, 0, 7, 3, at_points)  # positions, as 3 floats
+    at_triangles = at_points + len(points)
+    triangles = b"".join(struct.pack("<3I", *triangle) for triangle in _TRIANGLES)
+    counts = (len(names), at_names, 1, at_mesh, 1, len(_CORNERS), at_arrays, len(_TRIANGLES), at_triangles)
+    size = at_triangles + len(triangles)
+    header = b"INTERQUAKEMODEL\0" + struct.pack("<27I", 2, size, 0, *counts, *(0,) * 15)
+    return header + names + mesh + arrays + points + triangles
+
+
 MORE_MODEL_SEEDS: dict[str, str | bytes] = {
     "md5mesh": md5mesh(), "ogex": ogex(), "cob": _COB, "lwo": lwo(), "b3d": _b3d(), "md3": _md3(),
+    "iqm": _iqm(),
 }  # fmt: skip
