@@ -1,13 +1,14 @@
 """Hand-written tetrahedra (4 corners, 4 triangles) in the game and modelling formats Assimp reads but
 does not write: id Software's MD5 mesh (text) and Quake 3 MD3, OpenGEX, Caligari trueSpace ASCII,
-LightWave LWO2, Blitz3D and Inter-Quake Model. Each is laid out as its format's documentation
-describes, with struct for the binary ones; Assimp reads each into one mesh of four faces."""
+LightWave LWO2, Blitz3D, Inter-Quake Model and MikuMikuDance PMX. Each is laid out as its format's
+documentation describes, with struct for the binary ones; Assimp reads each into one mesh of four
+faces."""
 
 from __future__ import annotations
 
 import struct
 
-__all__ = ["MORE_MODEL_SEEDS", "lwo", "md5mesh", "ogex"]
+__all__ = ["MORE_MODEL_SEEDS", "lwo", "md5mesh", "ogex", "pmx"]
 
 _CORNERS = ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1))
 _TRIANGLES = ((0, 2, 1), (0, 1, 3), (1, 2, 3), (0, 3, 2))  # facing outwards
@@ -150,7 +151,31 @@ def _iqm() -> bytes:
     return header + names + mesh + arrays + points + triangles
 
 
+def _pmx_text(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack("<i", len(data)) + data
+
+
+def pmx(texture: str | None = None) -> bytes:
+    """MikuMikuDance PMX 2.0 (UTF-8 text, one-byte indices): the vertices bound to one bone, the
+    triangles, one material (with ``texture``), the bone; no morphs, frames, bodies or joints."""
+    data = b"PMX " + struct.pack("<fB", 2.0, 8) + bytes((1, 0, 1, 1, 1, 1, 1, 1))
+    data += _pmx_text("tetra") * 2 + _pmx_text("") * 2  # names and comments, local and universal
+    data += struct.pack("<i", len(_CORNERS))
+    for x, y, z in _CORNERS:  # position, normal, uv, BDEF1 on bone 0, edge scale
+        data += struct.pack("<3f3f2fBbf", x, y, z, 0, 0, 1, x, y, 0, 0, 1.0)
+    data += struct.pack("<i", 3 * len(_TRIANGLES)) + b"".join(struct.pack("<3B", *t) for t in _TRIANGLES)
+    textures = [] if texture is None else [texture]
+    data += struct.pack("<i", len(textures)) + b"".join(_pmx_text(name) for name in textures)
+    data += struct.pack("<i", 1) + _pmx_text("blue") * 2
+    data += struct.pack("<4f3ff3fB4ff", 0.1, 0.3, 0.8, 1, 0, 0, 0, 0, 0.1, 0.1, 0.1, 0, 0, 0, 0, 1, 1)
+    data += struct.pack("<bbBBb", 0 if textures else -1, -1, 0, 0, -1)  # texture, sphere, toon
+    data += _pmx_text("") + struct.pack("<i", 3 * len(_TRIANGLES))
+    data += struct.pack("<i", 1) + _pmx_text("root") * 2 + struct.pack("<3fbiH3f", 0, 0, 0, -1, 0, 0, 0, 1, 0)
+    return data + struct.pack("<4i", 0, 0, 0, 0)
+
+
 MORE_MODEL_SEEDS: dict[str, str | bytes] = {
     "md5mesh": md5mesh(), "ogex": ogex(), "cob": _COB, "lwo": lwo(), "b3d": _b3d(), "md3": _md3(),
-    "iqm": _iqm(),
+    "iqm": _iqm(), "pmx": pmx(),
 }  # fmt: skip

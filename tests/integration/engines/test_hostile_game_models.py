@@ -1,5 +1,5 @@
 """Game and modelling formats name textures, shaders and image clips by path (issue 47): an MD5 mesh's
-shader, an OpenGEX material's texture and a LightWave image clip name the secrets planted outside the
+shader, an OpenGEX or PMX material's texture and a LightWave image clip name the secrets planted outside the
 task (by path and by a ``../`` climb). Under bubblewrap and under Landlock each converts, to glb (whose
 exporter could embed an image it read) and to COLLADA, and neither output nor error holds a secret."""
 
@@ -22,7 +22,7 @@ from test_hostile_files_see_only_their_task import (  # the fixtures and helpers
 from mcv_pipelines.service.engines.base import Engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
-from formats_support.samples_models import lwo, md5mesh, ogex  # the bench's samples, naming a file
+from formats_support.samples_models import lwo, md5mesh, ogex, pmx  # the bench's samples, naming a file
 
 RequireEngine = Callable[..., Engine]
 __all__ = ["sealing", "secrets"]  # fixtures this module uses, imported from the hostile suite
@@ -44,6 +44,7 @@ def test_game_models_read_no_texture_or_clip_outside(
         samples[f"shader-{i}.md5mesh"] = md5mesh(shader=path).encode()
         samples[f"texture-{i}.ogex"] = ogex(texture=path).encode()
         samples[f"clip-{i}.lwo"] = lwo(clip=path)
+        samples[f"texture-{i}.pmx"] = pmx(texture=path)
     outcomes = {name: convert(client, tmp_path / name, name, data, task) for name, data in samples.items()}
     assert_nothing_out(outcomes, secrets)
     failed = {name: outcome.message for name, outcome in outcomes.items() if outcome.status != "finished"}
