@@ -1,5 +1,5 @@
 """Hand-written tetrahedra (4 corners, 4 triangles) in the game and modelling formats Assimp reads but
-does not write: id Software's MD5 mesh (text) and Quake 3 MD3, OpenGEX, Caligari trueSpace ASCII,
+does not write: id Software's MD5 mesh (text), Quake MDL and Quake 3 MD3, OpenGEX, Caligari trueSpace ASCII,
 LightWave LWO2, Blitz3D, Inter-Quake Model and MikuMikuDance PMX. Each is laid out as its format's
 documentation describes, with struct for the binary ones; Assimp reads each into one mesh of four
 faces."""
@@ -151,6 +151,21 @@ def _iqm() -> bytes:
     return header + names + mesh + arrays + points + triangles
 
 
+def _mdl() -> bytes:
+    """Quake MDL (version 6): byte coordinates scaled by the header, one blank 8x8 skin of palette
+    indices, a texture coordinate per vertex, the triangles, one frame."""
+    corners = tuple(tuple(255 * v for v in corner) for corner in _CORNERS)
+    scale, origin, eye = (1 / 255,) * 3, (0.0,) * 3, (0.0,) * 3
+    counts = (1, 8, 8, len(corners), len(_TRIANGLES), 1, 0, 0)  # skins, skin size, vertices, ...
+    header = b"IDPO" + struct.pack("<i3f3ff3f8if", 6, *scale, *origin, 1.8, *eye, *counts, 1.0)
+    skin = struct.pack("<i", 0) + bytes(8 * 8)
+    coordinates = struct.pack("<3i", 0, 0, 0) * len(corners)
+    triangles = b"".join(struct.pack("<4i", 1, *triangle) for triangle in _TRIANGLES)
+    frame = struct.pack("<i4B4B16s", 0, 0, 0, 0, 0, 255, 255, 255, 0, b"frame0")
+    frame += b"".join(bytes((*corner, 0)) for corner in corners)
+    return header + skin + coordinates + triangles + frame
+
+
 def _pmx_text(text: str) -> bytes:
     data = text.encode()
     return struct.pack("<i", len(data)) + data
@@ -177,5 +192,5 @@ def pmx(texture: str | None = None) -> bytes:
 
 MORE_MODEL_SEEDS: dict[str, str | bytes] = {
     "md5mesh": md5mesh(), "ogex": ogex(), "cob": _COB, "lwo": lwo(), "b3d": _b3d(), "md3": _md3(),
-    "iqm": _iqm(), "pmx": pmx(),
+    "iqm": _iqm(), "pmx": pmx(), "mdl": _mdl(),
 }  # fmt: skip

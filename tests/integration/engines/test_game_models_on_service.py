@@ -1,6 +1,6 @@
 """Game and modelling formats Assimp reads (issue 47): a hand-written tetrahedron in each of MD5 mesh,
-MD3, OpenGEX, trueSpace, LightWave, Blitz3D, Inter-Quake Model and PMX converts on the real service to
-glb and OBJ with its four triangles and four corners."""
+MD3, Quake MDL, OpenGEX, trueSpace, LightWave, Blitz3D, Inter-Quake Model and PMX converts on the real
+service to glb and OBJ with its four triangles and four corners."""
 
 from __future__ import annotations
 

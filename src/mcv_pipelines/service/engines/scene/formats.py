@@ -35,9 +35,9 @@ READERS: tuple[str, ...] = (
     # COLLADA, Quake II
     "off", "ac", "amf", "nff", "smd", "dxf", "ms3d", "ase", "xgl", "zgl", "zae", "md2",
     # read only, game and modelling formats: Doom 3 MD5 mesh, Quake 3, OpenGEX, Caligari trueSpace
-    # ASCII, LightWave 6, Blitz3D, Inter-Quake Model, MikuMikuDance PMX (none names a file Assimp
-    # opens: textures stay names)
-    "md5mesh", "md3", "ogex", "cob", "lwo", "b3d", "iqm", "pmx",
+    # ASCII, LightWave 6, Blitz3D, Inter-Quake Model, MikuMikuDance PMX, Quake (and Half-Life) MDL;
+    # none names a file Assimp opens: textures stay names
+    "md5mesh", "md3", "ogex", "cob", "lwo", "b3d", "iqm", "pmx", "mdl",
 )  # fmt: skip
 
 # Formats that hold triangles only (Assimp's 3MF exporter kept a polygon's first three corners), so
