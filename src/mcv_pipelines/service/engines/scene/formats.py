@@ -1,8 +1,11 @@
 """The formats Assimp 5.2 (Debian bookworm's assimp-utils) converts, each proven by bench/formats.py.
 
 Inputs are those Assimp reads that a sample can be made of here: what it writes and reads back, and
-small text formats written by hand (bench/formats_support/samples_3d.py). Outputs map our format name
-to Assimp's exporter id (``assimp listexport``); every one writes a single file (see __init__).
+formats written by hand (bench/formats_support/samples_3d.py and samples_models.py). Outputs map our
+format name to Assimp's exporter id (``assimp listexport``); every one writes a single file (see
+__init__). Not read here although listed by ``assimp listext``: irrmesh and ter (Assimp 5.2 fails on
+well-formed files), stp/step (IFC schemas only), irr and 3d (scenes of other files), bvh/csm/mot
+(motion without a mesh).
 """
 
 from __future__ import annotations
