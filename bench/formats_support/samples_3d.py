@@ -10,6 +10,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from formats_support.samples_models import MORE_MODEL_SEEDS
+
 __all__ = ["MODEL_SEEDS", "write_model_seeds"]
 
 _CORNERS = ((0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1))
@@ -225,6 +227,7 @@ def _ms3d() -> bytes:
 MODEL_SEEDS: dict[str, str | bytes] = {
     "obj": _OBJ, "off": _OFF, "ac": _AC, "amf": _AMF, "nff": _NFF, "smd": _SMD, "dxf": _DXF, "ms3d": _ms3d(),
     "ase": _ASE, "xgl": _XGL, "zgl": zlib.compress(_XGL.encode()), "zae": _zae(), "md2": _md2(),
+    **MORE_MODEL_SEEDS,  # game and modelling formats (samples_models.py)
 }  # fmt: skip
 
 

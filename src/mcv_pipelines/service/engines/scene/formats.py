@@ -1,8 +1,11 @@
 """The formats Assimp 5.2 (Debian bookworm's assimp-utils) converts, each proven by bench/formats.py.
 
 Inputs are those Assimp reads that a sample can be made of here: what it writes and reads back, and
-small text formats written by hand (bench/formats_support/samples_3d.py). Outputs map our format name
-to Assimp's exporter id (``assimp listexport``); every one writes a single file (see __init__).
+formats written by hand (bench/formats_support/samples_3d.py and samples_models.py). Outputs map our
+format name to Assimp's exporter id (``assimp listexport``); every one writes a single file (see
+__init__). Not read here although listed by ``assimp listext``: irrmesh and ter (Assimp 5.2 fails on
+well-formed files), stp/step (IFC schemas only), irr and 3d (scenes of other files), bvh/csm/mot
+(motion without a mesh).
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ READERS: tuple[str, ...] = (
     # AutoCAD DXF (its 3D faces), MilkShape 3D, 3ds Max ASCII, XGL and its zlib form ZGL, zipped
     # COLLADA, Quake II
     "off", "ac", "amf", "nff", "smd", "dxf", "ms3d", "ase", "xgl", "zgl", "zae", "md2",
+    # read only, game and modelling formats: Doom 3 MD5 mesh, Quake 3, OpenGEX, Caligari trueSpace
+    # ASCII, LightWave 6, Blitz3D, Inter-Quake Model, MikuMikuDance PMX, Quake (and Half-Life) MDL;
+    # none names a file Assimp opens: textures stay names
+    "md5mesh", "md3", "ogex", "cob", "lwo", "b3d", "iqm", "pmx", "mdl",
 )  # fmt: skip
 
 # Formats that hold triangles only (Assimp's 3MF exporter kept a polygon's first three corners), so
