@@ -1,0 +1,93 @@
+"""Seeds of the image inputs of issue 47's second image wave, each WRITTEN BY HAND from the format's
+published layout (never made by the engine that reads it), and the pixels each must decode to.
+
+- fli, flc: Autodesk Animator animations (FLI: 320x200 era, 1/70 s ticks; FLC: Animator Pro, any
+  size, milliseconds). Two frames: a BRUN-compressed first frame with a 256-colour palette, then a
+  FLI_COPY frame; frame two swaps the colours.
+- spi: a SPIDER 2D image (cryo-EM), float32 big-endian with its 256-byte-record header.
+
+``picture(fmt, frame)`` says what frame ``frame`` of a seed holds, as RGB rows, for the pixel check.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["IMGX_FORMATS", "imgx_seeds", "picture"]
+
+_WIDTH, _HEIGHT = 96, 64
+_WHITE, _BLUE = (255, 255, 255), (29, 78, 216)
+IMGX_FORMATS = ("fli", "flc", "spi")
+
+
+def _inside(x: int, y: int) -> bool:
+    """The seed picture: a blue box on white, as in the PNG seed."""
+    return 16 <= x < 80 and 12 <= y < 52
+
+
+def picture(fmt: str, frame: int = 0) -> list[list[tuple[int, int, int]]]:
+    """The RGB pixels frame ``frame`` of the ``fmt`` seed holds."""
+    box, paper = (_BLUE, _WHITE) if frame == 0 else (_WHITE, _BLUE)
+    if fmt == "spi":
+        box, paper = (0, 0, 0), (255, 255, 255)  # densities 0.25 and 1.5 stretched to 0..255
+    return [[box if _inside(x, y) else paper for x in range(_WIDTH)] for y in range(_HEIGHT)]
+
+
+def _chunk(kind: int, body: bytes) -> bytes:
+    return struct.pack("<IH", 6 + len(body), kind) + body
+
+
+def _flic(path: Path, magic: int) -> None:
+    # palette: index 0 white, 1 blue (COLOR_256, chunk 4: one packet, skip 0, count 2)
+    palette = _chunk(4, struct.pack("<HBB", 1, 0, 2) + bytes(_WHITE) + bytes(_BLUE))
+    brun = bytearray()  # chunk 15: per line a packet count, then runs (positive count: repeat a byte)
+    for y in range(_HEIGHT):
+        if 12 <= y < 52:
+            brun += bytes((3, 16, 0, 64, 1, 16, 0))
+        else:
+            brun += bytes((1, _WIDTH, 0))
+    copy = bytes(0 if _inside(x, y) else 1 for y in range(_HEIGHT) for x in range(_WIDTH))  # chunk 16
+
+    def frame(*chunks: bytes) -> bytes:
+        body = b"".join(chunks)
+        return struct.pack("<IHH8x", 16 + len(body), 0xF1FA, len(chunks)) + body
+
+    frames = frame(palette, _chunk(15, bytes(brun))) + frame(_chunk(16, copy))
+    speed = 5 if magic == 0xAF11 else 70  # FLI: 1/70 s ticks; FLC: milliseconds
+    header = struct.pack("<IHHHHHHI", 128 + len(frames), magic, 2, _WIDTH, _HEIGHT, 8, 3, speed)
+    header = header.ljust(80, b"\0")
+    if magic == 0xAF12:  # FLC: offsets of frames one and two
+        first = frame(palette, _chunk(15, bytes(brun)))
+        header = header[:80] + struct.pack("<II", 128, 128 + len(first))
+    path.write_bytes(header.ljust(128, b"\0") + frames)
+
+
+def _spider(path: Path) -> None:
+    record = _WIDTH * 4
+    labrec = -(-1024 // record)  # header records: at least 1024 bytes
+    header = [0.0] * (labrec * record // 4)
+    header[0], header[1], header[2], header[4] = 1.0, float(_HEIGHT), float(_HEIGHT), 1.0  # nz, ny, irec, 2D
+    header[11], header[12] = float(_WIDTH), float(labrec)
+    header[21], header[22] = float(labrec * record), float(record)
+    pixels = [0.25 if _inside(x, y) else 1.5 for y in range(_HEIGHT) for x in range(_WIDTH)]
+    path.write_bytes(struct.pack(f">{len(header)}f", *header) + struct.pack(f">{len(pixels)}f", *pixels))
+
+
+_MAKERS: dict[str, Callable[[Path], None]] = {
+    "fli": lambda path: _flic(path, 0xAF11),
+    "flc": lambda path: _flic(path, 0xAF12),
+    "spi": _spider,
+}
+
+
+def imgx_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
+    """The seeds of the formats in ``wanted`` this module writes."""
+    seeds: dict[str, Path] = {}
+    for fmt, make in _MAKERS.items():
+        if fmt in wanted:
+            path = directory / f"sample.{fmt}"
+            make(path)
+            seeds[fmt] = path
+    return seeds
