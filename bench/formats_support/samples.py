@@ -167,7 +167,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
         for fmt in ("xlsx", "xls", "ods"):
             seed(fmt, lambda path, fmt=fmt: shutil.copyfile(_soffice(seeds["csv"], fmt, office), path))
     seeds.update(image_seeds(directory, wanted, seeds.get("png")))
-    seeds.update(imgx_seeds(directory, wanted))  # fli, flc, spi ... written by hand
+    seeds.update(imgx_seeds(directory, wanted))  # fli, flc, spi, rle, wpg: written by hand
     seeds.update(breadth_seeds(directory, wanted))
     seeds.update(mail_seeds(directory, wanted))
     seeds.update(docs_seeds(directory, wanted))

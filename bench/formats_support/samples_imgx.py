@@ -4,6 +4,8 @@ published layout (never made by the engine that reads it), and the pixels each m
 - fli, flc: Autodesk Animator animations (FLI: 320x200 era, 1/70 s ticks; FLC: Animator Pro, any
   size, milliseconds). Two frames: a BRUN-compressed first frame with a 256-colour palette, then a
   FLI_COPY frame; frame two swaps the colours.
+- rle: a Utah Raster Toolkit image: three 8-bit channels, run-length coded, bottom line first.
+- wpg: a WordPerfect Graphics (version 1) file: a palette record and an 8-bit RLE bitmap record.
 - spi: a SPIDER 2D image (cryo-EM), float32 big-endian with its 256-byte-record header.
 
 ``picture(fmt, frame)`` says what frame ``frame`` of a seed holds, as RGB rows, for the pixel check.
@@ -19,7 +21,7 @@ __all__ = ["IMGX_FORMATS", "imgx_seeds", "picture"]
 
 _WIDTH, _HEIGHT = 96, 64
 _WHITE, _BLUE = (255, 255, 255), (29, 78, 216)
-IMGX_FORMATS = ("fli", "flc", "spi")
+IMGX_FORMATS = ("fli", "flc", "spi", "rle", "wpg")
 
 
 def _inside(x: int, y: int) -> bool:
@@ -75,10 +77,41 @@ def _spider(path: Path) -> None:
     path.write_bytes(struct.pack(f">{len(header)}f", *header) + struct.pack(f">{len(pixels)}f", *pixels))
 
 
+def _utah_rle(path: Path) -> None:
+    # magic, origin, size, flags (2: no background, one filler byte), 3 channels of 8 bits, no colour map
+    data = bytearray(struct.pack("<HHHHHBBBBB", 0xCC52, 0, 0, _WIDTH, _HEIGHT, 2, 3, 8, 0, 0) + b"\0")
+    for y in reversed(range(_HEIGHT)):
+        for channel in range(3):
+            data += bytes((2, channel))  # set colour: this channel
+            runs = ((16, _WHITE), (64, _BLUE), (16, _WHITE)) if 12 <= y < 52 else ((_WIDTH, _WHITE),)
+            for count, colour in runs:  # run data: count - 1, then the value in a 16-bit word
+                data += bytes((6, count - 1)) + struct.pack("<H", colour[channel])
+        data += bytes((1, 1))  # skip to the next line
+    path.write_bytes(bytes(data + bytes((7, 0))))  # end of image
+
+
+def _wpg(path: Path) -> None:
+    def record(kind: int, body: bytes) -> bytes:  # a length under 255 in one byte, else 0xFF and a word
+        size = bytes((len(body),)) if len(body) < 0xFF else b"\xff" + struct.pack("<H", len(body))
+        return bytes((kind,)) + size + body
+
+    # file id, data offset, product 1 (WPG), file type 0x16, version 1.0, not encrypted
+    header = struct.pack("<IIBBBBHH", 0x435057FF, 16, 1, 0x16, 1, 0, 0, 0)
+    start = record(0x0F, struct.pack("<BBHH", 1, 0, _WIDTH * 12, _HEIGHT * 12))  # size in 1/1200 inch
+    palette = record(0x0E, struct.pack("<HH", 0, 2) + bytes(_WHITE) + bytes(_BLUE))
+    raster = bytearray()  # 0x80 | n: repeat the next byte n times
+    for y in range(_HEIGHT):
+        raster += bytes((0x80 | 16, 0, 0x80 | 64, 1, 0x80 | 16, 0)) if 12 <= y < 52 else bytes((0x80 | _WIDTH, 0))
+    bitmap = record(0x0B, struct.pack("<HHHHH", _WIDTH, _HEIGHT, 8, 75, 75) + raster)
+    path.write_bytes(header + start + palette + bitmap + record(0x10, b""))
+
+
 _MAKERS: dict[str, Callable[[Path], None]] = {
     "fli": lambda path: _flic(path, 0xAF11),
     "flc": lambda path: _flic(path, 0xAF12),
     "spi": _spider,
+    "rle": _utah_rle,
+    "wpg": _wpg,
 }
 
 
