@@ -3,8 +3,9 @@
 published layout (never made by the engine that reads it), and the pixels each must decode to.
 
 - fli, flc: Autodesk Animator animations (FLI: 320x200 era, 1/70 s ticks; FLC: Animator Pro, any
-  size, milliseconds). Two frames: a BRUN-compressed first frame with a 256-colour palette, then a
-  FLI_COPY frame; frame two swaps the colours.
+  size, milliseconds). Twelve frames (under a second: a shorter clip is too short for ffprobe to
+  read back from MPEG-TS): a BRUN-compressed first frame with a 256-colour palette, then FLI_COPY
+  frames; every odd frame swaps the colours.
 - rle: a Utah Raster Toolkit image: three 8-bit channels, run-length coded, bottom line first.
 - wpg: a WordPerfect Graphics (version 1) file: a palette record and an 8-bit RLE bitmap record.
 - spi: a SPIDER 2D image (cryo-EM), float32 big-endian with its 256-byte-record header.
@@ -18,10 +19,11 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["IMGX_FORMATS", "huge", "imgx_seeds", "picture", "write_sample"]
+__all__ = ["FLIC_FRAMES", "IMGX_FORMATS", "huge", "imgx_seeds", "picture", "write_sample"]
 
 _WIDTH, _HEIGHT = 96, 64
 _WHITE, _BLUE = (255, 255, 255), (29, 78, 216)
+FLIC_FRAMES = 12
 IMGX_FORMATS = ("fli", "flc", "spi", "rle", "wpg")
 
 
@@ -32,7 +34,7 @@ def _inside(x: int, y: int) -> bool:
 
 def picture(fmt: str, frame: int = 0) -> list[list[tuple[int, int, int]]]:
     """The RGB pixels frame ``frame`` of the ``fmt`` seed holds."""
-    box, paper = (_BLUE, _WHITE) if frame == 0 else (_WHITE, _BLUE)
+    box, paper = (_BLUE, _WHITE) if frame % 2 == 0 else (_WHITE, _BLUE)
     if fmt == "spi":
         box, paper = (0, 0, 0), (255, 255, 255)  # densities 0.25 and 1.5 stretched to 0..255
     return [[box if _inside(x, y) else paper for x in range(_WIDTH)] for y in range(_HEIGHT)]
@@ -51,18 +53,20 @@ def _flic(path: Path, magic: int) -> None:
             brun += bytes((3, 16, 0, 64, 1, 16, 0))
         else:
             brun += bytes((1, _WIDTH, 0))
-    copy = bytes(0 if _inside(x, y) else 1 for y in range(_HEIGHT) for x in range(_WIDTH))  # chunk 16
+    swapped = bytes(0 if _inside(x, y) else 1 for y in range(_HEIGHT) for x in range(_WIDTH))  # chunk 16
+    same = bytes(1 if _inside(x, y) else 0 for y in range(_HEIGHT) for x in range(_WIDTH))
 
     def frame(*chunks: bytes) -> bytes:
         body = b"".join(chunks)
         return struct.pack("<IHH8x", 16 + len(body), 0xF1FA, len(chunks)) + body
 
-    frames = frame(palette, _chunk(15, bytes(brun))) + frame(_chunk(16, copy))
+    first = frame(palette, _chunk(15, bytes(brun)))
+    later = [frame(_chunk(16, swapped if index % 2 else same)) for index in range(1, FLIC_FRAMES)]
+    frames = first + b"".join(later)
     speed = 5 if magic == 0xAF11 else 70  # FLI: 1/70 s ticks; FLC: milliseconds
-    header = struct.pack("<IHHHHHHI", 128 + len(frames), magic, 2, _WIDTH, _HEIGHT, 8, 3, speed)
+    header = struct.pack("<IHHHHHHI", 128 + len(frames), magic, FLIC_FRAMES, _WIDTH, _HEIGHT, 8, 3, speed)
     header = header.ljust(80, b"\0")
     if magic == 0xAF12:  # FLC: offsets of frames one and two
-        first = frame(palette, _chunk(15, bytes(brun)))
         header = header[:80] + struct.pack("<II", 128, 128 + len(first))
     path.write_bytes(header.ljust(128, b"\0") + frames)
 

@@ -4,6 +4,8 @@ hand (tests/imgx_samples.py) and each output holding the very pixels written."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import httpx
 from engine_job_helpers import b64_import, download_all, run_job, task_named
 from PIL import Image, ImageSequence
 
-from imgx_samples import picture, write_sample
+from imgx_samples import FLIC_FRAMES, picture, write_sample
 from mcv_pipelines.service.engines.base import Engine
 
 RequireEngine = Callable[..., Engine]
@@ -45,8 +47,8 @@ def test_an_animator_flic_becomes_a_gif_with_its_frames_and_timing(
     files = download_all(job, tmp_path / "out")
     with Image.open(files["intro.gif"]) as gif:
         frames = [(_pixels(frame), frame.info.get("duration")) for frame in ImageSequence.Iterator(gif)]
-    # two frames, each exactly as written; FLI speed 5 ticks of 1/70 s = 71 ms (GIF: 70, 10 ms steps)
-    assert [pixels for pixels, _ in frames] == [picture("fli", 0), picture("fli", 1)]
+    # every frame exactly as written; FLI speed 5 ticks of 1/70 s = 71 ms (GIF: 70, in 10 ms steps)
+    assert [pixels for pixels, _ in frames] == [picture("fli", index) for index in range(FLIC_FRAMES)]
     assert {duration for _, duration in frames} == {70}
     with Image.open(files["logo.png"]) as png:
         assert _pixels(png) == picture("flc", 0)  # a still of an animation: its first frame
@@ -72,3 +74,28 @@ def test_spider_rle_and_wpg_become_png_with_their_pixels(
         with Image.open(files[f"scan-{fmt}.png"]) as png:
             # SPIDER's densities (0.25 in the box, 1.5 around it) stretched: darkest black, lightest white
             assert _pixels(png) == picture(fmt), fmt
+
+
+def test_an_animator_flic_becomes_a_video_as_a_gif_does(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
+) -> None:
+    require_engine("ffmpeg", "convert", "flc", "mp4")
+    job = run_job(
+        client,
+        {
+            "flc": b64_import(write_sample("flc", tmp_path / "logo.flc")),
+            "mp4": _convert("flc", "mp4"),
+            "export": {"operation": "export/url", "input": ["mp4"]},
+        },
+    )
+    assert task_named(job, "mp4")["engine"] == "ffmpeg"
+    files = download_all(job, tmp_path / "out")
+    probe = subprocess.run(
+        ["ffprobe", "-v", "error", "-count_frames", "-of", "json", "-show_streams", str(files["logo.mp4"])],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    (stream,) = json.loads(probe.stdout)["streams"]  # pictures only: an animation has no sound
+    assert (stream["codec_type"], stream["width"], stream["height"]) == ("video", 96, 64)
+    assert int(stream["nb_read_frames"]) == FLIC_FRAMES
