@@ -19,7 +19,7 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["FLIC_FRAMES", "IMGX_FORMATS", "huge", "imgx_seeds", "picture", "write_sample"]
+__all__ = ["FLIC_FRAMES", "IMGX_FORMATS", "huge", "imgx_seeds", "picture", "sample_bytes", "write_sample"]
 
 _WIDTH, _HEIGHT = 96, 64
 _WHITE, _BLUE = (255, 255, 255), (29, 78, 216)
@@ -44,7 +44,7 @@ def _chunk(kind: int, body: bytes) -> bytes:
     return struct.pack("<IH", 6 + len(body), kind) + body
 
 
-def _flic(path: Path, magic: int) -> None:
+def _flic(magic: int) -> bytes:
     # palette: index 0 white, 1 blue (COLOR_256, chunk 4: one packet, skip 0, count 2)
     palette = _chunk(4, struct.pack("<HBB", 1, 0, 2) + bytes(_WHITE) + bytes(_BLUE))
     brun = bytearray()  # chunk 15: per line a packet count, then runs (positive count: repeat a byte)
@@ -68,10 +68,10 @@ def _flic(path: Path, magic: int) -> None:
     header = header.ljust(80, b"\0")
     if magic == 0xAF12:  # FLC: offsets of frames one and two
         header = header[:80] + struct.pack("<II", 128, 128 + len(first))
-    path.write_bytes(header.ljust(128, b"\0") + frames)
+    return header.ljust(128, b"\0") + frames
 
 
-def _spider(path: Path) -> None:
+def _spider() -> bytes:
     record = _WIDTH * 4
     labrec = -(-1024 // record)  # header records: at least 1024 bytes
     header = [0.0] * (labrec * record // 4)
@@ -79,10 +79,10 @@ def _spider(path: Path) -> None:
     header[11], header[12] = float(_WIDTH), float(labrec)
     header[21], header[22] = float(labrec * record), float(record)
     pixels = [0.25 if _inside(x, y) else 1.5 for y in range(_HEIGHT) for x in range(_WIDTH)]
-    path.write_bytes(struct.pack(f">{len(header)}f", *header) + struct.pack(f">{len(pixels)}f", *pixels))
+    return struct.pack(f">{len(header)}f", *header) + struct.pack(f">{len(pixels)}f", *pixels)
 
 
-def _utah_rle(path: Path) -> None:
+def _utah_rle() -> bytes:
     # magic, origin, size, flags (2: no background, one filler byte), 3 channels of 8 bits, no colour map
     data = bytearray(struct.pack("<HHHHHBBBBB", 0xCC52, 0, 0, _WIDTH, _HEIGHT, 2, 3, 8, 0, 0) + b"\0")
     for y in reversed(range(_HEIGHT)):
@@ -92,10 +92,10 @@ def _utah_rle(path: Path) -> None:
             for count, colour in runs:  # run data: count - 1, then the value in a 16-bit word
                 data += bytes((6, count - 1)) + struct.pack("<H", colour[channel])
         data += bytes((1, 1))  # skip to the next line
-    path.write_bytes(bytes(data + bytes((7, 0))))  # end of image
+    return bytes(data + bytes((7, 0)))  # end of image
 
 
-def _wpg(path: Path) -> None:
+def _wpg() -> bytes:
     def record(kind: int, body: bytes) -> bytes:  # a length under 255 in one byte, else 0xFF and a word
         size = bytes((len(body),)) if len(body) < 0xFF else b"\xff" + struct.pack("<H", len(body))
         return bytes((kind,)) + size + body
@@ -110,21 +110,26 @@ def _wpg(path: Path) -> None:
             bytes((0x80 | 16, 0, 0x80 | 64, 1, 0x80 | 16, 0)) if 12 <= y < 52 else bytes((0x80 | _WIDTH, 0))
         )
     bitmap = record(0x0B, struct.pack("<HHHHH", _WIDTH, _HEIGHT, 8, 75, 75) + raster)
-    path.write_bytes(header + start + palette + bitmap + record(0x10, b""))
+    return header + start + palette + bitmap + record(0x10, b"")
 
 
-_MAKERS: dict[str, Callable[[Path], None]] = {
-    "fli": lambda path: _flic(path, 0xAF11),
-    "flc": lambda path: _flic(path, 0xAF12),
+_MAKERS: dict[str, Callable[[], bytes]] = {
+    "fli": lambda: _flic(0xAF11),
+    "flc": lambda: _flic(0xAF12),
     "spi": _spider,
     "rle": _utah_rle,
     "wpg": _wpg,
 }
 
 
+def sample_bytes(fmt: str) -> bytes:
+    """The ``fmt`` sample's bytes."""
+    return _MAKERS[fmt]()
+
+
 def write_sample(fmt: str, path: Path) -> Path:
     """The ``fmt`` sample, written to ``path``."""
-    _MAKERS[fmt](path)
+    path.write_bytes(_MAKERS[fmt]())
     return path
 
 
@@ -156,5 +161,5 @@ def imgx_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
     for fmt, make in _MAKERS.items():
         if fmt in wanted:
             seeds[fmt] = directory / f"sample.{fmt}"
-            make(seeds[fmt])
+            seeds[fmt].write_bytes(make())
     return seeds
