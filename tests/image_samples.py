@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from PIL import Image
 
+from imgx_samples import sample_bytes
 from raw_samples import mpo_bytes
 
 __all__ = ["READ_ONLY_SAMPLES"]
@@ -68,4 +69,6 @@ def _gimp_brush() -> bytes:
 READ_ONLY_SAMPLES: dict[str, Callable[[], bytes]] = {
     "psd": _psd, "ras": _sun_raster, "dcx": _dcx, "cur": _cur, "pcd": _pcd, "gbr": _gimp_brush, "blp": _blp,
     "mpo": mpo_bytes,  # a stereo pair, two JPEGs and their MP index (raw_samples.py)
+    # issue 47's second image wave, written by hand in imgx_samples.py
+    **{fmt: (lambda fmt=fmt: sample_bytes(fmt)) for fmt in ("fli", "flc", "spi")},
 }  # fmt: skip

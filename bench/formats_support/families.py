@@ -65,7 +65,8 @@ NOT_ALIASES = (
 _FAMILY_OF = (
     (
         "Images",
-        "gif apng webp avif ico cur png jpg jxl heic heif exr hdr xcf psd psb ora jls mpo fits dcm dicom",
+        "gif apng webp avif ico cur png jpg jxl heic heif exr hdr xcf psd psb ora jls mpo fits dcm dicom "
+        "fli flc",
     ),
     (
         "Camera raw",

@@ -25,6 +25,7 @@ from formats_support.samples_docs import docs_seeds
 from formats_support.samples_fonts import font_seeds
 from formats_support.samples_gps import gps_seeds
 from formats_support.samples_image import image_seeds
+from formats_support.samples_imgx import imgx_seeds
 from formats_support.samples_mail import mail_seeds
 from formats_support.samples_pages import pages_seeds
 from formats_support.samples_raw import raw_seeds
@@ -166,6 +167,7 @@ def write_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
         for fmt in ("xlsx", "xls", "ods"):
             seed(fmt, lambda path, fmt=fmt: shutil.copyfile(_soffice(seeds["csv"], fmt, office), path))
     seeds.update(image_seeds(directory, wanted, seeds.get("png")))
+    seeds.update(imgx_seeds(directory, wanted))  # fli, flc, spi, rle, wpg: written by hand
     seeds.update(breadth_seeds(directory, wanted))
     seeds.update(mail_seeds(directory, wanted))
     seeds.update(docs_seeds(directory, wanted))

@@ -116,9 +116,12 @@ NICHE_INPUTS: dict[str, tuple[str, bool]] = {
     "tco": ("g723_1", False),
     "latm": ("loas", False),
     "msbc": ("sbc", False),
+    # Autodesk Animator's FLI and FLC animations (issue 47): as a gif is, into the video formats
+    "fli": ("flic", True),
+    "flc": ("flic", True),
 }
 
-NICHE_SILENT_INPUTS = frozenset({"h263", "obu"})
+NICHE_SILENT_INPUTS = frozenset({"h263", "obu", "fli", "flc"})
 
 # DSD decodes to PCM at an eighth of its bit rate (352.8 kHz for DSD64), which most encoders and
 # containers refuse. It becomes 88.2 kHz PCM, twice the audible band as hi-res players expect; CD's

@@ -88,6 +88,11 @@ IMAGE_FORMATS: tuple[ImageFormat, ...] = (
     ImageFormat("dcx", "DCX", alpha=False, frames=False, exif=False),  # read only
     ImageFormat("pcd", "PCD", alpha=False, frames=False, exif=False),  # read only
     ImageFormat("gbr", "GBR", alpha=False, frames=False, exif=False),  # read only
+    # issue 47: Autodesk Animator's FLI and Animator Pro's FLC animations (one Pillow reader), and a
+    # SPIDER cryo-EM image (float32 densities, stretched to 0-255 in load_image); read only
+    ImageFormat("fli", "FLI", alpha=False, frames=True, exif=False),
+    ImageFormat("flc", "FLI", alpha=False, frames=True, exif=False),
+    ImageFormat("spi", "SPIDER", alpha=False, frames=False, exif=False, writes=False),
     # a stereo camera's pair (and a phone's JPEG with a gain map): the picture is the first image.
     # Pillow opens MPO through its JPEG opener, which hands back an MPO image where the index says so
     ImageFormat("mpo", "JPEG", alpha=False, frames=False, exif=True, writes=False),

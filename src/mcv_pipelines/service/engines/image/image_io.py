@@ -96,6 +96,8 @@ def load_image(
             durations=durations,
             loop=opened.info.get("loop"),
         )
+    if source.format == "SPIDER":
+        source.frames = [_stretch(frame) for frame in source.frames]
     if source.format == "TIFF":
         for tag in [tag for tag in exif if tag in _TIFF_LAYOUT]:
             del exif[tag]
@@ -106,6 +108,15 @@ def load_image(
         if _ORIENTATION in exif:
             del exif[_ORIENTATION]
     return source
+
+
+def _stretch(frame: Image.Image) -> Image.Image:
+    """A float image (SPIDER's densities, any range) as 8-bit grey, its lowest value black and its
+    highest white, as cryo-EM viewers show it; clipped to 0-255 it would be one flat grey."""
+    extrema = frame.getextrema()  # (low, high) for a one-band image
+    low, high = float(extrema[0]), float(extrema[1])  # type: ignore[arg-type]
+    scale = 255.0 / (high - low) if high > low else 1.0
+    return frame.point(lambda value: value * scale - low * scale).convert("L")
 
 
 def _has_alpha(image: Image.Image) -> bool:

@@ -30,6 +30,9 @@ _CODERS = {
     "psd": "PSD", "ras": "SUN", "dcx": "DCX",
     # read only (issue 47): Photoshop's large document format and GIMP's
     "psb": "PSB", "xcf": "XCF",
+    # read only (issue 47): the Utah Raster Toolkit's run-length images and WordPerfect's raster
+    # graphics (a WPG's PostScript records would go to Ghostscript: blocked, as PS is everywhere here)
+    "rle": "RLE", "wpg": "WPG",
 }  # fmt: skip
 _READ_ONLY = frozenset({"psb"})
 MAGICK_CODERS: Mapping[str, str] = MappingProxyType(_CODERS)
