@@ -235,8 +235,17 @@ def _gps_check(reader: Callable[[Path], list[Point]]) -> Callable[[Path], None]:
     return check
 
 
+# pictures potrace traces to geojson outlines (the vector family)
+_TRACED = {"png", "bmp", "jpg", "gif", "tiff", "webp", "pbm", "pgm", "ppm"}
+
+
 def gps_checks(path: Path, fmt: str) -> list[Callable[[Path], None]]:
-    """The checks of a GPS output; a csv only when it has GPSBabel's columns (else it is a table)."""
+    """The checks of a GPS output; a csv only when it has GPSBabel's columns (else it is a table). A
+    geojson traced from a picture (potrace: bench names outputs ``<input>-to-<file>``) is a drawing, which
+    the vector family's checker reads: not a track."""
+    source = path.name.split("-to-", 1)[0] if "-to-" in path.name else ""
+    if fmt == "geojson" and source in _TRACED:
+        return []
     if fmt in _READERS:
         return [_gps_check(_READERS[fmt])]
     if fmt == "csv" and path.read_text(encoding="utf-8", errors="replace").startswith("No,Latitude,"):
