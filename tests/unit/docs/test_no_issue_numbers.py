@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
-# "issue 24", "issues 23 and 37", "the issue\n  24", "issue #24", "(issue", "#24" alone
-CITATION = re.compile(r"\bissues?\s*#?\s*\d+|\(issues?\b|(?<![\w&/#])#\d+\b", re.IGNORECASE)
+# "issue 24", "issues 23 and 37", "the issue\n  24", "issue #24", "(issue", "#24" alone; not a link's own
+# anchor, "[602](#602)": formats named by numbers (T602, Composer 669) have sections of their own
+CITATION = re.compile(r"\bissues?\s*#?\s*\d+|\(issues?\b|(?<![\w&/#])(?<!\]\()#\d+\b", re.IGNORECASE)
 
 
 def citations(text: str) -> list[str]:
@@ -21,7 +22,8 @@ def test_the_pattern_finds_the_forms_of_a_citation() -> None:
                    "the issue\n  24", "see #48", "(issue: the tracker)", "Issue #7")  # fmt: skip
     for cited in cited_forms:
         assert citations(cited), cited
-    for fine in ("an issue with the seal", "`#ffffff`", "[docx](#docx)", "page 3", "&#8212;", "a/#2"):
+    for fine in ("an issue with the seal", "`#ffffff`", "[docx](#docx)", "page 3", "&#8212;", "a/#2",
+                 "[602](#602)"):
         assert not citations(fine), fine
 
 
