@@ -271,9 +271,10 @@ def t42_font(ttf: Path) -> Callable[[Path], None]:
     return make
 
 
-def ttc_font(ttf: Path, cff: bool = False) -> Callable[[Path], None]:
-    """A maker of a collection of ``ttf`` twice, as Quokka Sans and Quokka Mono, by FontForge; with
-    ``cff`` an OpenType collection (otc) of CFF fonts."""
+def ttc_font(ttf: Path, cff: bool = False, fontforge: str = "fontforge") -> Callable[[Path], None]:
+    """A maker of a collection of ``ttf`` twice, as Quokka Sans and Quokka Mono, by FontForge (the
+    program at ``fontforge``: a test passes the one the engine runs); with ``cff`` an OpenType collection
+    (otc) of CFF fonts."""
 
     script = (
         "import fontforge, sys\n"
@@ -285,7 +286,7 @@ def ttc_font(ttf: Path, cff: bool = False) -> Callable[[Path], None]:
 
     def make(path: Path) -> None:
         subprocess.run(
-            ["fontforge", "-quiet", "-lang=py", "-c", script, str(ttf), str(path)],
+            [fontforge, "-quiet", "-lang=py", "-c", script, str(ttf), str(path)],
             check=True,
             capture_output=True,
         )
@@ -320,13 +321,13 @@ def box_ttf(path: Path, family: str = FAMILY) -> None:
     builder.save(str(path))
 
 
-def dfont_font(ttf: Path) -> Callable[[Path], None]:
-    """A maker of a Mac dfont suitcase holding ``ttf``, by FontForge."""
+def dfont_font(ttf: Path, fontforge: str = "fontforge") -> Callable[[Path], None]:
+    """A maker of a Mac dfont suitcase holding ``ttf``, by FontForge (the program at ``fontforge``)."""
     script = "import fontforge, sys\nfontforge.open(sys.argv[1]).generate(sys.argv[2])\n"
 
     def make(path: Path) -> None:
         subprocess.run(
-            ["fontforge", "-quiet", "-lang=py", "-c", script, str(ttf), str(path)],
+            [fontforge, "-quiet", "-lang=py", "-c", script, str(ttf), str(path)],
             check=True,
             capture_output=True,
         )

@@ -14,6 +14,7 @@ from engine_job_helpers import b64_import, download_all, run_job, task_named
 from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont
 
+from engine_needs import engine_program
 from font_samples import BDF, SFD, bare_cff, box_ttf, dfont_font, pcf_font, ttc_font, ttx_text, type1_font
 from mcv_pipelines.service.engines.base import Engine
 
@@ -132,12 +133,12 @@ def test_ttx_both_ways_and_collections_unpacked(
     require_engine: RequireEngine, client: httpx.Client, tmp_path: Path
 ) -> None:
     require_engine("fonttools", "convert", "ttc", "ttf")
-    require_engine("fontforge")  # writes the collection
+    fontforge = engine_program("fontforge", "fontforge")  # writes the collections
     (tmp_path / "hand.ttx").write_text(ttx_text())
     box_ttf(tmp_path / "member.ttf")
-    ttc_font(tmp_path / "member.ttf")(tmp_path / "pair.ttc")
-    ttc_font(tmp_path / "member.ttf", cff=True)(tmp_path / "cubic.otc")
-    dfont_font(tmp_path / "member.ttf")(tmp_path / "suitcase.dfont")
+    ttc_font(tmp_path / "member.ttf", fontforge=fontforge)(tmp_path / "pair.ttc")
+    ttc_font(tmp_path / "member.ttf", cff=True, fontforge=fontforge)(tmp_path / "cubic.otc")
+    dfont_font(tmp_path / "member.ttf", fontforge=fontforge)(tmp_path / "suitcase.dfont")
     job = run_job(
         client,
         {

@@ -13,6 +13,7 @@ import httpx
 from engine_job_helpers import b64_import, download_all, run_job, task_named
 from PIL import Image, ImageSequence
 
+from engine_needs import engine_program
 from imgx_samples import FLIC_FRAMES, picture, write_sample
 from mcv_pipelines.service.engines.base import Engine
 
@@ -90,8 +91,9 @@ def test_an_animator_flic_becomes_a_video_as_a_gif_does(
     )
     assert task_named(job, "mp4")["engine"] == "ffmpeg"
     files = download_all(job, tmp_path / "out")
+    ffprobe = engine_program("ffmpeg", "ffprobe")
     probe = subprocess.run(
-        ["ffprobe", "-v", "error", "-count_frames", "-of", "json", "-show_streams", str(files["logo.mp4"])],
+        [ffprobe, "-v", "error", "-count_frames", "-of", "json", "-show_streams", str(files["logo.mp4"])],
         capture_output=True,
         check=True,
         timeout=60,
