@@ -40,7 +40,7 @@ ALIASES = {
     "jpeg": "jpg", "jpe": "jpg", "jfif": "jpg", "tif": "tiff", "htm": "html", "yml": "yaml",
     "markdown": "md", "aif": "aiff", "mts": "m2ts", "mpg": "mpeg", "qt": "mov", "oga": "ogg",
     "tgz": "tar.gz", "tbz2": "tar.bz2", "tbz": "tar.bz2", "txz": "tar.xz",
-    "azw": "mobi", "prc": "mobi",
+    "azw": "mobi", "prc": "mobi", "dfxp": "ttml",  # DFXP is TTML 1.0's former name
 }  # fmt: skip
 # Why each alias is one format, for the page (only the aliases present in the listing are shown).
 ALIAS_REASONS = {

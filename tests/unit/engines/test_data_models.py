@@ -140,3 +140,17 @@ def test_the_listing_leaves_other_engines_pairs_and_knows_the_aliases() -> None:
     assert ("json", "json") not in pairs
     assert normalize_listing_format("YML") == "yaml"
     assert normalize_listing_format("ndjson") == "jsonl"
+
+
+def test_reading_a_table_leaves_the_process_csv_limit_alone() -> None:
+    """The csv module's cell limit is the whole process's: the data engine in an embedded service must
+    not raise it under `mcv batch`'s manifest, whose runaway-quote check leans on it."""
+    import csv
+
+    from mcv_pipelines.service.engines.data.tables import read_delimited
+
+    before = csv.field_size_limit()
+    assert read_delimited(b"animal,count\nQuokka,3\n", ",", True)
+    with pytest.raises(EngineError, match="longer than 128 KiB"):
+        read_delimited(b'animal\n"' + b"x" * 200_000 + b'"\n', ",", True)
+    assert csv.field_size_limit() == before

@@ -24,7 +24,10 @@ from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE, INVALID_O
 
 __all__ = ["cell_text", "delimiter_of", "read_delimited", "write_delimited", "write_html", "write_markdown"]
 
-_FIELD_LIMIT = 16 * 1024 * 1024  # one cell of a csv (the csv module's default, 128 KiB, is too little)
+# One cell of a csv or tsv is at most the csv module's limit, 128 KiB. The limit is the whole process's
+# (csv.field_size_limit): raising it here would also raise it for everything else the process reads,
+# `mcv batch`'s manifest among them, whose runaway-quote check leans on it.
+_FIELD_LIMIT = csv.field_size_limit()
 
 
 def delimiter_of(value: str | None, default: str) -> str:
@@ -51,7 +54,6 @@ def _decode(data: bytes) -> str:
 
 def read_delimited(data: bytes, delimiter: str, header: bool) -> Table:
     """The table of a csv or tsv file."""
-    csv.field_size_limit(_FIELD_LIMIT)
     rows, cells = [], 0
     try:
         for row in csv.reader(io.StringIO(_decode(data), newline=""), delimiter=delimiter, strict=True):
@@ -60,6 +62,11 @@ def read_delimited(data: bytes, delimiter: str, header: bool) -> Table:
                 raise EngineError(INVALID_INPUT_FILE, f"the table holds more than {MAX_VALUES:,} cells")
             rows.append(row)
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise EngineError(
+                INVALID_INPUT_FILE,
+                f"a cell of the table is longer than {_FIELD_LIMIT // 1024} KiB (or a quote is never closed)",
+            ) from exc
         raise EngineError(INVALID_INPUT_FILE, f"not a valid delimited table: {exc}") from exc
     return table_from_rows(rows, header, "line")
 
