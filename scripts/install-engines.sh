@@ -99,6 +99,9 @@ TEST_ONLY=(
     # unar: gcab (cab, 1 package with libgcab, ~0.3 MB), genisoimage (iso, ~1.7 MB), cpio (~1.1 MB),
     # arj (~0.6 MB), ncompress (Z, 62 kB), zstd (~2.1 MB) and lz4 (~0.2 MB); also the checkers' readers
     # of tar.zst and tar.lz4. ar (binutils), dpkg-deb and xz are on every Debian already.
+    # ar (binutils) and xz (xz-utils) make the ar and lzma samples; a minimal Debian has neither
+    binutils
+    xz-utils
     gcab
     genisoimage
     cpio
