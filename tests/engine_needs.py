@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 ENGINES_REQUIRED = os.environ.get("MCV_REQUIRE_ENGINES") == "1"
+SEAL_FORCED = "MCV_ENGINE_SEAL"  # seal.FORCE_VARIABLE: the hostile tests run each case under one seal
 # The programs engines look for on PATH. Finding one says nothing of whether its engine runs: a
 # `convert` may be GraphicsMagick's or Windows', a `soffice` a launcher (issue 39). Tests ask the engine.
 ENGINE_PROGRAMS: frozenset[str] = frozenset(
@@ -48,9 +49,11 @@ def unavailable(reason: str) -> NoReturn:
 
 
 @functools.cache
-def _engines_on(path: str) -> dict[str, Engine]:
-    """The engines that run with this PATH (asking each its version costs a process start: once)."""
-    del path  # the cache key: a test that changes PATH gets engines found on its own PATH
+def _engines_on(path: str, seal_forced: str = "") -> dict[str, Engine]:
+    """The engines that run with this PATH and this seal (asking each its version costs a process start:
+    once for each). FontForge runs under bubblewrap but not Landlock, so a hostile test that forces
+    Landlock must not decide for the tests after it whether FontForge is here."""
+    del path, seal_forced  # the cache key: a test that changes PATH or the seal gets its own engines
     return {engine.name: engine for engine in available_engines()}
 
 
@@ -62,7 +65,7 @@ def require_engine(
     With ``operation``, the engine must also list that conversion (``input_format`` to ``output_format``):
     a LibreOffice without Calc lists no xlsx -> pdf.
     """
-    engine = _engines_on(os.environ.get("PATH", "")).get(name)
+    engine = _engines_on(os.environ.get("PATH", ""), os.environ.get(SEAL_FORCED, "")).get(name)
     install = "install it, or run .ci/run"
     if engine is None:
         unavailable(
@@ -93,7 +96,7 @@ def engine_program(engine: str, program: str) -> str:
 def require_conversion(operation: str, input_format: str, output_format: str | None = None) -> Engine:
     """The engine this machine would use for ``operation`` ``input_format`` -> ``output_format``
     (whichever it is), or skip/fail the test: for a test that needs the conversion, not one engine."""
-    engines = list(_engines_on(os.environ.get("PATH", "")).values())
+    engines = list(_engines_on(os.environ.get("PATH", ""), os.environ.get(SEAL_FORCED, "")).values())
     found = find_conversion(engines, operation, input_format, output_format)
     if found is None:
         unavailable(
