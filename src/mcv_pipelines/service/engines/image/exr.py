@@ -14,19 +14,15 @@ compression.
 
 from __future__ import annotations
 
-import shutil
 import struct
 from pathlib import Path
 
-from mcv_pipelines.service.engines.base import EngineError, EngineRequest
-from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE
-from mcv_pipelines.service.engines.image.codec_engine import CodecEngine
+from mcv_pipelines.service.engines.image.ffmpeg_codec import FfmpegCodecEngine
 
 __all__ = ["OpenExrEngine", "exr_windows"]
 
 _MAGIC = b"\x76\x2f\x31\x01"
 _MULTIPART = 0x1000
-_HEADER_LIMIT = 1 << 20  # bytes of headers read at most
 
 
 def _cstring(data: bytes, at: int) -> tuple[str, int]:
@@ -62,35 +58,16 @@ def exr_windows(data: bytes) -> list[tuple[int, int]]:
             return sizes
 
 
-class OpenExrEngine(CodecEngine):
+class OpenExrEngine(FfmpegCodecEngine):
     """Its version is ffmpeg's, the decoder's."""
 
     name = "openexr"
-    programs = ("ffmpeg",)
-    version_args = ("-version",)
-    version_pattern = r"ffmpeg version (\S+)"
     decodes = ("exr",)
     encodes = ("exr",)
-    decoder_program = "ffmpeg"
-    info_program = "ffmpeg"  # not asked: the header is read here (header_size)
+    kind = "OpenEXR image"
 
-    def stage(self, request: EngineRequest, path: Path) -> Path:
-        # ffmpeg reads "%d" in a name as a numbered sequence: the file gets a name of ours
-        staged = request.work_dir / "source.exr"
-        shutil.copyfile(path, staged)
-        return staged
-
-    def header_size(self, request: EngineRequest, path: Path) -> list[tuple[int, int]]:
-        name = request.inputs[0].path.name
-        with path.open("rb") as source:
-            head = source.read(_HEADER_LIMIT)
-        try:
-            sizes = exr_windows(head)
-        except (ValueError, struct.error) as exc:
-            raise EngineError(INVALID_INPUT_FILE, f"{name} is no OpenEXR image: {exc}") from exc
-        if any(width <= 0 or height <= 0 for width, height in sizes):
-            raise EngineError(INVALID_INPUT_FILE, f"{name} has an empty data window")
-        return sizes
+    def sizes(self, head: bytes) -> list[tuple[int, int]]:
+        return exr_windows(head)
 
     def decode_argv(self, source: Path, png: Path) -> list[str]:
         assert self.decoder is not None

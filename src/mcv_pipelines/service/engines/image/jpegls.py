@@ -9,17 +9,13 @@ audio and video already.
 
 from __future__ import annotations
 
-import shutil
 import struct
 from pathlib import Path
 
-from mcv_pipelines.service.engines.base import EngineError, EngineRequest
-from mcv_pipelines.service.engines.failures import INVALID_INPUT_FILE
-from mcv_pipelines.service.engines.image.codec_engine import CodecEngine
+from mcv_pipelines.service.engines.image.ffmpeg_codec import FfmpegCodecEngine
 
 __all__ = ["JpeglsEngine", "jpegls_size"]
 
-_HEADER_LIMIT = 1 << 20
 
 
 def jpegls_size(data: bytes) -> tuple[int, int]:
@@ -44,35 +40,16 @@ def jpegls_size(data: bytes) -> tuple[int, int]:
     raise ValueError("it has no JPEG-LS frame header (SOF55)")
 
 
-class JpeglsEngine(CodecEngine):
+class JpeglsEngine(FfmpegCodecEngine):
     """Its version is ffmpeg's."""
 
     name = "jpegls"
-    programs = ("ffmpeg",)
-    version_args = ("-version",)
-    version_pattern = r"ffmpeg version (\S+)"
     decodes = ("jls",)
     encodes = ("jls",)
-    decoder_program = "ffmpeg"
-    info_program = "ffmpeg"  # not asked: the header is read here (header_size)
+    kind = "JPEG-LS image"
 
-    def stage(self, request: EngineRequest, path: Path) -> Path:
-        # ffmpeg reads "%d" in a name as a numbered sequence: the file gets a name of ours
-        staged = request.work_dir / "source.jls"
-        shutil.copyfile(path, staged)
-        return staged
-
-    def header_size(self, request: EngineRequest, path: Path) -> list[tuple[int, int]]:
-        name = request.inputs[0].path.name
-        with path.open("rb") as source:
-            head = source.read(_HEADER_LIMIT)
-        try:
-            width, height = jpegls_size(head)
-        except (ValueError, struct.error) as exc:
-            raise EngineError(INVALID_INPUT_FILE, f"{name} is no JPEG-LS image: {exc}") from exc
-        if width <= 0 or height <= 0:
-            raise EngineError(INVALID_INPUT_FILE, f"{name} declares an empty picture ({width}x{height})")
-        return [(width, height)]
+    def sizes(self, head: bytes) -> list[tuple[int, int]]:
+        return [jpegls_size(head)]
 
     def decode_argv(self, source: Path, png: Path) -> list[str]:
         assert self.decoder is not None
