@@ -17,7 +17,6 @@ from mcv_pipelines.service.engines.base import (
     EngineResult,
 )
 from mcv_pipelines.service.engines.failures import (
-    CONVERSION_FAILED,
     INVALID_INPUT_FILE,
     UNSUPPORTED_CONVERSION,
 )
@@ -27,7 +26,7 @@ from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
 from mcv_pipelines.service.engines.vector.figures import FIG_HEADER, without_pictures
 from mcv_pipelines.service.engines.vector.isolate import isolated_input
-from mcv_pipelines.service.engines.vector.svgz import compress_svg, svg_kind
+from mcv_pipelines.service.engines.vector.svgz import deliver_drawing, svg_kind
 
 __all__ = ["Fig2devEngine"]
 
@@ -70,11 +69,5 @@ class Fig2devEngine(ProgramEngine):
         run_checked(argv, what=f"converting {shown} with fig2dev", cwd=source.parent,
                     env={"TMPDIR": str(source.parent)}, timeout=request.timeout,
                     cancelled=request.cancelled)  # fmt: skip
-        if not drawn.is_file() or drawn.stat().st_size == 0:
-            raise EngineError(CONVERSION_FAILED, f"fig2dev made nothing of {shown}")
         target = output_path(request, request.output_format)
-        if request.output_format == "svgz":
-            compress_svg(drawn, target)
-        else:
-            drawn.replace(target)
-        return EngineResult(files=[target])
+        return EngineResult(files=[deliver_drawing(drawn, target, f"fig2dev made nothing of {shown}")])

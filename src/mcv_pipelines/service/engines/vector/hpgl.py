@@ -18,7 +18,6 @@ from mcv_pipelines.service.engines.base import (
     OptionSpec,
 )
 from mcv_pipelines.service.engines.failures import (
-    CONVERSION_FAILED,
     INVALID_INPUT_FILE,
     UNSUPPORTED_CONVERSION,
 )
@@ -27,7 +26,7 @@ from mcv_pipelines.service.engines.options import FILENAME, int_option
 from mcv_pipelines.service.engines.process import run_checked
 from mcv_pipelines.service.engines.program_engine import ProgramEngine
 from mcv_pipelines.service.engines.vector.isolate import isolated_input
-from mcv_pipelines.service.engines.vector.svgz import compress_svg, svg_kind
+from mcv_pipelines.service.engines.vector.svgz import deliver_drawing, svg_kind
 
 __all__ = ["HpglEngine"]
 
@@ -67,11 +66,5 @@ class HpglEngine(ProgramEngine):
         argv = [self.program, "-q", "-m", mode, "-d", str(density), "-f", drawn.name, source.name]
         run_checked(argv, what=f"plotting {shown} with hp2xx", cwd=source.parent, timeout=request.timeout,
                     cancelled=request.cancelled)  # fmt: skip
-        if not drawn.is_file() or drawn.stat().st_size == 0:
-            raise EngineError(CONVERSION_FAILED, f"hp2xx drew nothing of {shown}")
         target = output_path(request, request.output_format)
-        if request.output_format == "svgz":
-            compress_svg(drawn, target)
-        else:
-            drawn.replace(target)
-        return EngineResult(files=[target])
+        return EngineResult(files=[deliver_drawing(drawn, target, f"hp2xx drew nothing of {shown}")])

@@ -9,7 +9,10 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-__all__ = ["SVG_KINDS", "compress_svg", "svg_kind"]
+from mcv_pipelines.service.engines.base import EngineError
+from mcv_pipelines.service.engines.failures import CONVERSION_FAILED
+
+__all__ = ["SVG_KINDS", "compress_svg", "deliver_drawing", "svg_kind"]
 
 SVG_KINDS = ("svg", "svgz")
 
@@ -25,4 +28,15 @@ def compress_svg(svg: Path, target: Path) -> Path:
     svg.unlink()
     with target.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed:
         packed.write(drawing)
+    return target
+
+
+def deliver_drawing(drawn: Path, target: Path, nothing: str) -> Path:
+    """What a program drew at ``drawn`` as the output ``target``: compressed for an SVGZ, else moved there.
+    A missing or empty drawing fails the task with ``nothing`` (which says which program and file)."""
+    if not drawn.is_file() or drawn.stat().st_size == 0:
+        raise EngineError(CONVERSION_FAILED, nothing)
+    if target.suffix == ".svgz":
+        return compress_svg(drawn, target)
+    drawn.replace(target)
     return target
