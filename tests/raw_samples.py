@@ -66,10 +66,10 @@ def _tiff(tags: Sequence[tuple[int, str, Sequence[object] | bytes]], data: bytes
     for tag, kind, values in entries:
         code, fmt = _TYPES[kind]
         if kind == "ASCII":
-            raw = bytes(values) + b"\x00"  # type: ignore[arg-type]
+            raw = bytes(values) + b"\x00"  # type: ignore[arg-type]  # ASCII values are bytes
             count = len(raw)
         elif kind in ("RATIONAL", "SRATIONAL"):
-            flat = [part for value in values for part in _fraction(value)]  # type: ignore[union-attr]
+            flat = [part for value in values for part in _fraction(value)]  # type: ignore[arg-type]  # a RATIONAL tag holds numbers
             raw, count = struct.pack(f"<{len(flat)}{fmt[0]}", *flat), len(flat) // 2
         else:
             count = len(values)
@@ -90,8 +90,8 @@ def _tiff(tags: Sequence[tuple[int, str, Sequence[object] | bytes]], data: bytes
     return b"II*\x00" + struct.pack("<I", ifd_at) + bytes(ifd) + bytes(blob) + data
 
 
-def _fraction(value: object) -> tuple[int, int]:
-    return (round(float(value) * 10000), 10000)  # type: ignore[arg-type]
+def _fraction(value: float) -> tuple[int, int]:
+    return (round(value * 10000), 10000)
 
 
 def dng_bytes(

@@ -61,7 +61,7 @@ def _members(path: Path, fmt: str) -> dict[str, bytes]:
         tarred = path.read_bytes()
     with tarfile.open(fileobj=io.BytesIO(tarred)) as archive:
         return {
-            info.name: archive.extractfile(info).read()  # type: ignore[union-attr]
+            info.name: archive.extractfile(info).read()  # type: ignore[union-attr]  # a regular member has a file
             for info in archive
             if info.isfile()
         }

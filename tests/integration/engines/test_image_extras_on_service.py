@@ -26,7 +26,7 @@ def _convert(source: str, target: str) -> dict[str, object]:
 
 def _pixels(image: Image.Image) -> list[list[tuple[int, int, int]]]:
     rgb = image.convert("RGB")
-    return [[rgb.getpixel((x, y)) for x in range(rgb.width)] for y in range(rgb.height)]  # type: ignore[misc]
+    return [[rgb.getpixel((x, y)) for x in range(rgb.width)] for y in range(rgb.height)]  # type: ignore[misc]  # RGB: tuples
 
 
 def test_an_animator_flic_becomes_a_gif_with_its_frames_and_timing(

@@ -118,7 +118,7 @@ def test_msg_to_eml_keeps_headers_attachments_and_the_embedded_message(
     related = [part for part in message.walk() if part.get("content-id") == "<chart@example.org>"]
     assert related[0].get_content() == PICTURE_BYTES
     saved = message_from_bytes(files[f"Forwarded {WORD} note.eml"].read_bytes(), policy=policy.default)
-    assert f"The inner {WORD} says hello." in saved.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert f"The inner {WORD} says hello." in saved.get_body(("plain",)).get_content()  # type: ignore[union-attr]  # it has one
     markdown = files["outlook.md"].read_text(encoding="utf-8")
     assert markdown.startswith(f"# {WORD} Grüße")
     assert "## Forwarded Quokka note" in markdown

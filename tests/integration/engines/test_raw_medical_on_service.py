@@ -41,7 +41,7 @@ def _job(client: httpx.Client, name: str, data: bytes, tasks: dict[str, dict[str
 
 def _rgb(path: Path, x: int, y: int) -> tuple[int, int, int]:
     with Image.open(path) as image:
-        red, green, blue = image.convert("RGB").getpixel((x, y))  # type: ignore[misc]
+        red, green, blue = image.convert("RGB").getpixel((x, y))  # type: ignore[misc]  # RGB: a 3-tuple
     return (red, green, blue)
 
 

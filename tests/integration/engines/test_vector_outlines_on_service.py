@@ -231,7 +231,7 @@ def test_hp2xx_draws_a_plot_file(require_engine: RequireEngine, client: httpx.Cl
         # the square's outline, drawn by pen 1, and nothing inside it
         assert grey.getpixel((grey.width // 2, grey.height // 2)) > 200
         assert min(grey.getpixel((x, grey.height // 2)) for x in range(grey.width // 4)) < 100
-    root = ElementTree.fromstring(gzip.decompress(files["square.svgz"].read_bytes()))  # noqa: S314
+    root = ElementTree.fromstring(gzip.decompress(files["square.svgz"].read_bytes()))  # noqa: S314 - potrace's SVG
     assert root.tag == f"{SVG}svg"
     assert any(node.tag.removeprefix(SVG) in ("path", "polyline", "line") for node in root.iter())
     bad = run_job(client, {"txt": b64_import(tmp_path / "notes.plt"), "svg": _convert("txt", "svg")})

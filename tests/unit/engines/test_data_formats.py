@@ -29,7 +29,7 @@ def test_a_contact_without_a_name_takes_given_and_family() -> None:
 
 
 def test_events_keep_dates_and_refuse_a_mixed_pair() -> None:
-    now = lambda: dt.datetime(2026, 1, 1, tzinfo=dt.UTC)  # noqa: E731
+    now = lambda: dt.datetime(2026, 1, 1, tzinfo=dt.UTC)  # noqa: E731 - a clock given as a value
     out = write_ics(Table(["SUMMARY", "DTSTART"], [["Day", dt.date(2024, 5, 3)]]), now).decode()
     assert "DTSTART;VALUE=DATE:20240503" in out
     assert "DTSTAMP:20260101T000000Z" in out

@@ -44,11 +44,15 @@ def _text(data: bytes, fallback: str) -> str:
         return data.decode(fallback)
 
 
+class _CaseKeeping(configparser.ConfigParser):
+    """Keys as written: configparser lowercases them by default."""
+
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr
+
+
 def load_ini(data: bytes) -> dict[str, dict[str, str | None]]:
-    parser = configparser.ConfigParser(
-        interpolation=None, allow_no_value=True, default_section=_NO_DEFAULT, strict=True
-    )
-    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser = _CaseKeeping(interpolation=None, allow_no_value=True, default_section=_NO_DEFAULT, strict=True)
     try:
         parser.read_string(_text(data, "cp1252"))
     except configparser.Error as exc:

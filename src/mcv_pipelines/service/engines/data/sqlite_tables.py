@@ -106,7 +106,7 @@ def read_tables(path: Path, chosen: str | None, every: bool) -> list[tuple[str, 
         read, cells = [], 0
         for name in names:
             # the name is a base table of sqlite_master, quoted as an identifier: nothing else goes in
-            cursor = connection.execute(f"SELECT * FROM {_quoted(name)}")  # noqa: S608
+            cursor = connection.execute(f"SELECT * FROM {_quoted(name)}")  # noqa: S608 - a quoted table name
             columns = [str(item[0]) for item in cursor.description]
             rows: list[list[Any]] = []
             for row in cursor:

@@ -114,7 +114,7 @@ def _stretch(frame: Image.Image) -> Image.Image:
     """A float image (SPIDER's densities, any range) as 8-bit grey, its lowest value black and its
     highest white, as cryo-EM viewers show it; clipped to 0-255 it would be one flat grey."""
     extrema = frame.getextrema()  # (low, high) for a one-band image
-    low, high = float(extrema[0]), float(extrema[1])  # type: ignore[arg-type]
+    low, high = float(extrema[0]), float(extrema[1])  # type: ignore[arg-type]  # one band: two numbers
     scale = 255.0 / (high - low) if high > low else 1.0
     return frame.point(lambda value: value * scale - low * scale).convert("L")
 

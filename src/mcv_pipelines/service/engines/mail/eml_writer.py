@@ -48,6 +48,7 @@ def eml_message(mail: Mail) -> EmailMessage:
     ]
     if mail.html is not None:
         message.add_alternative(mail.html, subtype="html")
+        # get_payload() is typed as any payload; a multipart one is a list, checked just below
         html_part = message.get_payload()[-1] if message.is_multipart() else message  # type: ignore[index]
         assert isinstance(html_part, EmailMessage)
         for picture in pictures:

@@ -52,12 +52,13 @@ def _timed(text: str, stamp: re.Pattern[str], continued: bool) -> list[tuple[int
     cues: list[tuple[int, int, list[str]]] = []
     for block in re.split(r"\n[ \t]*\n", text):
         lines = block.strip("\n").split("\n")
-        at = next((i for i, line in enumerate(lines) if stamp.match(line)), None)
-        if at is None:
+        timing = next(((i, found) for i, line in enumerate(lines) if (found := stamp.match(line))), None)
+        if timing is None:
             if continued and cues and block.strip() and not block.strip().isdigit():
                 cues[-1][2].extend(["", *lines])
             continue
-        groups = stamp.match(lines[at]).groups()  # type: ignore[union-attr]
+        at, found = timing
+        groups = found.groups()
         half = len(groups) // 2
         start, end = _ms(*groups[:half]), _ms(*groups[half:])
         cues.append((start, end, lines[at + 1 :]))
