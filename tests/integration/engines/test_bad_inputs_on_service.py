@@ -152,3 +152,38 @@ def test_input_format_is_checked_too_and_a_true_one_converts(
          "export": {"operation": "export/url", "input": "out"}},
     )  # fmt: skip
     assert job["status"] == "finished", job
+
+
+# Bytes that are not the file they claim to be, for the formats read in-process (no program to fail
+# for them): each fails with a code the user can act on, never INTERNAL_ERROR, and none "converts".
+_NOT_WHAT_THEY_CLAIM = [
+    ("cbz", "pdf", "comics", b"PK\x03\x04" + bytes(range(256)) * 2),  # a zip's magic, then no zip
+    ("cbt", "cbz", "comics", b"PK\x03\x04" + bytes(range(256)) * 2),
+    ("lz4", "zip", "archive", b"not an lz4 frame at all" * 10),
+    ("tar.lz4", "zip", "archive", b"\x04\x22\x4d\x18" + b"\x00" * 40),  # lz4's magic, a broken frame
+    ("zst", "zip", "archive", b"not a zstd frame" * 10),
+    ("eml", "html", "mail", bytes(range(256)) * 4),
+    ("properties", "json", "data", b"key=\x00\x01\x02" * 50),
+    ("ini", "json", "data", b"[a]\nkey=\x00\x01\x02\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "engine", "data"), _NOT_WHAT_THEY_CLAIM, ids=[c[0] for c in _NOT_WHAT_THEY_CLAIM]
+)
+def test_junk_in_an_in_process_format_fails_in_words(
+    require_engine: RequireEngine, client: httpx.Client, tmp_path: Path,
+    source: str, target: str, engine: str, data: bytes,
+) -> None:  # fmt: skip
+    require_engine(engine, "convert", source, target)
+    junk = tmp_path / f"junk.{source}"
+    junk.write_bytes(data)
+    task = assert_failed_clearly(
+        client,
+        {
+            "junk": b64_import(junk),
+            "out": {"operation": "convert", "input": "junk", "input_format": source, "output_format": target},
+        },
+        "out",
+    )
+    assert task["code"] == "INVALID_INPUT_FILE", task

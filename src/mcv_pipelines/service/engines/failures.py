@@ -8,8 +8,11 @@ should see a code and a sentence, never one of those, so every engine runs its w
 
 from __future__ import annotations
 
+import lzma
 import re
 import struct
+import tarfile
+import zipfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,7 +40,7 @@ UNSUPPORTED_CONVERSION = "UNSUPPORTED_CONVERSION"
 CONVERSION_FAILED = "CONVERSION_FAILED"
 CANCELLED = "CANCELLED"
 
-# What Pillow, pypdf, zipfile/tarfile and py7zr raise on bad data or a failed encode.
+# What Pillow, pypdf, zipfile, tarfile, lzma and py7zr raise on bad data or a failed encode.
 _LIBRARY_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     ValueError,
@@ -49,6 +52,9 @@ _LIBRARY_ERRORS: tuple[type[BaseException], ...] = (
     ZeroDivisionError,
     struct.error,
     zlib.error,
+    zipfile.BadZipFile,
+    tarfile.TarError,
+    lzma.LZMAError,
     PyPdfError,
     Image.DecompressionBombError,
 )

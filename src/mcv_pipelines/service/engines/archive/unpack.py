@@ -15,6 +15,7 @@ Each file keeps its member's date, so the archive written next carries it (zstd 
 
 from __future__ import annotations
 
+import io
 import os
 import tarfile
 import tempfile
@@ -24,11 +25,14 @@ from contextlib import contextmanager
 from datetime import datetime
 from importlib.util import find_spec
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from mcv_pipelines.service.engines.base import EngineError, EngineRequest
-from mcv_pipelines.service.engines.failures import CANCELLED, INVALID_INPUT_FILE
+from mcv_pipelines.service.engines.failures import CANCELLED, INVALID_INPUT_FILE, library_errors
 from mcv_pipelines.service.engines.files import safe_filename, split_extension
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 __all__ = [
     "MAX_MEMBERS", "MAX_TOTAL_BYTES", "READABLE", "STREAMED", "MemberNames", "decompressed",
@@ -122,20 +126,43 @@ def _zip_members(path: Path) -> Iterator[_Member]:
                 yield info.filename, stream, _zip_date(info)
 
 
+class _Checked(io.RawIOBase):
+    """A decompressing stream whose library errors (a damaged frame) become INVALID_INPUT_FILE naming the
+    file, wherever it is read: in a tar reader, or copied out as a single compressed file's one member."""
+
+    def __init__(self, stream: IO[bytes], problem: str, errors: tuple[type[Exception], ...]) -> None:
+        super().__init__()
+        self._stream, self._problem, self._errors = stream, problem, errors
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        try:
+            data = self._stream.read(len(view))
+        except self._errors as exc:
+            raise EngineError(INVALID_INPUT_FILE, f"{self._problem}: {exc}") from exc
+        view[: len(data)] = data
+        return len(data)
+
+
 @contextmanager
 def decompressed(path: Path, fmt: str) -> Iterator[IO[bytes]]:
     """The bytes of the zstd or lz4 file ``path``, decompressed as they are read."""
+    kind = "zstd" if fmt.endswith("zst") else "lz4"
+    problem = f"{path.name} is not a whole {kind} file"
     with path.open("rb") as raw:
-        if fmt.endswith("zst"):
+        if kind == "zstd":
             import zstandard
 
             with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
-                yield stream
+                yield io.BufferedReader(_Checked(stream, problem, (zstandard.ZstdError,)), _CHUNK)
         else:
             import lz4.frame
 
-            with lz4.frame.open(raw, "rb") as stream:
-                yield stream
+            with lz4.frame.open(raw, "rb") as stream:  # lz4 reports a damaged frame as RuntimeError
+                yield io.BufferedReader(_Checked(stream, problem, (RuntimeError,)), _CHUNK)
 
 
 def _tar_members(path: Path, fmt: str) -> Iterator[_Member]:
@@ -198,7 +225,10 @@ def unpack(request: EngineRequest, path: Path, fmt: str, into: Path) -> list[tup
     budget = _Budget(request, path.name)
     names = MemberNames()
     unpacked: list[tuple[Path, str]] = []
-    with tempfile.TemporaryDirectory(dir=request.work_dir) as scratch:
+    with (
+        tempfile.TemporaryDirectory(dir=request.work_dir) as scratch,
+        library_errors(f"read {path.name} as a {fmt} archive", INVALID_INPUT_FILE),
+    ):
         if fmt == "zip":
             members = _zip_members(path)
         elif fmt == "7z":

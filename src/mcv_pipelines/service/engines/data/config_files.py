@@ -38,6 +38,8 @@ _NO_DEFAULT = "\x00no default section"  # [DEFAULT] read as an ordinary section
 
 
 def _text(data: bytes, fallback: str) -> str:
+    if b"\x00" in data:  # any byte decodes as Latin-1: a binary file would pass for keys and values
+        raise EngineError(INVALID_INPUT_FILE, "the file holds NUL bytes: it is binary, not a text file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

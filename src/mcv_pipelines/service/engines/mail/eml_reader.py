@@ -31,8 +31,10 @@ def read_eml(data: bytes, name: str = "the mail") -> Mail:
         message = email.message_from_bytes(data, policy=policy.default)
     except RecursionError as exc:
         raise EngineError(INVALID_INPUT_FILE, f"{name} nests its parts too deeply to be read") from exc
-    if not isinstance(message, EmailMessage) or not (message.keys() or message.get_payload()):
-        raise EngineError(INVALID_INPUT_FILE, f"{name} is not a mail: it has neither headers nor a body")
+    if not isinstance(message, EmailMessage) or not message.keys():
+        # RFC 5322 asks From and Date of every mail: bytes with no header at all are no mail
+        problem = f"{name} is not a mail: it has no headers (From, To, Subject ...)"
+        raise EngineError(INVALID_INPUT_FILE, problem)
     return mail_from_message(message)
 
 
