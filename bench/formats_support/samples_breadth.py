@@ -81,3 +81,5 @@ def breadth_seeds(directory: Path, wanted: set[str]) -> dict[str, Path]:
             make(path)
             made[fmt] = path
     return made
+
+

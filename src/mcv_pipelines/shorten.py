@@ -23,7 +23,7 @@ _TAIL = 12
 # A Python repr of a string ('...' or "..."), as jsonschema and our own messages quote values; only
 # quotes longer than LIMIT are touched, so an apostrophe in ordinary words is left alone.
 _QUOTED = re.compile(
-    "'(?:[^'\\\\\\n]|\\\\.){" + str(LIMIT) + ',}\'|"(?:[^"\\\\\\n]|\\\\.){' + str(LIMIT) + ',}"'
+    "'(?:[^'\\\\\\n]|\\\\.){" + str(LIMIT) + ",}'|\"(?:[^\"\\\\\\n]|\\\\.){" + str(LIMIT) + ",}\""
 )
 # The same for a long run of non-space characters outside quotes (a dumped list, an unquoted value).
 _LONG_WORD = re.compile(r"\S{" + str(LIMIT * 2) + ",}")

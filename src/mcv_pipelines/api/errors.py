@@ -146,7 +146,11 @@ class NetworkError(ServiceTrouble):
         self.path = path
         self.reason = reason
         self.timed_out = timed_out  # no answer in time (as opposed to refused or reset)
-        advice = "; check that the service is up and answering, or raise that limit" if timed_out else ""
+        advice = (
+            "; check that the service is up and answering, or raise that limit"
+            if timed_out
+            else ""
+        )
         super().__init__(redact(f"{_where(method, path)}: network error: {reason}{advice}"))
 
 

@@ -1,12 +1,12 @@
 """Errors of batch runs, each naming the manifest file and the row or line at fault.
 
-InvalidInput
-├── ManifestError        a manifest cannot be read (encoding, header, ragged row, not a mapping...)
-├── DuplicateKey         two rows of one manifest have the same key
-UsageError
-└── JournalMismatch      the journal belongs to another pipeline, manifest or shard
-McvError
-└── InvalidTransition    a row was moved to a state its current state does not allow (a bug)
+    InvalidInput
+    ├── ManifestError        a manifest cannot be read (encoding, header, ragged row, not a mapping...)
+    ├── DuplicateKey         two rows of one manifest have the same key
+    UsageError
+    └── JournalMismatch      the journal belongs to another pipeline, manifest or shard
+    McvError
+    └── InvalidTransition    a row was moved to a state its current state does not allow (a bug)
 """
 
 from __future__ import annotations

@@ -90,9 +90,8 @@ class BatchInterrupted(InterruptedRun):
     """Ctrl-C: every row is in its last committed state; the same command resumes."""
 
 
-def _work(
-    journal: Journal, manifest: Manifest, key_column: str | None, shard: Shard | None
-) -> Iterator[tuple[JournalRow, ManifestRow]]:
+def _work(journal: Journal, manifest: Manifest, key_column: str | None,
+          shard: Shard | None) -> Iterator[tuple[JournalRow, ManifestRow]]:
     """Unfinished journal rows joined with their manifest rows (both in manifest order)."""
     rows = iter(manifest)
     for wanted in journal.rows(RowState.PENDING, RowState.SUBMITTING, RowState.SUBMITTED):
@@ -100,13 +99,11 @@ def _work(
             if row.index == wanted.index:
                 break
         else:
-            raise McvError(
-                f"{journal.path}: row {wanted.index} is not in {manifest.label}; run with --restart"
-            )
+            raise McvError(f"{journal.path}: row {wanted.index} is not in {manifest.label}; "
+                           "run with --restart")
         if row_key(row, key_column) != wanted.key:
-            raise McvError(
-                f"{journal.path}: row {wanted.index} has another key in {manifest.label}; run with --restart"
-            )
+            raise McvError(f"{journal.path}: row {wanted.index} has another key in {manifest.label}; "
+                           "run with --restart")
         yield wanted, row
 
 
@@ -138,13 +135,8 @@ class _Group:
     upload_bytes: int = 0
 
 
-def _groups(
-    work: Iterator[tuple[JournalRow, ManifestRow]],
-    renderer: RowRenderer,
-    per_job: int,
-    base_dir: Path,
-    budget: int = _UPLOAD_BUDGET,
-) -> Iterator[_Alone | _Group]:
+def _groups(work: Iterator[tuple[JournalRow, ManifestRow]], renderer: RowRenderer, per_job: int,
+            base_dir: Path, budget: int = _UPLOAD_BUDGET) -> Iterator[_Alone | _Group]:
     """The rows to run, grouped as they will be sent: consecutive pending rows fill a pack up to
     ``per_job`` rows (``MAX_PACK_TASKS`` tasks, ``budget`` bytes of uploads, equal job keys);
     rows an earlier run left in one packed job come back together (same tag, or same job id)."""
@@ -178,17 +170,12 @@ def _groups(
             yield group
 
 
-def _fits(
-    group: _Group, pipeline: RenderedPipeline, tasks: int, size: int, per_job: int, budget: int
-) -> bool:
+def _fits(group: _Group, pipeline: RenderedPipeline, tasks: int, size: int, per_job: int,
+          budget: int) -> bool:
     first = group.members[0].pipeline
-    return (
-        len(group.members) < per_job
-        and group.tasks + tasks <= MAX_PACK_TASKS
-        and group.upload_bytes + size <= budget
-        and first is not None
-        and packable(first, pipeline)
-    )
+    return (len(group.members) < per_job and group.tasks + tasks <= MAX_PACK_TASKS
+            and group.upload_bytes + size <= budget
+            and first is not None and packable(first, pipeline))
 
 
 def _same_job(first: JournalRow, other: JournalRow) -> bool:
@@ -211,25 +198,17 @@ class _RowEvents:
         self.sink.emit(kind, row=self.index, key=self.key, **data)
 
 
-async def execute_batch(
-    client: ApiClient,
-    journal: Journal,
-    manifest: Manifest,
-    renderer: RowRenderer,
-    options: BatchOptions,
-    *,
-    events: EventSink | None = None,
-    progress: Progress | None = None,
-    on_change: Callable[[], None] | None = None,
-) -> BatchOutcome:
+async def execute_batch(client: ApiClient, journal: Journal, manifest: Manifest, renderer: RowRenderer,
+                        options: BatchOptions, *, events: EventSink | None = None,
+                        progress: Progress | None = None,
+                        on_change: Callable[[], None] | None = None) -> BatchOutcome:
     """Run every unfinished row of ``journal``; see the module docstring."""
     sink: EventSink = events or NullEvents()
     state = _State()
     work = _work(journal, manifest, options.key_column, options.shard)
     counts = journal.counts()
-    per_job = options.rows_per_job or auto_rows_per_job(
-        counts.pending + counts.in_flight, options.concurrency
-    )
+    per_job = options.rows_per_job or auto_rows_per_job(counts.pending + counts.in_flight,
+                                                         options.concurrency)
     base_dir = options.base_dir or options.run.base_dir or Path.cwd()
     budget = _UPLOAD_BUDGET if options.rows_per_job else _AUTO_BYTES
     groups = _groups(work, renderer, per_job, base_dir, budget)
@@ -273,10 +252,8 @@ async def execute_batch(
             task.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.gather(*workers, return_exceptions=True)
-        raise BatchInterrupted(
-            "interrupted; every row is recorded in the journal "
-            f"{journal.path}; run the same command again to resume"
-        ) from None
+        raise BatchInterrupted("interrupted; every row is recorded in the journal "
+                               f"{journal.path}; run the same command again to resume") from None
     except BaseException:
         for task in workers:
             task.cancel()
@@ -293,18 +270,9 @@ class _State:
     last_trouble: str | None = None
 
 
-async def _one(
-    client: ApiClient,
-    journal: Journal,
-    renderer: RowRenderer,
-    options: BatchOptions,
-    sink: EventSink,
-    state: _State,
-    progress: Progress | None,
-    wanted: JournalRow,
-    row: ManifestRow,
-    rendered: _Rendered | None = None,
-) -> None:
+async def _one(client: ApiClient, journal: Journal, renderer: RowRenderer, options: BatchOptions,
+               sink: EventSink, state: _State, progress: Progress | None, wanted: JournalRow,
+               row: ManifestRow, rendered: _Rendered | None = None) -> None:
     key = wanted.key
     events = _RowEvents(journal, key, row.index, sink)
     pipeline, found = rendered or renderer.render(row, key, checked=True)
@@ -342,7 +310,8 @@ async def _one(
             credits, failures = outcome.credits, outcome.failures
             status = outcome.status
         else:
-            ok, job_id, paths, credits, failures, status = await _resume(client, job, pipeline, run, events)
+            ok, job_id, paths, credits, failures, status = await _resume(
+                client, job, pipeline, run, events)
     except RunTimeout as exc:
         _failed(journal, key, "timeout", str(exc), sink, row, progress, options, state)
         return
@@ -368,14 +337,8 @@ async def _one(
     _failed(journal, key, code, message, sink, row, progress, options, state)
 
 
-def _trouble(
-    exc: ServiceTrouble,
-    rows: Sequence[tuple[int, str]],
-    options: BatchOptions,
-    sink: EventSink,
-    state: _State,
-    progress: Progress | None,
-) -> None:
+def _trouble(exc: ServiceTrouble, rows: Sequence[tuple[int, str]], options: BatchOptions, sink: EventSink,
+             state: _State, progress: Progress | None) -> None:
     """Service trouble for ``rows`` (index, key; one job's): each stays in its state for the next run
     to resume; ``trouble_limit`` troubled jobs in a row stop new ones from starting."""
     state.troubled += len(rows)
@@ -389,19 +352,8 @@ def _trouble(
         sink.emit("row-trouble", row=index, key=key, error=str(exc))
 
 
-def _failed(
-    journal: Journal,
-    key: str,
-    code: str,
-    message: str,
-    sink: EventSink,
-    row: ManifestRow,
-    progress: Progress | None,
-    options: BatchOptions,
-    state: _State,
-    *,
-    sent: bool = True,
-) -> None:
+def _failed(journal: Journal, key: str, code: str, message: str, sink: EventSink, row: ManifestRow,
+            progress: Progress | None, options: BatchOptions, state: _State, *, sent: bool = True) -> None:
     journal.mark_failed(key, code, message)
     if progress is not None:
         progress.fail(in_flight=sent)
@@ -410,9 +362,8 @@ def _failed(
         state.stop = True
 
 
-async def _resume(
-    client: ApiClient, job: Job, pipeline: RenderedPipeline | None, run: RunOptions, events: EventSink
-) -> tuple[bool, str, list[str], int | None, tuple[Any, ...], str]:
+async def _resume(client: ApiClient, job: Job, pipeline: RenderedPipeline | None, run: RunOptions,
+                  events: EventSink) -> tuple[bool, str, list[str], int | None, tuple[Any, ...], str]:
     """Follow a job an earlier run created: send uploads still waiting, wait, download."""
     clock = client.retry.clock
     if pipeline is not None and not job.ended:
@@ -426,15 +377,8 @@ async def _resume(
     paths: list[str] = []
     if job.status == "finished" and pipeline is not None:
         # Files of this row's job: a partial file from the killed run is replaced.
-        files = await download_all(
-            client,
-            job,
-            export_dirs(pipeline, run),
-            events,
-            overwrite=True,
-            concurrency=run.download_concurrency,
-            max_resumes=run.download_resumes,
-        )
+        files = await download_all(client, job, export_dirs(pipeline, run), events, overwrite=True,
+                                   concurrency=run.download_concurrency, max_resumes=run.download_resumes)
         paths = [str(f.path) for f in files]
     paths += [f.location for f in stored_files(job.tasks)]
     credits_ = [t.credits for t in job.tasks if t.credits is not None]

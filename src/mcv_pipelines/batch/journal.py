@@ -68,9 +68,8 @@ class NewRow:
 class Journal:
     """A batch's journal. Open with ``Journal.open``; close (or use as a context manager) at the end."""
 
-    def __init__(
-        self, connection: sqlite3.Connection, path: Path, meta: BatchMeta, batch_id: str, is_new: bool
-    ) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, meta: BatchMeta, batch_id: str,
+                 is_new: bool) -> None:
         self._db = connection
         self._lock = threading.RLock()
         self.path = path
@@ -83,9 +82,8 @@ class Journal:
     # -- opening ---------------------------------------------------------------------------------------
 
     @classmethod
-    def open(
-        cls, path: str | os.PathLike[str], meta: BatchMeta, *, mode: OpenMode = "auto", durable: bool = False
-    ) -> Journal:
+    def open(cls, path: str | os.PathLike[str], meta: BatchMeta, *, mode: OpenMode = "auto",
+             durable: bool = False) -> Journal:
         """Open or create the journal at ``path``.
 
         ``auto`` resumes an existing journal of the same batch and creates a missing one; ``resume``
@@ -119,15 +117,10 @@ class Journal:
                 if statement.strip():
                     db.execute(statement)
             meta_json = json.dumps({**asdict(meta), "options": mask(dict(meta.options))})
-            db.executemany(
-                "INSERT INTO meta VALUES (?, ?)",
-                [
-                    ("schema", str(SCHEMA_VERSION)),
-                    ("batch", meta_json),
-                    ("batch_id", batch_id),
-                    ("rows_complete", "0"),
-                ],
-            )
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("schema", str(SCHEMA_VERSION)), ("batch", meta_json), ("batch_id", batch_id),
+                ("rows_complete", "0"),
+            ])
         return cls(db, file, meta, batch_id, is_new=True)
 
     @staticmethod
@@ -205,9 +198,8 @@ class Journal:
                 if same is not None and same[0] == row.index:
                     continue
                 if same is None:  # the index is taken by another key: a different manifest
-                    raise JournalMismatch(
-                        f"{self.path}: row {row.index} has another key in the journal; run with --restart"
-                    )
+                    raise JournalMismatch(f"{self.path}: row {row.index} has another key in the journal; "
+                                          "run with --restart")
                 raise DuplicateKey(self.meta.manifest, row.key, (same[0], same[1]), (row.index, row.line))
         return added
 
@@ -251,12 +243,8 @@ class Journal:
     def mark_finished(self, key: str, outputs: Iterable[str] = (), credits: int | None = None) -> None:
         """The job finished and its files are on disk at ``outputs``."""
         encoded = canonical_json([redact(os.fspath(p)) for p in outputs])
-        self._move(
-            key,
-            RowState.FINISHED,
-            "outputs=?, credits=?, error_code=NULL, error_message=NULL",
-            (encoded, credits),
-        )
+        self._move(key, RowState.FINISHED, "outputs=?, credits=?, error_code=NULL, error_message=NULL",
+                   (encoded, credits))
 
     def mark_failed(self, key: str, code: str, message: str) -> None:
         """The row failed (job error, upload error, invalid row...); the message is masked."""
@@ -267,9 +255,7 @@ class Journal:
         with self._lock, _transaction(self._db):
             cursor = self._db.execute(
                 "UPDATE rows SET state='pending', error_code=NULL, error_message=NULL, updated=? "
-                "WHERE state='failed'",
-                (time.time(),),
-            )
+                "WHERE state='failed'", (time.time(),))
         return cursor.rowcount
 
     def _move(self, key: str, target: RowState, assignments: str, values: tuple[Any, ...]) -> None:
@@ -293,9 +279,8 @@ class Journal:
             f"{self.path}: row {found[0]} (key {redact(key)!r}) is {found[1]}; it cannot become {target}"
         )
 
-    def _move_many(
-        self, keys: Iterable[str], target: RowState, assignments: str, values: tuple[Any, ...]
-    ) -> None:
+    def _move_many(self, keys: Iterable[str], target: RowState, assignments: str,
+                   values: tuple[Any, ...]) -> None:
         """``_move`` of every key in one transaction: all of them move, or none does."""
         sources = sorted(s.value for s in ALLOWED_SOURCES[target])
         marks = ", ".join("?" * len(sources))
@@ -351,27 +336,16 @@ class Journal:
         return StateCounts(**{state.value: found.get(state.value, 0) for state in RowState})
 
 
-_SELECT = (
-    "SELECT key, idx, line, params, state, attempts, tag, job_id, outputs, credits, error_code, "
-    "error_message, updated FROM rows"
-)
+_SELECT = ("SELECT key, idx, line, params, state, attempts, tag, job_id, outputs, credits, error_code, "
+           "error_message, updated FROM rows")
 
 
 def _row(found: tuple[Any, ...]) -> JournalRow:
     (key, index, line, params, state, attempts, tag, job_id, outputs, credits, code, message, updated) = found
     return JournalRow(
-        key=key,
-        index=index,
-        line=line,
-        params=json.loads(params),
-        state=RowState(state),
-        attempts=attempts,
-        tag=tag,
-        job_id=job_id,
-        outputs=tuple(json.loads(outputs)) if outputs else (),
-        credits=credits,
-        error=RowError(code, message or "") if code is not None else None,
-        updated=updated,
+        key=key, index=index, line=line, params=json.loads(params), state=RowState(state), attempts=attempts,
+        tag=tag, job_id=job_id, outputs=tuple(json.loads(outputs)) if outputs else (), credits=credits,
+        error=RowError(code, message or "") if code is not None else None, updated=updated,
     )
 
 
@@ -399,10 +373,8 @@ def _read_meta(db: sqlite3.Connection, file: Path, *, check_version: bool) -> tu
         raise JournalMismatch(f"{file} is not an mcv batch journal; pass another --journal") from None
     if check_version and version != SCHEMA_VERSION:
         db.close()
-        raise JournalMismatch(
-            f"{file} was written by another version of mcv (journal format {version}); "
-            "run with --restart or pass another --journal"
-        )
+        raise JournalMismatch(f"{file} was written by another version of mcv (journal format {version}); "
+                              "run with --restart or pass another --journal")
     return BatchMeta(**batch), batch_id
 
 

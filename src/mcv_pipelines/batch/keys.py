@@ -46,20 +46,14 @@ def row_key(row: ManifestRow, key_column: str | None = None) -> str:
     values = row.values
     if key_column not in values:
         raise ManifestError(
-            row.file,
-            f"has no {key_column!r} column for --key",
-            line=row.line,
-            row=row.index,
+            row.file, f"has no {key_column!r} column for --key", line=row.line, row=row.index,
             rule="manifest-key",
         )
     value = values[key_column]
     if isinstance(value, dict | list) or value is None or value == "":
         raise ManifestError(
-            row.file,
-            f"has an empty or non-scalar --key cell {key_column!r}: {value!r}",
-            line=row.line,
-            row=row.index,
-            rule="manifest-key",
+            row.file, f"has an empty or non-scalar --key cell {key_column!r}: {value!r}",
+            line=row.line, row=row.index, rule="manifest-key",
         )
     return value if isinstance(value, str) else canonical_json(value)
 

@@ -36,14 +36,8 @@ class BatchMeta:
 
     @classmethod
     def describe(
-        cls,
-        pipeline: str | os.PathLike[str],
-        manifest: Manifest,
-        *,
-        key_column: str | None = None,
-        shard: str | None = None,
-        settings: Any = None,
-        options: Mapping[str, Any] | None = None,
+        cls, pipeline: str | os.PathLike[str], manifest: Manifest, *, key_column: str | None = None,
+        shard: str | None = None, settings: Any = None, options: Mapping[str, Any] | None = None,
     ) -> BatchMeta:
         """The meta of running ``pipeline`` over ``manifest``: hashes the pipeline file, the manifest's
         content and ``settings`` (any JSON value, e.g. the command-line params)."""
@@ -52,16 +46,8 @@ class BatchMeta:
         settings_hash = None
         if settings is not None:
             settings_hash = hashlib.sha256(canonical_json(settings).encode("utf-8")).hexdigest()
-        return cls(
-            os.fspath(pipeline),
-            pipeline_hash,
-            manifest.label,
-            manifest.digest(),
-            key_column,
-            shard,
-            settings_hash,
-            dict(options or {}),
-        )
+        return cls(os.fspath(pipeline), pipeline_hash, manifest.label, manifest.digest(), key_column, shard,
+                   settings_hash, dict(options or {}))
 
     def differences(self, other: BatchMeta) -> list[str]:
         found = []
@@ -79,10 +65,7 @@ class BatchMeta:
 
 
 def default_journal_path(
-    pipeline: str | os.PathLike[str],
-    manifest_label: str,
-    *,
-    report: str | os.PathLike[str] | None = None,
+    pipeline: str | os.PathLike[str], manifest_label: str, *, report: str | os.PathLike[str] | None = None,
     shard: str | None = None,
 ) -> Path:
     """Next to the report (``out/report.jsonl`` -> ``out/report.journal.sqlite``), else in the current

@@ -37,16 +37,12 @@ class Collision:
     def __str__(self) -> str:
         if self.first_index == self.second_index:
             return f"{self.path} is written twice by row {self.second_index} (key {self.second_key})"
-        return (
-            f"{self.path} is written by row {self.first_index} (key {self.first_key}) "
-            f"and row {self.second_index} (key {self.second_key})"
-        )
+        return (f"{self.path} is written by row {self.first_index} (key {self.first_key}) "
+                f"and row {self.second_index} (key {self.second_key})")
 
     def diagnostic(self, manifest: str) -> Diagnostic:
         return Diagnostic(
-            rule="batch-output-collision",
-            severity=Severity.ERROR,
-            message=str(self),
+            rule="batch-output-collision", severity=Severity.ERROR, message=str(self),
             hint="make download_to or the output file name depend on the row, e.g. {{ params.photo | stem }}",
             manifest=ManifestCell(manifest, self.second_index),
         )
@@ -98,11 +94,8 @@ class CollisionFinder:
         self.close()
 
 
-def find_collisions(
-    targets: Iterable[tuple[str, int, Iterable[str | os.PathLike[str]]]],
-    *,
-    case_insensitive: bool = _CASE_INSENSITIVE,
-) -> list[Collision]:
+def find_collisions(targets: Iterable[tuple[str, int, Iterable[str | os.PathLike[str]]]], *,
+                    case_insensitive: bool = _CASE_INSENSITIVE) -> list[Collision]:
     """Every collision among ``(key, index, paths)`` rows (at most the finder's limit)."""
     with CollisionFinder(case_insensitive=case_insensitive) as finder:
         for key, index, paths in targets:

@@ -106,9 +106,8 @@ class _RowSinks:
         if member is None:
             self.sink.emit(kind, **data)
         else:
-            self.sink.emit(
-                kind, row=member.row.index, key=member.key, **{**data, "task": name.removeprefix(prefix)}
-            )
+            self.sink.emit(kind, row=member.row.index, key=member.key,
+                           **{**data, "task": name.removeprefix(prefix)})
 
 
 class _PackTracker(TaskTracker):
@@ -157,9 +156,8 @@ async def run_pack(ctx: PackContext, members: Sequence[Member]) -> None:
     _started(ctx, members)
     sinks = _RowSinks(ctx.sink, members)
     try:
-        job = await create_tagged(
-            ctx.client, pack.tasks, job_keys(first.pipeline), tag, _PackEvents(ctx, members, sinks)
-        )
+        job = await create_tagged(ctx.client, pack.tasks, job_keys(first.pipeline), tag,
+                                  _PackEvents(ctx, members, sinks))
     except ApiError as exc:
         if exc.status is None or not 400 <= exc.status < 500:
             _troubled(ctx, members, exc)
@@ -167,11 +165,8 @@ async def run_pack(ctx: PackContext, members: Sequence[Member]) -> None:
         # Refused as a whole: no job exists. Each row alone meets the refusal, or not.
         ctx.journal.mark_pack_pending(keys)
         _stopped(ctx, members)
-        sinks.each(
-            "notice",
-            message=f"the service refused the job of {len(members)} rows "
-            f"({redact(str(exc))}); running them one by one",
-        )
+        sinks.each("notice", message=f"the service refused the job of {len(members)} rows "
+                                     f"({redact(str(exc))}); running them one by one")
         for member in members:
             await ctx.alone(_pending(ctx, member), member.row)
         return
@@ -215,9 +210,8 @@ async def resume_pack(ctx: PackContext, members: Sequence[Member]) -> None:
         waiting = {t.name for t in job.tasks if t.status == "waiting" and t.operation == "import/upload"}
         rows = [(m.row.index, m.pipeline) for m in members if m.pipeline is not None]
         try:
-            uploads = [
-                u for u in build_pack(rows, ctx.base_dir, inline_limit=-1).uploads if u.task.name in waiting
-            ]
+            uploads = [u for u in build_pack(rows, ctx.base_dir, inline_limit=-1).uploads
+                       if u.task.name in waiting]
         except McvError as exc:
             for member in members:
                 ctx.failed(member.key, "refused", str(exc), member.row, True)
@@ -234,15 +228,8 @@ def _pending(ctx: PackContext, member: Member) -> JournalRow:
     return found
 
 
-async def _carry_on(
-    ctx: PackContext,
-    members: Sequence[Member],
-    job: Job,
-    sinks: _RowSinks,
-    *,
-    uploads: list[PlannedUpload],
-    overwrite: bool,
-) -> None:
+async def _carry_on(ctx: PackContext, members: Sequence[Member], job: Job, sinks: _RowSinks, *,
+                    uploads: list[PlannedUpload], overwrite: bool) -> None:
     """Send the job's files, wait for its end, then end each row."""
     run = ctx.run
     client = ctx.client
@@ -283,26 +270,15 @@ async def _settle(ctx: PackContext, member: Member, job: Job, overwrite: bool) -
             failure = failures[0]
             ctx.failed(member.key, failure.code or "job-error", failure.describe(), member.row, True)
         else:
-            ctx.failed(
-                member.key,
-                f"job-{job.status}",
-                f"job {job.id} ended {job.status} before this row's tasks ran (another row's "
-                "task failed); run again with --retry-failed",
-                member.row,
-                True,
-            )
+            ctx.failed(member.key, f"job-{job.status}",
+                       f"job {job.id} ended {job.status} before this row's tasks ran (another row's "
+                       "task failed); run again with --retry-failed", member.row, True)
         return
     events = _OneRow(ctx.sink, member)
     try:
-        files = await download_all(
-            ctx.client,
-            view,
-            export_dirs(pipeline, ctx.run),
-            events,
-            overwrite=overwrite,
-            concurrency=ctx.run.download_concurrency,
-            max_resumes=ctx.run.download_resumes,
-        )
+        files = await download_all(ctx.client, view, export_dirs(pipeline, ctx.run), events,
+                                   overwrite=overwrite, concurrency=ctx.run.download_concurrency,
+                                   max_resumes=ctx.run.download_resumes)
     except ServiceTrouble as exc:
         ctx.trouble(exc, [(member.row.index, member.key)])
         return
@@ -315,9 +291,8 @@ async def _settle(ctx: PackContext, member: Member, job: Job, overwrite: bool) -
     ctx.journal.mark_finished(member.key, paths, credits)
     if ctx.progress is not None:
         ctx.progress.finish()
-    ctx.sink.emit(
-        "row-finished", row=member.row.index, key=member.key, job_id=job.id, outputs=paths, credits=credits
-    )
+    ctx.sink.emit("row-finished", row=member.row.index, key=member.key, job_id=job.id, outputs=paths,
+                  credits=credits)
 
 
 class _OneRow:

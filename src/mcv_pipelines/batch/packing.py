@@ -102,13 +102,8 @@ def _inline(upload: PlannedUpload) -> dict[str, Any] | None:
     return {"operation": "import/base64", "file": data, "filename": name}
 
 
-def build_pack(
-    rows: Sequence[tuple[int, RenderedPipeline]],
-    base_dir: Path,
-    *,
-    inline_limit: int = INLINE_LIMIT,
-    inline_budget: int = INLINE_BUDGET,
-) -> Pack:
+def build_pack(rows: Sequence[tuple[int, RenderedPipeline]], base_dir: Path, *,
+               inline_limit: int = INLINE_LIMIT, inline_budget: int = INLINE_BUDGET) -> Pack:
     """One job's tasks for ``rows`` (row index, its rendered pipeline): see the module docstring.
     Upload files are checked as a run checks them (``plan_uploads``: a missing one raises UsageError)."""
     pack = Pack()

@@ -45,15 +45,9 @@ class RowRenderer:
     """Renders and checks the pipeline for one row: ``-p`` values under the row's params, ``row.*``
     from the other columns. The parsed document (and its caches) is shared by every row."""
 
-    def __init__(
-        self,
-        document: Document,
-        *,
-        fixed: Mapping[str, Any] | None = None,
-        schemas: OperationSchemas | None = None,
-        catalog: Catalog | None = None,
-        base_dir: Path | None = None,
-    ) -> None:
+    def __init__(self, document: Document, *, fixed: Mapping[str, Any] | None = None,
+                 schemas: OperationSchemas | None = None, catalog: Catalog | None = None,
+                 base_dir: Path | None = None) -> None:
         self.document = document
         self.fixed = dict(fixed or {})
         self.schemas = schemas
@@ -65,20 +59,15 @@ class RowRenderer:
         params = self.document.data.get("params") if isinstance(self.document.data, dict) else None
         return frozenset(params) if isinstance(params, dict) else frozenset()
 
-    def render(
-        self, row: ManifestRow, key: str, *, checked: bool = False
-    ) -> tuple[RenderedPipeline | None, list[Diagnostic]]:
+    def render(self, row: ManifestRow, key: str, *, checked: bool = False
+               ) -> tuple[RenderedPipeline | None, list[Diagnostic]]:
         """The row's pipeline (None when any error was found) and every diagnostic, placed in the row.
         ``checked``: the row passed ``prepare_rows`` in this process already, so the checks against
         the operations' schemas and the catalog, which gave it nothing to say then, are not run again."""
         result = check_document(
-            self.document,
-            {**self.fixed, **row.params},
-            source=f"{row.file} row {row.index}",
-            use_examples=False,
-            row=row.template_context(key),
-            schemas=None if checked else self.schemas,
-            catalog=None if checked else self.catalog,
+            self.document, {**self.fixed, **row.params}, source=f"{row.file} row {row.index}",
+            use_examples=False, row=row.template_context(key),
+            schemas=None if checked else self.schemas, catalog=None if checked else self.catalog,
         )
         found = [_in_row(d, row) for d in result.diagnostics]
         pipeline = result.pipeline
@@ -87,9 +76,8 @@ class RowRenderer:
                 plan_uploads(pipeline, self.base_dir)
             except UsageError as exc:
                 column = _upload_column(pipeline, row)
-                found.append(
-                    Diagnostic("batch-upload-missing", Severity.ERROR, str(exc), manifest=row.cell(column))
-                )
+                found.append(Diagnostic("batch-upload-missing", Severity.ERROR, str(exc),
+                                        manifest=row.cell(column)))
         if has_errors(found):
             return None, found
         return pipeline, found
@@ -146,16 +134,9 @@ class Preparation:
         return self.invalid_rows == 0 and self.collision_count == 0
 
 
-def prepare_rows(
-    manifest: Manifest,
-    renderer: RowRenderer,
-    journal: Journal | None,
-    *,
-    key_column: str | None = None,
-    shard: Shard | None = None,
-    options: RunOptions | None = None,
-    keep: int = 20,
-) -> Preparation:
+def prepare_rows(manifest: Manifest, renderer: RowRenderer, journal: Journal | None, *,
+                 key_column: str | None = None, shard: Shard | None = None,
+                 options: RunOptions | None = None, keep: int = 20) -> Preparation:
     """Check every row of ``manifest`` (of ``shard``) and add each to ``journal`` as pending (rows
     already there keep their state), in one streamed pass.
 

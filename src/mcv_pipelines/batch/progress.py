@@ -46,15 +46,8 @@ class ProgressSnapshot:
 class Progress:
     """Counts row events; ``snapshot()`` gives the numbers to show. Not thread-safe: one event loop."""
 
-    def __init__(
-        self,
-        total: int | None,
-        *,
-        finished: int = 0,
-        failed: int = 0,
-        window: float = 30.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, total: int | None, *, finished: int = 0, failed: int = 0, window: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         if window <= 0:
             raise ValueError("window must be positive")
         self.total = total
@@ -95,6 +88,5 @@ class Progress:
         eta = None
         if rate and self.total is not None:
             eta = max(self.total - done, 0) / rate
-        return ProgressSnapshot(
-            self.total, self.finished, self.failed, self.in_flight, rate, eta, now - self._started
-        )
+        return ProgressSnapshot(self.total, self.finished, self.failed, self.in_flight, rate, eta,
+                                now - self._started)

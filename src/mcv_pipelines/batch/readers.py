@@ -90,14 +90,13 @@ def read_csv(lines: Iterable[bytes], file: str, *, delimiter: str = ",") -> Iter
 def _csv_problem(text: str) -> tuple[str, str | None]:
     """The csv module's message, said for someone holding the file rather than the file object."""
     if "new-line character seen in unquoted field" in text:
-        return ("has lines ending in a bare carriage return (CR)", "save it with LF or CRLF line endings")
+        return ("has lines ending in a bare carriage return (CR)",
+                "save it with LF or CRLF line endings")
     if "end of data" in text:
         return "is not valid CSV: unexpected end of the file", "a quoted cell in this row is never closed"
     if "field larger than field limit" in text:
-        return (
-            f"is not valid CSV: {text}",
-            "usually a quote opened in this row and closed much later; check the quoting",
-        )
+        return (f"is not valid CSV: {text}",
+                "usually a quote opened in this row and closed much later; check the quoting")
     return f"is not valid CSV: {text}", None
 
 
@@ -277,10 +276,7 @@ def _yaml_items(loader: _Loader, file: str) -> Iterator[RawRecord]:
         line = node.start_mark.line + 1
         if not isinstance(node, yaml.MappingNode):
             raise ManifestError(
-                file,
-                "has a list item that is not a mapping",
-                line=line,
-                rule="manifest-yaml",
+                file, "has a list item that is not a mapping", line=line, rule="manifest-yaml",
                 hint="every item is one row: a mapping of column names to values",
             )
         _check_mapping_keys(node, file)
@@ -291,10 +287,8 @@ def _yaml_items(loader: _Loader, file: str) -> Iterator[RawRecord]:
     _skip_event(loader)  # document end
     if not loader.check_event(yaml.StreamEndEvent):
         raise ManifestError(
-            file,
-            "has more than one YAML document; put every row in one list",
-            line=_peek_line(loader),
-            rule="manifest-yaml",
+            file, "has more than one YAML document; put every row in one list",
+            line=_peek_line(loader), rule="manifest-yaml",
         )
 
 
@@ -316,17 +310,12 @@ def _check_mapping_keys(node: yaml.MappingNode, file: str) -> None:
             continue
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
             raise ManifestError(
-                file,
-                f"has a column name that is not a string: {getattr(key_node, 'value', '?')!r}",
-                line=where,
-                rule="manifest-yaml",
-                hint="quote the column name",
+                file, f"has a column name that is not a string: {getattr(key_node, 'value', '?')!r}",
+                line=where, rule="manifest-yaml", hint="quote the column name",
             )
         if key_node.value in seen:
             raise ManifestError(
-                file,
-                f"names the column {key_node.value!r} twice in one row",
-                line=where,
+                file, f"names the column {key_node.value!r} twice in one row", line=where,
                 rule="manifest-yaml",
             )
         seen.add(key_node.value)
@@ -341,8 +330,6 @@ def _check_json_values(value: Any, file: str, line: int) -> None:
             _check_json_values(item, file, line)
     elif not isinstance(value, _JSON_SCALARS):
         raise ManifestError(
-            file,
-            f"has a value of YAML type {type(value).__name__}, which a manifest cell cannot hold",
-            line=line,
-            rule="manifest-yaml",
+            file, f"has a value of YAML type {type(value).__name__}, which a manifest cell cannot hold",
+            line=line, rule="manifest-yaml",
         )

@@ -56,25 +56,17 @@ class ReportRow:
 
     @classmethod
     def from_journal(cls, row: JournalRow) -> ReportRow:
-        return cls(
-            row.key, row.index, row.state.value, row.params, row.job_id, row.outputs, row.credits, row.error
-        )
+        return cls(row.key, row.index, row.state.value, row.params, row.job_id, row.outputs, row.credits,
+                   row.error)
 
     def masked(self) -> dict[str, Any]:
         """The row as JSON-ready values, every string passed through the secret mask."""
         error = None if self.error is None else {"code": self.error.code, "message": self.error.message}
-        value: dict[str, Any] = mask(
-            {
-                "key": self.key,
-                "index": self.index,
-                "status": self.status,
-                "params": dict(self.params),
-                "job_id": self.job_id,
-                "outputs": [os.fspath(p) for p in self.outputs],
-                "credits": self.credits,
-                "error": error,
-            }
-        )
+        value: dict[str, Any] = mask({
+            "key": self.key, "index": self.index, "status": self.status, "params": dict(self.params),
+            "job_id": self.job_id, "outputs": [os.fspath(p) for p in self.outputs], "credits": self.credits,
+            "error": error,
+        })
         return value
 
 
@@ -83,16 +75,14 @@ class ReportWriter:
 
     extension: ClassVar[str] = ""
 
-    def __init__(
-        self, path: str | os.PathLike[str], *, name: str = "batch", param_names: Sequence[str] | None = None
-    ) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, name: str = "batch",
+                 param_names: Sequence[str] | None = None) -> None:
         self.path = Path(path)
         self.name = name
         self.param_names = param_names
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent
-        )
+        handle, partial = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".partial",
+                                           dir=self.path.parent)
         self._partial = Path(partial)
         self._out: IO[str] = os.fdopen(handle, "w", encoding="utf-8", newline="")
         self.rows = 0
@@ -161,16 +151,8 @@ class CsvReport(ReportWriter):
 
     def _write(self, row: dict[str, Any]) -> None:
         error = row["error"] or {}
-        cells: list[Any] = [
-            row["key"],
-            row["index"],
-            row["status"],
-            row["job_id"],
-            row["credits"],
-            row["outputs"],
-            error.get("code"),
-            error.get("message"),
-        ]
+        cells: list[Any] = [row["key"], row["index"], row["status"], row["job_id"], row["credits"],
+                            row["outputs"], error.get("code"), error.get("message")]
         if self.param_names is None:
             cells.append(row["params"])
         else:
@@ -220,10 +202,8 @@ class JunitReport(ReportWriter):
         if row["status"] == RowState.FAILED:
             code = error["code"] if error else "failed"
             message = error["message"] if error else "failed"
-            out.write(
-                f"      <failure type={_xml_attr(code)} message={_xml_attr(message)}>"
-                f"{_xml(message)}</failure>\n"
-            )
+            out.write(f"      <failure type={_xml_attr(code)} message={_xml_attr(message)}>"
+                      f"{_xml(message)}</failure>\n")
         elif row["status"] != RowState.FINISHED:
             out.write(f"      <skipped message={_xml_attr('not finished: ' + row['status'])}/>\n")
         detail = [f"params: {json.dumps(row['params'], ensure_ascii=False)}"]
@@ -236,8 +216,8 @@ class JunitReport(ReportWriter):
         skipped = self.unfinished
         self._out.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n')
         self._out.write(
-            f'  <testsuite name={_xml_attr(self.name)} tests="{self.rows}" failures="{self.failed}" '
-            f'errors="0" skipped="{skipped}">\n'
+            f"  <testsuite name={_xml_attr(self.name)} tests=\"{self.rows}\" failures=\"{self.failed}\" "
+            f"errors=\"0\" skipped=\"{skipped}\">\n"
         )
         self._cases.seek(0)
         for line in self._cases:
@@ -262,27 +242,19 @@ def check_report_path(path: str | os.PathLike[str]) -> type[ReportWriter]:
     writer = REPORT_WRITERS.get(suffix)
     if writer is None:
         known = ", ".join(REPORT_WRITERS)
-        raise UsageError(
-            f"--report {redact(os.fspath(path))}: unknown report format "
-            f"{suffix or '(no extension)'!r}; use a file ending in {known}"
-        )
+        raise UsageError(f"--report {redact(os.fspath(path))}: unknown report format "
+                         f"{suffix or '(no extension)'!r}; use a file ending in {known}")
     return writer
 
 
-def open_report(
-    path: str | os.PathLike[str], *, name: str = "batch", param_names: Sequence[str] | None = None
-) -> ReportWriter:
+def open_report(path: str | os.PathLike[str], *, name: str = "batch",
+                param_names: Sequence[str] | None = None) -> ReportWriter:
     """A writer for ``path``, chosen by its extension (.jsonl, .csv, .xml)."""
     return check_report_path(path)(path, name=name, param_names=param_names)
 
 
-def write_report(
-    path: str | os.PathLike[str],
-    rows: Iterable[ReportRow | JournalRow],
-    *,
-    name: str = "batch",
-    param_names: Sequence[str] | None = None,
-) -> ReportWriter:
+def write_report(path: str | os.PathLike[str], rows: Iterable[ReportRow | JournalRow], *,
+                 name: str = "batch", param_names: Sequence[str] | None = None) -> ReportWriter:
     """Write every row to ``path``; returns the closed writer (its ``rows``/``failed`` counts)."""
     with open_report(path, name=name, param_names=param_names) as report:
         for row in rows:

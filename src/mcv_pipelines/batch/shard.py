@@ -35,10 +35,8 @@ class Shard:
 
     def __post_init__(self) -> None:
         if not 1 <= self.index <= self.count:
-            raise UsageError(
-                f"shard {self.index}/{self.count} does not exist: use 1/{self.count} .. "
-                f"{self.count}/{self.count}"
-            )
+            raise UsageError(f"shard {self.index}/{self.count} does not exist: use 1/{self.count} .. "
+                             f"{self.count}/{self.count}")
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and shard_of(key, self.count) == self.index
@@ -62,8 +60,6 @@ def parse_shard(text: str) -> Shard:
     if count > _MAX_COUNT:
         raise UsageError(f"--shard {text}: N is at most {_MAX_COUNT}")
     if index == 0:
-        raise UsageError(
-            f"--shard {text}: shards count from 1 (1/{count} .. {count}/{count}); "
-            f"for a 0-based index such as JOB_COMPLETION_INDEX, add 1"
-        )
+        raise UsageError(f"--shard {text}: shards count from 1 (1/{count} .. {count}/{count}); "
+                         f"for a 0-based index such as JOB_COMPLETION_INDEX, add 1")
     return Shard(index, count)

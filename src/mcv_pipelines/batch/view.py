@@ -33,22 +33,15 @@ def describe_snapshot(snapshot: ProgressSnapshot) -> str:
     total = "?" if snapshot.total is None else str(snapshot.total)
     rate = "-" if snapshot.rate is None else f"{snapshot.rate:.1f}"
     eta = "" if snapshot.eta is None else f", ETA {_duration(snapshot.eta)}"
-    return (
-        f"rows {snapshot.done}/{total} ({snapshot.failed} failed, {snapshot.in_flight} in flight), "
-        f"{rate} rows/s{eta}"
-    )
+    return (f"rows {snapshot.done}/{total} ({snapshot.failed} failed, {snapshot.in_flight} in flight), "
+            f"{rate} rows/s{eta}")
 
 
 class PlainBatchView:
     """One line at most every ``interval`` seconds (logs, CI)."""
 
-    def __init__(
-        self,
-        snapshot: Callable[[], ProgressSnapshot],
-        *,
-        stream: IO[str] | None = None,
-        interval: float = 5.0,
-    ) -> None:
+    def __init__(self, snapshot: Callable[[], ProgressSnapshot], *, stream: IO[str] | None = None,
+                 interval: float = 5.0) -> None:
         self._snapshot = snapshot
         self.stream = stream or sys.stderr
         self.interval = interval
@@ -80,9 +73,8 @@ class RichBatchView:
         from rich.live import Live
 
         self._snapshot = snapshot
-        self._live = Live(
-            self._line(), console=Console(file=stream or sys.stderr), auto_refresh=False, transient=False
-        )
+        self._live = Live(self._line(), console=Console(file=stream or sys.stderr), auto_refresh=False,
+                          transient=False)
         self._started = False
         self._last = 0.0
 

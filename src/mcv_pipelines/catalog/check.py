@@ -44,13 +44,8 @@ RULES = (
     "op-experimental",
 )
 Locate = Callable[[tuple[str | int, ...]], Location]
-_A = {
-    "integer": "an integer",
-    "float": "a number",
-    "string": "a string",
-    "boolean": "true or false",
-    "dictionary": "a mapping",
-}
+_A = {"integer": "an integer", "float": "a number", "string": "a string", "boolean": "true or false",
+      "dictionary": "a mapping"}
 
 
 def is_catalogued(operation: str) -> bool:
@@ -70,16 +65,8 @@ def _listed(values: list[str], limit: int = 12) -> str:
 
 
 class _Checker:
-    def __init__(
-        self,
-        catalog: Catalog,
-        operation: str,
-        options: Mapping[str, Any],
-        locate: Locate,
-        task_location: Location,
-        task_name: str,
-        locate_key: Locate | None = None,
-    ) -> None:
+    def __init__(self, catalog: Catalog, operation: str, options: Mapping[str, Any], locate: Locate,
+                 task_location: Location, task_name: str, locate_key: Locate | None = None) -> None:
         self.catalog, self.operation, self.options = catalog, operation, options
         self.locate, self.task_location, self.task = locate, task_location, task_name
         self.locate_key = locate_key or locate
@@ -92,9 +79,8 @@ class _Checker:
                 return self.locate((key,))
         return self.task_location
 
-    def add(
-        self, rule: str, severity: Severity, message: str, where: Location, hint: str | None = None
-    ) -> None:
+    def add(self, rule: str, severity: Severity, message: str, where: Location,
+            hint: str | None = None) -> None:
         self.out.append(Diagnostic(rule, severity, f"task {self.task!r}: {message}", where, hint))
 
     def formats(self, fin: str | None, fout: str | None) -> list[Descriptor] | None:
@@ -103,47 +89,29 @@ class _Checker:
         where = self.at("output_format", "input_format")
         if fin is None:
             if fout is not None and not cat.produces(op, fout):
-                self.add(
-                    "op-format-unsupported",
-                    Severity.ERROR,
-                    f"{op} cannot produce {fout} from any format",
-                    where,
-                    f"{op} produces: {_listed(cat.output_formats(op))}",
-                )
+                self.add("op-format-unsupported", Severity.ERROR,
+                         f"{op} cannot produce {fout} from any format",
+                         where, f"{op} produces: {_listed(cat.output_formats(op))}")
                 return None
-            self.add(
-                "op-format-unknown",
-                Severity.WARNING,
-                f"the input format is unknown, so {op}{f' -> {fout}' if fout else ''} "
-                "and its options are not checked against the catalog",
-                self.at("input_format"),
-                "set input_format, or give the input a file name with an extension",
-            )
+            self.add("op-format-unknown", Severity.WARNING,
+                     f"the input format is unknown, so {op}{f' -> {fout}' if fout else ''} "
+                     "and its options are not checked against the catalog", self.at("input_format"),
+                     "set input_format, or give the input a file name with an extension")
             return None
         if not cat.accepts(op, fin):
             close = nearest(fin, cat.input_formats(op))
-            self.add(
-                "op-format-unsupported",
-                Severity.ERROR,
-                f"{op} does not accept {fin} input",
-                self.at("input_format", "input", "output_format"),
-                f"did you mean {' or '.join(close)}?"
-                if close
-                else f"{op} accepts: {_listed(cat.input_formats(op))}",
-            )
+            self.add("op-format-unsupported", Severity.ERROR,
+                     f"{op} does not accept {fin} input", self.at("input_format", "input", "output_format"),
+                     f"did you mean {' or '.join(close)}?" if close
+                     else f"{op} accepts: {_listed(cat.input_formats(op))}")
             return None
         if fout is None:
             return None  # a missing output_format is the operation schema's finding, not ours
         found = cat.engines(op, fin, fout)
         if not found:
             suggest = cat.nearest_outputs(op, fin, fout)
-            self.add(
-                "op-format-unsupported",
-                Severity.ERROR,
-                f"{op} cannot turn {fin} into {fout}",
-                where,
-                f"supported outputs from {fin}: {', '.join(suggest)}" if suggest else None,
-            )
+            self.add("op-format-unsupported", Severity.ERROR, f"{op} cannot turn {fin} into {fout}",
+                     where, f"supported outputs from {fin}: {', '.join(suggest)}" if suggest else None)
             return None
         return found
 
@@ -156,46 +124,31 @@ class _Checker:
         names = [d.engine for d in found]
         close = nearest(engine, names)
         first = found[0]
-        self.add(
-            "op-unknown-engine",
-            Severity.ERROR,
-            f"engine {engine!r} cannot run {first.operation} {first.input_format} -> {first.output_format}",
-            self.at("engine"),
-            (f"did you mean {close[0]!r}? " if close else "") + f"engines: {', '.join(names)}",
-        )
+        self.add("op-unknown-engine", Severity.ERROR,
+                 f"engine {engine!r} cannot run {first.operation} {first.input_format} -> "
+                 f"{first.output_format}", self.at("engine"),
+                 (f"did you mean {close[0]!r}? " if close else "") + f"engines: {', '.join(names)}")
         return None
 
     def status(self, desc: Descriptor, version: str | None) -> None:
         what = f"{desc.operation} {desc.input_format} -> {desc.output_format} with {desc.engine}"
         for flag, rule in ((desc.deprecated, "op-deprecated"), (desc.experimental, "op-experimental")):
             if flag:
-                self.add(
-                    rule,
-                    Severity.WARNING,
-                    f"{what} is {rule[3:]} in the catalog",
-                    self.at("engine", "output_format"),
-                )
+                self.add(rule, Severity.WARNING, f"{what} is {rule[3:]} in the catalog",
+                         self.at("engine", "output_format"))
         if version is None or not desc.engine_versions:
             return
         match = next((v for v in desc.engine_versions if v.version == version), None)
         if match is None:
             versions = [v.version for v in desc.engine_versions]
-            self.add(
-                "op-unknown-engine-version",
-                Severity.ERROR,
-                f"engine_version {version!r} of {desc.engine} is not listed for {what}",
-                self.at("engine_version"),
-                f"versions: {', '.join(versions)}",
-            )
+            self.add("op-unknown-engine-version", Severity.ERROR,
+                     f"engine_version {version!r} of {desc.engine} is not listed for {what}",
+                     self.at("engine_version"), f"versions: {', '.join(versions)}")
             return
         for flag, rule in ((match.deprecated, "op-deprecated"), (match.experimental, "op-experimental")):
             if flag:
-                self.add(
-                    rule,
-                    Severity.WARNING,
-                    f"engine_version {version} of {desc.engine} is {rule[3:]} in the catalog",
-                    self.at("engine_version"),
-                )
+                self.add(rule, Severity.WARNING, f"engine_version {version} of {desc.engine} is "
+                         f"{rule[3:]} in the catalog", self.at("engine_version"))
 
     def option_values(self, desc: Descriptor) -> None:
         given = {k: v for k, v in self.options.items() if is_option_key(self.operation, k)}
@@ -207,24 +160,17 @@ class _Checker:
         """Unknown options: errors, or warnings where the listing gives no options for the type."""
         if not desc.options:
             for key in keys:
-                self.add(
-                    "op-unknown-option",
-                    Severity.WARNING,
-                    f"the catalog lists no options for {desc.key}, so option {key!r} is not checked",
-                    self.locate_key((key,)),
-                )
+                self.add("op-unknown-option", Severity.WARNING,
+                         f"the catalog lists no options for {desc.key}, so option {key!r} is not checked",
+                         self.locate_key((key,)))
             return
         names = [o.name for o in desc.options]
         for key in keys:
             if desc.option(key) is None:
                 close = nearest(key, names, 1)
-                self.add(
-                    "op-unknown-option",
-                    Severity.ERROR,
-                    f"unknown option {key!r} for {desc.key}",
-                    self.locate_key((key,)),
-                    f"did you mean {close[0]!r}?" if close else f"options: {_listed(names)}",
-                )
+                self.add("op-unknown-option", Severity.ERROR, f"unknown option {key!r} for {desc.key}",
+                         self.locate_key((key,)),
+                         f"did you mean {close[0]!r}?" if close else f"options: {_listed(names)}")
 
     def option_types(self, desc: Descriptor, given: Mapping[str, Any]) -> None:
         """Values of listed options that do not fit their type or enum."""
@@ -233,12 +179,9 @@ class _Checker:
         for name in validator_for(self.catalog, desc).invalid(given):
             opt = desc.option(name)
             if opt is not None:
-                self.add(
-                    "op-option-type",
-                    Severity.ERROR,
-                    f"option {name!r} must be {_expected(opt)}, got {_show(given[name])}",
-                    self.locate((name,)),
-                )
+                self.add("op-option-type", Severity.ERROR,
+                         f"option {name!r} must be {_expected(opt)}, got {_show(given[name])}",
+                         self.locate((name,)))
 
 
 def _expected(opt: OptionDef) -> str:
@@ -274,27 +217,20 @@ def resolve_task(
     checker = _Checker(catalog, operation, options, locate, task_location, task_name, locate_key)
     if not catalog.has_operation(operation):
         close = nearest(operation, catalog.operations)
-        checker.add(
-            "op-format-unsupported",
-            Severity.ERROR,
-            f"the catalog ({catalog.source}) has no conversion types for {operation}",
-            checker.at("operation"),
-            f"did you mean {close[0]!r}?" if close else f"operations: {_listed(catalog.operations)}",
-        )
+        checker.add("op-format-unsupported", Severity.ERROR,
+                    f"the catalog ({catalog.source}) has no conversion types for {operation}",
+                    checker.at("operation"),
+                    f"did you mean {close[0]!r}?" if close else f"operations: {_listed(catalog.operations)}")
         return checker.out, None
     fin, fout = listing_formats(operation, input_format, output_format)
     found = checker.formats(fin, fout)
     if found is None:
         if engine is not None and engine not in catalog.engines_of(operation):
             close = nearest(engine, catalog.engines_of(operation), 1)
-            checker.add(
-                "op-unknown-engine",
-                Severity.ERROR,
-                f"engine {engine!r} does not run {operation}",
-                checker.at("engine"),
-                (f"did you mean {close[0]!r}? " if close else "")
-                + f"engines: {', '.join(catalog.engines_of(operation))}",
-            )
+            checker.add("op-unknown-engine", Severity.ERROR, f"engine {engine!r} does not run {operation}",
+                        checker.at("engine"),
+                        (f"did you mean {close[0]!r}? " if close else "")
+                        + f"engines: {', '.join(catalog.engines_of(operation))}")
         return checker.out, None
     desc = checker.engine(found, engine)
     if desc is not None:
@@ -368,30 +304,13 @@ def check_task(
     an unknown option is reported).
     """
     found, desc = resolve_task(
-        catalog,
-        operation=operation,
-        input_format=input_format,
-        output_format=output_format,
-        engine=engine,
-        engine_version=engine_version,
-        options=options,
-        locate=locate,
-        task_location=task_location,
-        task_name=task_name,
-        locate_key=locate_key,
+        catalog, operation=operation, input_format=input_format, output_format=output_format,
+        engine=engine, engine_version=engine_version, options=options, locate=locate,
+        task_location=task_location, task_name=task_name, locate_key=locate_key,
     )
     if desc is not None:
-        found.extend(
-            check_options(
-                catalog,
-                desc,
-                options=options,
-                locate=locate,
-                task_location=task_location,
-                task_name=task_name,
-                locate_key=locate_key,
-            )
-        )
+        found.extend(check_options(catalog, desc, options=options, locate=locate, task_location=task_location,
+                                   task_name=task_name, locate_key=locate_key))
     return found
 
 
@@ -417,17 +336,9 @@ def check_task_inputs(
     found: dict[Diagnostic, None] = {}
     for fin in input_formats or (None,):
         for diag in check_task(
-            catalog,
-            operation=operation,
-            input_format=fin,
-            output_format=output_format,
-            engine=engine,
-            engine_version=engine_version,
-            options=options,
-            locate=locate,
-            task_location=task_location,
-            task_name=task_name,
-            locate_key=locate_key,
+            catalog, operation=operation, input_format=fin, output_format=output_format, engine=engine,
+            engine_version=engine_version, options=options, locate=locate, task_location=task_location,
+            task_name=task_name, locate_key=locate_key,
         ):
             found.setdefault(diag)
     return list(found)

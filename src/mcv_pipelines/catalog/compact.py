@@ -130,20 +130,11 @@ def read_index(digest: str) -> tuple[bytes, Callable[[int, int], bytes]] | None:
 
 
 def _details(desc: Descriptor) -> list[Any]:
-    options = (
-        None
-        if desc.options is None
-        else [
-            [
-                o.name,
-                o.type,
-                o.default,
-                None if o.possible_values is None else list(o.possible_values),
-                o.description,
-            ]
-            for o in desc.options
-        ]
-    )
+    options = None if desc.options is None else [
+        [o.name, o.type, o.default, None if o.possible_values is None else list(o.possible_values),
+         o.description]
+        for o in desc.options
+    ]
     return [
         desc.credits,
         desc.deprecated,
@@ -173,9 +164,7 @@ def _descriptor(key: ConversionKey, default: bool, blob: bytes) -> Descriptor:
     return Descriptor(
         *key,
         credits=credits,
-        options=None
-        if options is None
-        else tuple(
+        options=None if options is None else tuple(
             OptionDef(name, kind, value, None if values is None else tuple(values), description)
             for name, kind, value, values, description in options
         ),

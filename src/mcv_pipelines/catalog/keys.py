@@ -11,7 +11,8 @@ __all__ = ["RUNNER_KEYS", "STRUCTURAL_KEYS", "TASK_KEYS", "is_option_key"]
 
 # Fields every processing task may carry (spec 4.3 common parameters).
 TASK_KEYS = frozenset(
-    {"operation", "input", "input_format", "output_format", "engine", "engine_version", "filename", "timeout"}
+    {"operation", "input", "input_format", "output_format", "engine", "engine_version", "filename",
+     "timeout"}
 )
 # Keys the runner takes off a task before it is sent (DESIGN.md section 2).
 RUNNER_KEYS = frozenset({"upload_from", "download_to", "for_each", "when"})

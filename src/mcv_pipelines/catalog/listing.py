@@ -66,23 +66,11 @@ def _option(raw: Any, source: str, where: str) -> OptionDef:
     # The fast path, taken by every well-formed option (a big listing has hundreds of thousands).
     if type(raw) is dict:
         name, kind, values = raw.get("name"), raw.get("type"), raw.get("possible_values")
-        if (
-            type(name) is str
-            and name
-            and type(kind) is str
-            and kind in _TYPE_SET
-            and (type(values) is list or (values is None and kind != "enum"))
-        ):
+        if (type(name) is str and name and type(kind) is str and kind in _TYPE_SET
+                and (type(values) is list or (values is None and kind != "enum"))):
             description = raw.get("description")
-            return _new_option(
-                (
-                    name,
-                    kind,
-                    raw.get("default"),
-                    None if values is None else tuple(values),
-                    description if type(description) is str else None,
-                )
-            )
+            return _new_option((name, kind, raw.get("default"), None if values is None else tuple(values),
+                                description if type(description) is str else None))
     return _option_checked(raw, source, where)
 
 
@@ -95,8 +83,7 @@ def _option_checked(raw: Any, source: str, where: str) -> OptionDef:
         raise _bad(source, where, "an option has no 'name'")
     if kind not in OPTION_TYPES:
         raise _bad(
-            source,
-            f"{where}, option {name!r}",
+            source, f"{where}, option {name!r}",
             f"unknown option type {kind!r} (known: {', '.join(OPTION_TYPES)})",
         )
     values = raw.get("possible_values")
@@ -204,11 +191,8 @@ def _parse_pages(pages: Iterable[Any], source: str) -> Catalog:
             group = (fields["operation"], fields["input_format"], fields["output_format"])
             key = (*group, fields["engine"])
             if key in seen:
-                raise _bad(
-                    source,
-                    f"page {page_no}, descriptor {i + 1} ({' '.join(key)})",
-                    "conversion type listed twice",
-                )
+                raise _bad(source, f"page {page_no}, descriptor {i + 1} ({' '.join(key)})",
+                           "conversion type listed twice")
             seen.add(key)
             groups.setdefault(group, []).append(fields)
     # The default engine of (operation, input, output): the one marked default, else the first
@@ -228,3 +212,5 @@ def _parse_pages(pages: Iterable[Any], source: str) -> Catalog:
 def parse_listing(data: Any, *, source: str = "<listing>") -> Catalog:
     """One decoded listing (an envelope or a bare list)."""
     return parse_pages([data], source=source)
+
+

@@ -137,20 +137,8 @@ def _shape(pipeline: RenderedPipeline) -> _Shape:
             else:
                 brings = import_format(body)
         # Raw values: a value that cannot be hashed (a list) makes the caller skip the cache.
-        parts.append(
-            (
-                name,
-                task.group,
-                operation,
-                task.input_names,
-                tuple(body),
-                brings,
-                get("input_format"),
-                get("output_format"),
-                get("engine"),
-                get("engine_version"),
-            )
-        )
+        parts.append((name, task.group, operation, task.input_names, tuple(body), brings,
+                      get("input_format"), get("output_format"), get("engine"), get("engine_version")))
     return tuple(parts)
 
 
@@ -181,19 +169,10 @@ def _task_plan(
         if desc is not None and desc not in descs:
             descs.append(desc)
             # Unknown option names depend on the keys only: found once per shape too.
-            findings.update(
-                dict.fromkeys(
-                    check_option_names(
-                        catalog,
-                        desc,
-                        options=body,
-                        locate=task.locate,
-                        locate_key=task.locate_key,
-                        task_location=task.location,
-                        task_name=task.group,
-                    )
-                )
-            )
+            findings.update(dict.fromkeys(check_option_names(
+                catalog, desc, options=body, locate=task.locate, locate_key=task.locate_key,
+                task_location=task.location, task_name=task.group,
+            )))
             listed = tuple(k for k in body if is_option_key(task.operation, k) and desc.option(k))
             if listed:
                 typed.append((desc, validator_for(catalog, desc), listed))
@@ -211,14 +190,8 @@ def _plan(catalog: Catalog, pipeline: RenderedPipeline, cache: dict[Any, Any]) -
             continue
         body = task.body
         formats = flow[name]
-        key = (
-            catalog,
-            task.group,
-            task.operation,
-            formats.input_formats,
-            tuple(body),
-            *[_text(body.get(k)) for k in ("output_format", "engine", "engine_version")],
-        )
+        key = (catalog, task.group, task.operation, formats.input_formats, tuple(body),
+               *[_text(body.get(k)) for k in ("output_format", "engine", "engine_version")])
         done = cache.get(key)
         if done is None:
             done = cache[key] = _task_plan(catalog, task, formats)
@@ -264,14 +237,8 @@ def check_pipeline_catalog(catalog: Catalog, pipeline: RenderedPipeline) -> list
                 continue  # the usual case: every value fits
             task = tasks[name]
             for diag in check_options(
-                catalog,
-                desc,
-                options=body,
-                locate=task.locate,
-                locate_key=task.locate_key,
-                task_location=task.location,
-                task_name=task.group,
-                names_checked=True,
+                catalog, desc, options=body, locate=task.locate, locate_key=task.locate_key,
+                task_location=task.location, task_name=task.group, names_checked=True,
             ):
                 if diag not in found:
                     found.append(diag)

@@ -62,14 +62,9 @@ def build_plan(
 
 
 def _diagnostic_json(d: Diagnostic) -> dict[str, Any]:
-    return {
-        "rule": d.rule,
-        "severity": str(d.severity),
-        "message": d.message,
-        "location": str(d.location) if d.location else None,
-        "manifest": str(d.manifest) if d.manifest else None,
-        "hint": d.hint,
-    }
+    return {"rule": d.rule, "severity": str(d.severity), "message": d.message,
+            "location": str(d.location) if d.location else None,
+            "manifest": str(d.manifest) if d.manifest else None, "hint": d.hint}
 
 
 def _diagnostic_line(d: Diagnostic) -> str:
@@ -114,10 +109,8 @@ def plan_to_text(plan: Plan) -> str:
             shown = "?" if credits is None else str(credits)
             engine = " [default engine]" if t.default_engine else ""
             lines.append(f"  {t.name:<24} {t.key}{engine}  credits {shown}")
-    lines.append(
-        f"credits per run{' (first valid row)' if plan.row_credits else ''}: {plan.credits_per_run}"
-        + ("" if plan.credits.complete else " (some conversion types have no credits figure)")
-    )
+    lines.append(f"credits per run{' (first valid row)' if plan.row_credits else ''}: {plan.credits_per_run}"
+                 + ("" if plan.credits.complete else " (some conversion types have no credits figure)"))
     if plan.rows != 1 or plan.row_credits:
         spread = ""
         if plan.row_credits and min(plan.row_credits) != max(plan.row_credits):

@@ -33,10 +33,8 @@ def _suggest(catalog: Catalog, q: dict[str, str]) -> list[str]:
     op = q.get("operation")
     if op is not None and not catalog.has_operation(op):
         close = nearest(op, catalog.operations)
-        return [
-            f"no operation {op!r}" + (f"; did you mean {close[0]!r}?" if close else ""),
-            f"operations: {', '.join(catalog.operations)}",
-        ]
+        return [f"no operation {op!r}" + (f"; did you mean {close[0]!r}?" if close else ""),
+                f"operations: {', '.join(catalog.operations)}"]
     ops = [op] if op else catalog.operations
     fin, fout = q.get("input_format"), q.get("output_format")
     out = []
@@ -46,10 +44,8 @@ def _suggest(catalog: Catalog, q: dict[str, str]) -> list[str]:
         if fin and fout:
             outs = catalog.nearest_outputs(name, fin, fout)
             if fout in catalog.output_formats(name, fin):
-                out.append(
-                    f"{name} {fin} -> {fout} runs with: "
-                    + ", ".join(d.engine for d in catalog.engines(name, fin, fout))
-                )
+                out.append(f"{name} {fin} -> {fout} runs with: "
+                           + ", ".join(d.engine for d in catalog.engines(name, fin, fout)))
             elif outs:
                 out.append(f"{name} {fin} -> nearest supported outputs: {', '.join(outs)}")
     if fin and not out:
@@ -67,16 +63,8 @@ def find(
     engine: str | None = None,
 ) -> ShowResult:
     """The conversion types matching every given field, with suggestions when none does."""
-    query = {
-        k: v
-        for k, v in (
-            ("operation", operation),
-            ("input_format", input_format),
-            ("output_format", output_format),
-            ("engine", engine),
-        )
-        if v
-    }
+    query = {k: v for k, v in (("operation", operation), ("input_format", input_format),
+                               ("output_format", output_format), ("engine", engine)) if v}
     if operation and input_format and output_format:
         candidates: list[Descriptor] = catalog.engines(operation, input_format, output_format)
     else:
@@ -107,24 +95,15 @@ def show_text(result: ShowResult) -> str:
     detailed = len(result.matches) <= OPTIONS_SHOWN_UP_TO
     lines = []
     for d in result.matches:
-        flags = [
-            f
-            for f, on in (
-                ("default", d.default),
-                ("deprecated", d.deprecated),
-                ("experimental", d.experimental),
-            )
-            if on
-        ]
+        flags = [f for f, on in (("default", d.default), ("deprecated", d.deprecated),
+                                 ("experimental", d.experimental)) if on]
         credits = "?" if d.credits is None else str(d.credits)
         lines.append(f"{d.key}  credits {credits}" + (f"  [{', '.join(flags)}]" if flags else ""))
         if not detailed:
             continue
         if d.engine_versions:
-            lines.append(
-                "    engine versions: "
-                + ", ".join(v.version + (" (default)" if v.default else "") for v in d.engine_versions)
-            )
+            lines.append("    engine versions: " + ", ".join(
+                v.version + (" (default)" if v.default else "") for v in d.engine_versions))
         if d.options is None:
             lines.append("    options: not given by the listing")
         elif not d.options:

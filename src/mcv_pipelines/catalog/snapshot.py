@@ -49,13 +49,8 @@ def descriptor_to_json(desc: Descriptor) -> dict[str, Any]:
         "deprecated": desc.deprecated,
         "experimental": desc.experimental,
         "engine_versions": [
-            {
-                "version": v.version,
-                "default": v.default,
-                "latest": v.latest,
-                "deprecated": v.deprecated,
-                "experimental": v.experimental,
-            }
+            {"version": v.version, "default": v.default, "latest": v.latest,
+             "deprecated": v.deprecated, "experimental": v.experimental}
             for v in desc.engine_versions
         ],
         "meta": dict(desc.meta),

@@ -24,13 +24,8 @@ from mcv_pipelines.catalog.model import Descriptor, OptionType
 __all__ = ["OperationSummary", "OptionSummary", "summarise"]
 
 _NO_DEFAULT = object()
-_JSON_TYPES = {
-    "string": "string",
-    "boolean": "boolean",
-    "integer": "integer",
-    "float": "number",
-    "dictionary": "object",
-}
+_JSON_TYPES = {"string": "string", "boolean": "boolean", "integer": "integer", "float": "number",
+               "dictionary": "object"}
 
 
 @dataclass(frozen=True, slots=True)

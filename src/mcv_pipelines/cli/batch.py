@@ -50,73 +50,39 @@ def register(subparsers: Any) -> None:
     source.add_argument("--manifest", metavar="FILE", help="rows as .csv, .tsv, .jsonl or .yaml")
     source.add_argument("--glob", metavar="PATTERN", help="one row per matching file (** recurses)")
     parser.add_argument("--as", dest="as_param", metavar="PARAM", help="the param a --glob path goes to")
-    parser.add_argument(
-        "--key", metavar="COLUMN", help="the column naming each row (default: a hash of the row's params)"
-    )
+    parser.add_argument("--key", metavar="COLUMN", help="the column naming each row (default: a hash "
+                        "of the row's params)")
     add_param_options(parser)
     add_schema_option(parser)
     add_catalog_options(parser)
-    parser.add_argument(
-        "--concurrency",
-        type=int,
-        default=4,
-        metavar="N",
-        help="jobs at once (default 4); each job carries --rows-per-job rows",
-    )
-    parser.add_argument(
-        "--rows-per-job",
-        type=int,
-        metavar="N",
-        help="rows packed into one job (default: from the rows left and --concurrency, at "
-        "most 50; 1: a job per row). Each row still fails alone, with its own report line",
-    )
-    parser.add_argument(
-        "--journal",
-        type=Path,
-        metavar="FILE",
-        help="the SQLite journal (default: next to --report, else in the current directory)",
-    )
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N",
+                        help="jobs at once (default 4); each job carries --rows-per-job rows")
+    parser.add_argument("--rows-per-job", type=int, metavar="N",
+                        help="rows packed into one job (default: from the rows left and --concurrency, at "
+                        "most 50; 1: a job per row). Each row still fails alone, with its own report line")
+    parser.add_argument("--journal", type=Path, metavar="FILE",
+                        help="the SQLite journal (default: next to --report, else in the current directory)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--resume", action="store_true", help="require a journal to resume")
-    mode.add_argument(
-        "--restart", action="store_true", help="discard the journal and start over (submitted rows run again)"
-    )
+    mode.add_argument("--restart", action="store_true",
+                      help="discard the journal and start over (submitted rows run again)")
     parser.add_argument("--retry-failed", action="store_true", help="send the failed rows again")
     parser.add_argument("--shard", metavar="I/N", help="take shard I of N (counting from 1) by key hash")
-    parser.add_argument(
-        "--report", type=Path, metavar="FILE", help="every row as .jsonl, .csv or .xml (JUnit)"
-    )
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help="every row as .jsonl, .csv or .xml (JUnit)")
     parser.add_argument("--fail-fast", action="store_true", help="start no new row after a row fails")
-    parser.add_argument(
-        "--skip-invalid",
-        action="store_true",
-        help="run the valid rows; invalid ones are reported as failed (invalid-row)",
-    )
-    parser.add_argument(
-        "--wait",
-        choices=("auto", "sync", "poll"),
-        default="auto",
-        help="how to follow each job (default auto: a blocking wait)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        metavar="SECONDS",
-        help="per job: stop following it after this long (its rows fail, the job runs on)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="download every row's files here instead of download_to (names must differ between rows)",
-    )
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help="run the valid rows; invalid ones are reported as failed (invalid-row)")
+    parser.add_argument("--wait", choices=("auto", "sync", "poll"), default="auto",
+                        help="how to follow each job (default auto: a blocking wait)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="per job: stop following it after this long (its rows fail, the job runs on)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="download every row's files here instead of download_to (names must differ "
+                        "between rows)")
     parser.add_argument("--overwrite", action="store_true", help="replace files that already exist")
-    parser.add_argument(
-        "--progress",
-        choices=("auto", "rich", "plain", "none"),
-        default="auto",
-        help="progress on stderr (default auto: live on a terminal, lines otherwise)",
-    )
+    parser.add_argument("--progress", choices=("auto", "rich", "plain", "none"), default="auto",
+                        help="progress on stderr (default auto: live on a terminal, lines otherwise)")
     parser.add_argument("--events", type=Path, metavar="FILE", help="append one JSON object per row event")
     connection.add_service_option(parser)
     connection.add_connection_options(parser)
@@ -153,41 +119,29 @@ def batch(args: argparse.Namespace) -> int:
     catalog, _warnings = catalog_from_args(args)
     renderer = RowRenderer(document, fixed=fixed, schemas=operation_schemas(args), catalog=catalog)
     manifest = _manifest(args, renderer.param_names)
-    run_options = RunOptions(
-        wait=args.wait, timeout=args.timeout, out_dir=args.out, overwrite=args.overwrite, status_interval=0.0
-    )
-    meta = BatchMeta.describe(
-        args.pipeline,
-        manifest,
-        key_column=args.key,
-        shard=None if shard is None else str(shard),
-        settings={"params": fixed, "out": str(args.out) if args.out else None},
-        options={"concurrency": args.concurrency},
-    )
-    journal_path = args.journal or default_journal_path(
-        args.pipeline, manifest.label, report=args.report, shard=None if shard is None else str(shard)
-    )
+    run_options = RunOptions(wait=args.wait, timeout=args.timeout, out_dir=args.out, overwrite=args.overwrite,
+                             status_interval=0.0)
+    meta = BatchMeta.describe(args.pipeline, manifest, key_column=args.key,
+                              shard=None if shard is None else str(shard),
+                              settings={"params": fixed, "out": str(args.out) if args.out else None},
+                              options={"concurrency": args.concurrency})
+    journal_path = args.journal or default_journal_path(args.pipeline, manifest.label, report=args.report,
+                                                        shard=None if shard is None else str(shard))
     open_mode: OpenMode = "resume" if args.resume else "restart" if args.restart else "auto"
     with ExitStack() as stack:
         journal = stack.enter_context(Journal.open(journal_path, meta, mode=open_mode))
-        prepared = prepare_rows(
-            manifest, renderer, journal, key_column=args.key, shard=shard, options=run_options
-        )
+        prepared = prepare_rows(manifest, renderer, journal, key_column=args.key, shard=shard,
+                                options=run_options)
         if prepared.collision_count:
             for collision in prepared.collisions[:20]:
                 print(f"mcv: {redact(str(collision))}", file=sys.stderr)
-            raise InvalidInput(
-                f"{prepared.collision_count} output file(s) would be written by more than one "
-                "row; make download_to or the file names depend on the row",
-                [c.diagnostic(manifest.label) for c in prepared.collisions],
-            )
+            raise InvalidInput(f"{prepared.collision_count} output file(s) would be written by more than one "
+                               "row; make download_to or the file names depend on the row",
+                               [c.diagnostic(manifest.label) for c in prepared.collisions])
         if prepared.invalid_rows and not args.skip_invalid:
             _print_invalid(args, prepared)
-            print(
-                f"mcv: {prepared.invalid_rows} of {prepared.rows} rows are invalid; nothing was submitted "
-                "(fix them, or pass --skip-invalid to run the others)",
-                file=sys.stderr,
-            )
+            print(f"mcv: {prepared.invalid_rows} of {prepared.rows} rows are invalid; nothing was submitted "
+                  "(fix them, or pass --skip-invalid to run the others)", file=sys.stderr)
             return int(ExitCode.INVALID)
         if prepared.invalid_rows:
             _print_invalid(args, prepared)
@@ -209,29 +163,15 @@ def batch(args: argparse.Namespace) -> int:
         settings, embedded = stack.enter_context(service_for(args))
         if embedded:
             run_options = replace(run_options, poll_interval=0.5)
-        options = BatchOptions(
-            concurrency=args.concurrency,
-            fail_fast=args.fail_fast,
-            run=run_options,
-            key_column=args.key,
-            shard=shard,
-            rows_per_job=args.rows_per_job,
-        )
+        options = BatchOptions(concurrency=args.concurrency, fail_fast=args.fail_fast, run=run_options,
+                               key_column=args.key, shard=shard, rows_per_job=args.rows_per_job)
         if counts.finished:
             print(f"mcv: resuming {journal.path}: {counts.finished} row(s) already finished", file=sys.stderr)
 
         async def go() -> BatchOutcome:
             async with connection.CLIENT_FACTORY(settings) as client:
-                return await execute_batch(
-                    client,
-                    journal,
-                    manifest,
-                    renderer,
-                    options,
-                    events=events,
-                    progress=progress,
-                    on_change=view.show if view else None,
-                )
+                return await execute_batch(client, journal, manifest, renderer, options, events=events,
+                                           progress=progress, on_change=view.show if view else None)
 
         try:
             outcome = asyncio.run(go())
@@ -239,11 +179,8 @@ def batch(args: argparse.Namespace) -> int:
             if view:
                 view.close()
             _write_report(args, journal, document.data)
-            print(
-                f"mcv: interrupted; every row is recorded in {journal.path}. Run the same command again "
-                "to resume (finished rows are skipped, submitted ones followed)",
-                file=sys.stderr,
-            )
+            print(f"mcv: interrupted; every row is recorded in {journal.path}. Run the same command again "
+                  "to resume (finished rows are skipped, submitted ones followed)", file=sys.stderr)
             return int(ExitCode.INTERRUPTED)
         if view:
             view.close()
@@ -274,37 +211,21 @@ def _write_report(args: argparse.Namespace, journal: Journal, data: Any) -> None
 def _conclude(outcome: BatchOutcome, journal_path: Path, args: argparse.Namespace) -> int:
     counts = outcome.counts
     if args.format == "json":
-        print(
-            json.dumps(
-                {
-                    "total": counts.total,
-                    "finished": counts.finished,
-                    "failed": counts.failed,
-                    "not_done": counts.total - counts.done,
-                    "troubled": outcome.troubled,
-                    "journal": str(journal_path),
-                    "report": str(args.report) if args.report else None,
-                }
-            )
-        )
+        print(json.dumps({"total": counts.total, "finished": counts.finished, "failed": counts.failed,
+                          "not_done": counts.total - counts.done, "troubled": outcome.troubled,
+                          "journal": str(journal_path),
+                          "report": str(args.report) if args.report else None}))
     else:
-        print(
-            f"{counts.finished} finished, {counts.failed} failed, {counts.total - counts.done} not done "
-            f"of {counts.total} rows" + (f"; report: {args.report}" if args.report else "")
-        )
+        print(f"{counts.finished} finished, {counts.failed} failed, {counts.total - counts.done} not done "
+              f"of {counts.total} rows" + (f"; report: {args.report}" if args.report else ""))
     if outcome.troubled:
-        print(
-            f"mcv: {outcome.troubled} row(s) were left unfinished by service trouble "
-            f"({outcome.last_trouble}); run the same command again to resume them "
-            f"(journal {journal_path})",
-            file=sys.stderr,
-        )
+        print(f"mcv: {outcome.troubled} row(s) were left unfinished by service trouble "
+              f"({outcome.last_trouble}); run the same command again to resume them "
+              f"(journal {journal_path})", file=sys.stderr)
         return int(ExitCode.SERVICE)
     if counts.failed:
-        print(
-            f"mcv: {counts.failed} row(s) failed; see the report, or run again with --retry-failed",
-            file=sys.stderr,
-        )
+        print(f"mcv: {counts.failed} row(s) failed; see the report, or run again with --retry-failed",
+              file=sys.stderr)
         return int(ExitCode.FAILED)
     if counts.done < counts.total:
         print("mcv: stopped early (--fail-fast); run the same command again to go on", file=sys.stderr)

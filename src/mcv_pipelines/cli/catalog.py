@@ -32,7 +32,8 @@ def _show(args: argparse.Namespace) -> int:
     catalog = _catalog(args.catalog)
     fin = normalise_format(args.input_format) if args.input_format else None
     fout = normalise_format(args.output_format) if args.output_format else None
-    result = find(catalog, operation=args.operation, input_format=fin, output_format=fout, engine=args.engine)
+    result = find(catalog, operation=args.operation, input_format=fin, output_format=fout,
+                  engine=args.engine)
     if args.format == "json":
         print(json.dumps(show_json(result), indent=2, ensure_ascii=False))
     else:
@@ -45,17 +46,11 @@ def _settings(args: argparse.Namespace) -> Settings | None:
     if args.local:
         return None
     if args.api_key:
-        print(
-            "mcv: warning: --api-key is visible to other users of this machine; prefer MCV_API_KEY",
-            file=sys.stderr,
-        )
+        print("mcv: warning: --api-key is visible to other users of this machine; prefer MCV_API_KEY",
+              file=sys.stderr)
     settings = Settings.resolve(
-        api_key=args.api_key,
-        base_url=args.base_url,
-        sync_url=args.sync_url,
-        region=args.region,
-        sandbox=args.sandbox,
-        profile=args.profile,
+        api_key=args.api_key, base_url=args.base_url, sync_url=args.sync_url, region=args.region,
+        sandbox=args.sandbox, profile=args.profile,
     )
     return settings if settings.is_configured else None
 
@@ -82,9 +77,7 @@ def _pull(args: argparse.Namespace) -> int:
     count = len(result.catalog)
     if args.format == "json":
         payload: dict[str, Any] = {
-            "path": str(path),
-            "source": source,
-            "conversion_types": count,
+            "path": str(path), "source": source, "conversion_types": count,
             "changes": diff_to_json(result.changes) if result.changes is not None else None,
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))

@@ -43,9 +43,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     root = logging.getLogger()
     # stdout carries the protocol and stderr belongs to the editor: log to a file or not at all.
-    root.handlers[:] = (
-        [logging.FileHandler(args.log_file, encoding="utf-8")] if args.log_file else [logging.NullHandler()]
-    )
+    root.handlers[:] = [logging.FileHandler(args.log_file, encoding="utf-8")] if args.log_file else [
+        logging.NullHandler()
+    ]
     root.setLevel(logging.INFO if args.log_file else logging.CRITICAL)
     # pygls logs every message it sends at INFO: that would cost more than the checks it carries.
     logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -100,12 +100,8 @@ def _yaml(text: str, path: Path) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in row.items()} for row in data]
 
 
-def _split(
-    found: list[Diagnostic],
-    diagnostics: tuple[Diagnostic, ...] | list[Diagnostic],
-    warnings: dict[tuple[Any, ...], Diagnostic],
-    cell: ManifestCell | None = None,
-) -> None:
+def _split(found: list[Diagnostic], diagnostics: tuple[Diagnostic, ...] | list[Diagnostic],
+           warnings: dict[tuple[Any, ...], Diagnostic], cell: ManifestCell | None = None) -> None:
     for d in diagnostics:
         key = (d.rule, d.location, d.message)
         if d.is_error:
@@ -145,14 +141,8 @@ def plan_pipeline(
         params = {**values, **{k: v for k, v in cells.items() if k in declared}}
         row = {"index": index, "key": str(index), **{k: v for k, v in cells.items() if k not in declared}}
         result = check_document(
-            document,
-            params,
-            source=f"{manifest} row {index}",
-            row=row,
-            use_examples=False,
-            placeholders=True,
-            schemas=schemas,
-            catalog=catalog,
+            document, params, source=f"{manifest} row {index}", row=row, use_examples=False,
+            placeholders=True, schemas=schemas, catalog=catalog,
         )
         _split(errors, result.diagnostics, warnings, ManifestCell(str(manifest), index))
         if result.pipeline is None:
@@ -160,11 +150,5 @@ def plan_pipeline(
         tasks = planned_tasks(catalog, result.pipeline)
         first = tasks if first is None else first
         row_credits.append(estimate_credits(catalog, (t.key for t in tasks if t.key is not None)).per_run)
-    return build_plan(
-        catalog,
-        first or [],
-        rows=len(rows),
-        warnings=warnings.values(),
-        row_credits=row_credits,
-        errors=errors,
-    )
+    return build_plan(catalog, first or [], rows=len(rows), warnings=warnings.values(),
+                      row_credits=row_credits, errors=errors)

@@ -19,13 +19,7 @@ __all__ = ["ANNOTATIONS", "TEMPLATE_REF", "tolerant", "tolerant_value"]
 TEMPLATE_REF = "#/$defs/template"
 # Kept on the outer schema of a value: what editors show on hover and offer on completion.
 ANNOTATIONS = (
-    "title",
-    "description",
-    "markdownDescription",
-    "default",
-    "examples",
-    "deprecated",
-    "writeOnly",
+    "title", "description", "markdownDescription", "default", "examples", "deprecated", "writeOnly"
 )
 # Keywords about the same instance: their subschemas are made tolerant in place.
 _SAME_INSTANCE_LISTS = ("allOf", "anyOf", "oneOf")

@@ -113,11 +113,9 @@ def _service_lines(report: DoctorReport) -> list[str]:
             "for the public service, to use another)",
         ]
     answers = {True: "yes", False: "NO", None: "unknown"}
-    key = (
-        "none given"
-        if not service.key_given
-        else {True: "accepted", False: "REFUSED", None: "unknown"}[service.key_valid]
-    )
+    key = "none given" if not service.key_given else {True: "accepted", False: "REFUSED", None: "unknown"}[
+        service.key_valid
+    ]
     return [
         "service",
         f"  base URL  {service.base_url}",

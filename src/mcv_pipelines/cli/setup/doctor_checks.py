@@ -108,9 +108,8 @@ def build_report(
     found: list[EngineFound], missing: list[EngineMissing], service: ServiceCheck, data_dir: DataDirCheck
 ) -> DoctorReport:
     """The report with what needs attention, in the order the sections print."""
-    attention = [
-        f"engine {m.name} is not installed (what it brings and how to install it: above)" for m in missing
-    ]
+    attention = [f"engine {m.name} is not installed (what it brings and how to install it: above)"
+                 for m in missing]
     attention += [f"engine {e.name}: {e.problem}" for e in found if e.problem]
     if service.problem:
         attention.append(f"service: {service.problem}")

@@ -133,11 +133,7 @@ def current_scope() -> TaskScope | None:
 def _works(argv: Sequence[str]) -> bool:
     try:
         done = subprocess.run(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=20,
-            check=False,
+            list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=20, check=False,
             env=program_environment(),
         )
     except (OSError, subprocess.TimeoutExpired):

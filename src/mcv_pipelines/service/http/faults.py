@@ -120,6 +120,7 @@ class FaultInjector:
             await _break_off(send)
         await self.app(scope, receive, send)
 
+
     def _slowed(self, send: Send) -> Send:
         async def slow(message: Message) -> None:
             if message["type"] == "http.response.body":

@@ -63,11 +63,8 @@ def born_ended(config: ServiceConfig, storage: Storage, task: Doc) -> None:
         check_stored_sandbox(config, storage, task["id"], [name])
         outcome = Outcome({"files": [{"filename": name, "md5": digest, "size": len(data)}]})
     except (OSError, StorageError) as exc:  # StorageError first: it is a TaskFailed too
-        log.info(
-            "embedded file of task %s left to a worker: the store refused it (%s)",
-            task["id"],
-            type(exc).__name__,
-        )
+        log.info("embedded file of task %s left to a worker: the store refused it (%s)", task["id"],
+                 type(exc).__name__)
         discard(storage, config, task["id"])
         return
     except TaskFailed as failure:  # the file itself: bad base64, not allowed in the sandbox

@@ -45,7 +45,6 @@ class DatabaseAway(TaskFailed):
     def __init__(self, exc: DatabaseUnavailable) -> None:
         super().__init__("DATABASE_UNAVAILABLE", f"The service's database was away while the task ran: {exc}")
 
-
 log = logging.getLogger(__name__)
 
 # A task handed to a pool thread: its id, its cancel flag, its input tasks as read when it started,

@@ -286,3 +286,4 @@ def _navigate(page: Page, policy: RequestPolicy, url: str, wait: float) -> None:
         page.wait_loaded(policy.page_frame or "", time.monotonic() + 30)
     if wait:
         time.sleep(min(wait, max(0.0, page.deadline - time.monotonic())))
+

@@ -132,7 +132,9 @@ def _copy_out(
         return _send(store, source, key, cancelled)  # the store put its refusal right: once more
 
 
-def _send(store: CallerStore, source: Source, key: str, cancelled: threading.Event | None) -> dict[str, Any]:
+def _send(
+    store: CallerStore, source: Source, key: str, cancelled: threading.Event | None
+) -> dict[str, Any]:
     writer = store.writer(key, source.filename, source.size)
     try:
         for chunk in source.chunks():
