@@ -12,7 +12,12 @@ import re
 import unicodedata
 from pathlib import Path
 
-__all__ = ["OutputNames", "apply_counter", "output_name", "safe_filename", "split_extension"]
+# A tar's compressed forms, each one extension of two parts (the service's file names use them too)
+COMPOUND_EXTENSIONS = ("tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz4", "tar.lzma", "tar.lz", "tar.z")
+
+__all__ = [
+    "COMPOUND_EXTENSIONS", "OutputNames", "apply_counter", "output_name", "safe_filename", "split_extension",
+]  # fmt: skip
 
 _RESERVED = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]')
 _COUNTER = re.compile(r"%(0?\d*)d")
@@ -40,16 +45,7 @@ def safe_filename(name: str, fallback: str = "file") -> str:
 def split_extension(name: str) -> tuple[str, str]:
     """``("photo", ".jpg")``; double extensions of archives stay whole (``("a", ".tar.gz")``)."""
     lowered = name.lower()
-    for double in (
-        ".tar.gz",
-        ".tar.bz2",
-        ".tar.xz",
-        ".tar.zst",
-        ".tar.lz4",
-        ".tar.lzma",
-        ".tar.lz",
-        ".tar.z",
-    ):
+    for double in (f".{compound}" for compound in COMPOUND_EXTENSIONS):
         if lowered.endswith(double) and len(name) > len(double):
             return name[: -len(double)], name[-len(double) :]
     dot = name.rfind(".")

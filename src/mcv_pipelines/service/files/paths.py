@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from mcv_pipelines.service.engines.files import COMPOUND_EXTENSIONS
+
 __all__ = ["file_format", "safe_filename"]
 
-_MULTI = ("tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz4", "tar.lzma", "tar.lz", "tar.z")
 _SEPARATORS = re.compile(r"[\\/]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -22,7 +23,7 @@ def safe_filename(name: str, default: str = "file") -> str:
 def file_format(name: str) -> str:
     """The lowercase extension of ``name`` (``tar.gz`` counts as one), "" when there is none."""
     lower = name.lower()
-    for multi in _MULTI:
+    for multi in COMPOUND_EXTENSIONS:
         if lower.endswith("." + multi):
             return multi
     suffix = PurePosixPath(lower).suffix
