@@ -120,13 +120,12 @@ def build_report(
 
 def check_engines() -> tuple[list[EngineFound], list[EngineMissing]]:
     """Every engine of the registry, found (with its version and conversions) or missing (with hints)."""
-    from mcv_pipelines.service.engines import ENGINE_FACTORIES
+    from mcv_pipelines.service.engines import registered_engines
     from mcv_pipelines.service.engines.install_hints import InstallHint, install_hint
 
     found: list[EngineFound] = []
     missing: list[EngineMissing] = []
-    for factory in ENGINE_FACTORIES:
-        engine = factory()
+    for engine in registered_engines():  # composed as the service has them: Pandoc prints with Chromium
         hint = install_hint(engine.name) or InstallHint("(no install hint recorded for this engine)")
         version = engine.version()
         if version is None:

@@ -64,7 +64,9 @@ from mcv_pipelines.service.engines.vector.pstoedit import PstoeditEngine
 from mcv_pipelines.service.engines.vector.rsvg import RsvgEngine
 from mcv_pipelines.service.engines.web.chromium import ChromiumEngine
 
-__all__ = ["ENGINE_FACTORIES", "available_engines", "close_engines", "find_conversion"]
+__all__ = [
+    "ENGINE_FACTORIES", "available_engines", "close_engines", "find_conversion", "registered_engines",
+]  # fmt: skip
 
 ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # Pillow first: the default for every image conversion it can do.
@@ -145,12 +147,17 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
 )
 
 
-def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:
-    """Instantiate every registered engine and keep those whose program or library is present."""
+def registered_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:
+    """Every registered engine, made, present or not; those present are handed the instances they build
+    on (``_compose``), so what each lists is what the service offers (`mcv doctor` shows them all)."""
     engines = [factory() for factory in factories]
-    present = [engine for engine in engines if engine.version() is not None]
-    _compose(present)
-    return present
+    _compose([engine for engine in engines if engine.version() is not None])
+    return engines
+
+
+def available_engines(factories: Sequence[Callable[[], Engine]] = ENGINE_FACTORIES) -> list[Engine]:
+    """The registered engines whose program or library is present, composed (``registered_engines``)."""
+    return [engine for engine in registered_engines(factories) if engine.version() is not None]
 
 
 def _compose(engines: Sequence[Engine]) -> None:
