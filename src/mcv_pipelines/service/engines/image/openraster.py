@@ -52,11 +52,11 @@ def _number(node: ElementTree.Element, name: str, default: float) -> float:
 
 def read_openraster(data: bytes, name: str) -> Image.Image:
     """The composite of an ORA file's visible layers (RGBA)."""
-    try:
-        with library_errors(f"read {name!r} as OpenRaster", INVALID_INPUT_FILE):
+    with library_errors(f"read {name!r} as OpenRaster", INVALID_INPUT_FILE):
+        try:
             return _composite(data, name)
-    except zipfile.BadZipFile as exc:
-        raise EngineError(INVALID_INPUT_FILE, f"{name} is no OpenRaster file: {exc}") from exc
+        except zipfile.BadZipFile as exc:
+            raise EngineError(INVALID_INPUT_FILE, f"{name} is no OpenRaster file: {exc}") from exc
 
 
 def _composite(data: bytes, name: str) -> Image.Image:
