@@ -4,6 +4,7 @@ tail): made with ImageMagick from the PNG seed where it writes the format, else 
 - cur: ImageMagick's CUR coder writes an icon (type 1); a cursor is the same file with type 2.
 - pcd: ImageMagick writes Photo CD (always 768x512), which only Pillow reads here.
 - blp: Pillow's writer (too slow to list for photos) from the PNG seed.
+- mat: GraphicsMagick writes MATLAB's level 5 MAT-file (ImageMagick's writer is broken in Debian's build).
 - gbr (GIMP brush), mac (MacPaint), tim (PlayStation TIM): small enough to write by hand.
 """
 
@@ -28,6 +29,12 @@ def _inside(x: int, y: int) -> bool:
 
 def _magick(png: Path, coder: str, path: Path) -> None:
     subprocess.run(["convert", str(png), f"{coder}:{path}"], check=True, capture_output=True, timeout=60)
+
+
+def _graphicsmagick(png: Path, coder: str, path: Path) -> None:
+    subprocess.run(
+        ["gm", "convert", str(png), f"{coder}:{path}"], check=True, capture_output=True, timeout=60
+    )
 
 
 def _cursor(png: Path, path: Path) -> None:
@@ -72,6 +79,7 @@ def image_seeds(directory: Path, wanted: set[str], png: Path | None) -> dict[str
         makers["cur"] = lambda path: _cursor(png, path)
         makers["pcd"] = lambda path: _magick(png, "PCD", path)
         makers["blp"] = lambda path: _blizzard(png, path)
+        makers["mat"] = lambda path: _graphicsmagick(png, "MAT", path)
     seeds: dict[str, Path] = {}
     for fmt, make in makers.items():
         if fmt in wanted:

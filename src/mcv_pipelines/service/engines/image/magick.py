@@ -8,8 +8,11 @@ ImageMagick 6 does too.
 from __future__ import annotations
 
 import functools
+import mmap
 import re
 import shutil
+import struct
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from mcv_pipelines.service.engines.image.magick_formats import (
     supported_coders,
 )
 from mcv_pipelines.service.engines.image.magick_policy import write_policy
+from mcv_pipelines.service.engines.image.mat_header import mat_picture_sizes
 from mcv_pipelines.service.engines.process import find_program, program_version, run_program
 
 __all__ = ["GraphicsMagickEngine", "ImageMagickEngine"]
@@ -97,10 +101,12 @@ class ImageMagickEngine(CodecEngine):
         }
 
     def header_size(self, request: EngineRequest, path: Path) -> list[tuple[int, int]]:
+        coder = MAGICK_CODERS[request.input_format]
+        if coder == "MAT":  # ImageMagick's MAT coder cannot be pinged: the header is read here
+            return _mat_sizes(path, request.inputs[0].path.name)
         info = self._family.programs.get("identify")
         if info is None:
             return []  # the decoded PNG is still opened under Pillow's guard
-        coder = MAGICK_CODERS[request.input_format]
         argv = [info, "-ping", "-format", "%w %h\n", f"{coder}:{path}"]
         name = request.inputs[0].path.name
         what = f"reading the header of {name}"
@@ -130,6 +136,14 @@ class ImageMagickEngine(CodecEngine):
         argv = [self.program, f"PNG:{png}", *ENCODE_OPTIONS.get(target.suffix[1:], ())]
         argv += ["-quality", str(quality)] if quality is not None else []
         return [*argv, f"{coder}:{target}"]
+
+
+def _mat_sizes(path: Path, name: str) -> list[tuple[int, int]]:
+    try:
+        with path.open("rb") as source, mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return mat_picture_sizes(data)
+    except (ValueError, struct.error, zlib.error) as exc:  # mmap of an empty file: ValueError too
+        raise EngineError(INVALID_INPUT_FILE, f"{name} is no MATLAB image: {exc}") from exc
 
 
 class GraphicsMagickEngine:

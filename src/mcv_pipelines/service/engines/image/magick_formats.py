@@ -33,8 +33,11 @@ _CODERS = {
     # read only (issue 47): the Utah Raster Toolkit's run-length images and WordPerfect's raster
     # graphics (a WPG's PostScript records would go to Ghostscript: blocked, as PS is everywhere here)
     "rle": "RLE", "wpg": "WPG",
+    # read only: MATLAB's level 5 MAT-file holding one image matrix (grey, or RGB as three planes);
+    # Debian's ImageMagick 6.9.11 lists MAT as written, but its writer dies on a missing symbol
+    "mat": "MAT",
 }  # fmt: skip
-_READ_ONLY = frozenset({"psb"})
+_READ_ONLY = frozenset({"psb", "mat"})
 MAGICK_CODERS: Mapping[str, str] = MappingProxyType(_CODERS)
 # Options before the output: DCX pages with an alpha plane are PCX that Pillow (the dcx reader) refuses
 ENCODE_OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
