@@ -51,6 +51,7 @@ from mcv_pipelines.service.engines.pdf.poppler_text import PopplerTextEngine
 from mcv_pipelines.service.engines.pdf.pypdf_engine import PypdfEngine
 from mcv_pipelines.service.engines.pdf.qpdf import QpdfEngine
 from mcv_pipelines.service.engines.raw.libraw import LibrawEngine
+from mcv_pipelines.service.engines.routes.engine import RouteEngine
 from mcv_pipelines.service.engines.scene.assimp import AssimpEngine
 from mcv_pipelines.service.engines.subtitle.ffmpeg_subtitles import FfmpegSubtitleEngine
 from mcv_pipelines.service.engines.subtitle.pysubs2_engine import SubtitleEngine
@@ -144,6 +145,8 @@ ENGINE_FACTORIES: tuple[Callable[[], Engine], ...] = (
     # GPS tracks and waypoints: the only engine of its formats; after the data engine, which keeps csv
     # to the tables (this one takes csv only to the GPS formats)
     GpsbabelEngine,
+    # last: the pairs no engine above converts alone, through two or three of them (routes/)
+    RouteEngine,
 )
 
 
@@ -170,6 +173,8 @@ def _compose(engines: Sequence[Engine]) -> None:
     pandocs = [engine for engine in engines if isinstance(engine, PandocEngine)]
     calibres = [engine for engine in engines if isinstance(engine, CalibreEngine)]
     for engine in engines:
+        if isinstance(engine, RouteEngine):  # plans over every other engine present, in this order
+            engine.route_through(engines)
         if isinstance(engine, PandocEngine | MailEngine) and printers:
             engine.print_with(printers[0])
         if isinstance(engine, MarkdownEngine) and offices:  # ppt, xls, ... read once made pptx, xlsx

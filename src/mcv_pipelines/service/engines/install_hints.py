@@ -303,6 +303,10 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         homebrew="gpsbabel",
     ),
     "openraster": InstallHint("OpenRaster layered images (ora) in and out (installed with mcv)"),
+    "route": InstallHint(
+        "the pairs no engine converts alone, through two or three of them (svg to jpg, docx to png); "
+        "installed with mcv, it routes through the engines found"
+    ),
     "chromium": InstallHint(
         "capture-website and html to pdf, png and jpg",
         programs=("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"),

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from mcv_pipelines.service.engines import find_conversion
-from mcv_pipelines.service.engines.base import Engine, EngineError, EngineRequest, InputFile
+from mcv_pipelines.service.engines.base import ConversionType, Engine, EngineError, EngineRequest, InputFile
 from mcv_pipelines.service.engines.lookup import normalize_listing_format
 from mcv_pipelines.service.engines.seal import TaskScope, task_scope
 from mcv_pipelines.service.engines.signatures import mislabelled_input
@@ -216,9 +216,15 @@ def _process(
         {**result.extra, "files": entries},
         credits=0 if config.sandbox else kind.credits,
         engine=kind.engine,
-        engine_version=engine.version(),
+        engine_version=_version(engine, kind),
         files=files,
     )
+
+
+def _version(engine: Engine, kind: ConversionType) -> str | None:
+    """The version the task reports: a route's is each hop's engine version, joined (routes/)."""
+    version_of = getattr(engine, "version_of", None)
+    return version_of(kind) if callable(version_of) else engine.version()
 
 
 def _each_file(

@@ -76,6 +76,8 @@ class FfmpegEngine:
     """The ``ffmpeg`` engine; see the module docstring for its operations."""
 
     name = "ffmpeg"
+    # Pairs that fail whatever way their input arrives (routes/ reads it: no route makes them either)
+    refused_pairs = UNPROVEN
 
     def __init__(self) -> None:
         self.ffmpeg = find_program("ffmpeg")
