@@ -79,7 +79,8 @@ def listed(client: httpx.Client) -> dict[tuple[str, str], Listed]:
     pairs: dict[tuple[str, str], Listed] = {}
     for entry in answer.json()["data"]:
         key = (entry["input_format"], entry["output_format"])
-        pairs.setdefault(key, Listed(entry["engine"], tuple(entry.get("options") or ())))
+        route = str((entry.get("meta") or {}).get("route") or "")
+        pairs.setdefault(key, Listed(entry["engine"], tuple(entry.get("options") or ()), route))
     return pairs
 
 
@@ -102,7 +103,9 @@ def convert(client: httpx.Client, path: Path, source: str, target: str, dest: Pa
     files = next(t for t in job["tasks"] if t["name"] == "out")["result"]["files"]
     if len(files) != 1:
         dest.mkdir(parents=True, exist_ok=True)
-    item = files[0]  # a conversion that makes a file per page is checked on its first file
+    # a conversion that makes a file per page is checked on its first file; a mail's attachments
+    # beside its pages are not the conversion's output
+    item = next((f for f in files if f["filename"].lower().endswith("." + target)), files[0])
     response = client.get(item["url"])
     response.raise_for_status()
     dest.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from PIL import Image
 
 from formats_support.samples_docs import DOCS_WORDED
 
@@ -69,6 +70,20 @@ def docs_checks(path: Path, fmt: str, word: str | None) -> list[Check]:
     checks: list[Check] = []
     if fmt == "md" and source in _PAGES | _SLIDES | _SHEETS:
         checks.append(_markdown(source, word))
-    if word and source in DOCS_WORDED and source != "bib" and fmt not in ("png", "jpg", "svg"):
+    if word and source in DOCS_WORDED and source != "bib" and fmt not in _PICTURES:
         checks.append(_has_word(fmt, word))
+    if source in DOCS_WORDED and fmt in _PICTURES and fmt != "svg":
+        checks.append(_not_blank)
     return checks
+
+
+# Outputs that show a document's pages rather than hold its text
+_PICTURES = frozenset({"png", "jpg", "svg", "webp", "avif", "tiff", "gif", "bmp"})
+
+
+def _not_blank(path: Path) -> None:
+    """A page as a picture shows something: not one colour from edge to edge."""
+    with Image.open(path) as image:
+        extrema = image.convert("L").getextrema()
+    if extrema[0] == extrema[1]:
+        raise ValueError(f"the picture is blank (all {extrema[0]})")

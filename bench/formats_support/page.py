@@ -72,6 +72,16 @@ def _by_engine(rows: list[Outcome], entries: Mapping[tuple[str, str], Listed]) -
     return sorted(engines.items(), key=lambda item: (-len(item[1]), item[0]))
 
 
+def _via(source: str, targets: list[str], entries: Mapping[tuple[str, str], Listed]) -> str:
+    """`` (via pdf, png)`` for a group of routed pairs: the formats between, as the listing's route says."""
+    between: list[str] = []
+    for target in targets:
+        for fmt in entries[(source, target)].route.split(" -> ")[1:-1]:
+            if fmt not in between:
+                between.append(fmt)
+    return f" (via {', '.join(between)})" if between else ""
+
+
 def _options_line(
     source: str, groups: list[tuple[str, list[str]]], entries: Mapping[tuple[str, str], Listed]
 ) -> str:
@@ -146,7 +156,8 @@ def render_page(outcomes: list[Outcome], listing: Mapping[tuple[str, str], Liste
             groups = _by_engine(rows, entries)
             lines.append(f"### {fmt}")
             lines.append("- **to**: " + " · ".join(
-                f"**{engine}** " + ", ".join(link(t) for t in targets) for engine, targets in groups
+                f"**{engine}**{_via(fmt, targets, entries)} " + ", ".join(link(t) for t in targets)
+                for engine, targets in groups
             ))  # fmt: skip
             lines.append(_options_line(fmt, groups, entries))
             pairs_of = {o.target: entries[(fmt, o.target)].engine for o in rows}
@@ -194,6 +205,9 @@ def _head(outcomes: list[Outcome], machine: str, own: dict[str, list[str]], inpu
         f"| written | {c.outputs} | {c.output_names} |",
         "",
         f"- convert pairs listed: {c.pairs}; proven: {c.proven}; failed: {c.failed}",
+        f"- of them routed, one task through two or three engines (named `a+b`, the formats between in "
+        f"brackets): {sum('+' in o.engine for o in outcomes)}; which pairs are routed and why: "
+        "[Routes](explanation/routes.md)",
     ]
     if aliases:
         lines.append("- one format under two names, counted once: " + ", ".join(

@@ -29,6 +29,7 @@ class Listed:
 
     engine: str
     options: tuple[dict[str, Any], ...] = field(default=())
+    route: str = ""  # a routed pair's formats in order ("docx -> pdf -> png -> webp"), else empty
 
     def option_names(self) -> list[str]:
         return [str(o["name"]) for o in self.options]
