@@ -146,3 +146,32 @@ def test_files_the_next_hop_does_not_take_go_to_the_output_as_they_are(tmp_path:
     result = _route_engine(mail, poppler, pillow).run(_request(tmp_path, "msg", "jpg"))
     assert [path.name for path in result.files] == ["note-1.jpg", "note-2.jpg", "invoice.eml"]
     assert (tmp_path / "out" / "invoice.eml").read_bytes() == b"From: a"
+
+
+def test_progress_runs_once_across_the_hops(tmp_path: Path) -> None:
+    class _Reporting(_Writer):
+        def run(self, request: EngineRequest) -> EngineResult:
+            request.progress(50.0)
+            done = super().run(request)
+            request.progress(100.0)
+            return done
+
+    def reporting(family: str, *args: object, **kwargs: object) -> _Writer:
+        kind = type(
+            f"{family}Reporting", (_Reporting,), {"__module__": f"mcv_pipelines.service.engines.{family}.x"}
+        )
+        return kind(*args, **kwargs)  # type: ignore[no-any-return]  # a _Writer made under another module
+
+    routes = _route_engine(
+        reporting("office", "libreoffice", [("docx", "pdf")]),
+        reporting("pdf", "poppler", [("pdf", "png")], pages=2),
+        reporting("image", "pillow", [("png", "webp")]),
+    )
+    heard: list[float] = []
+    request = _request(tmp_path, "docx", "webp")
+    request.progress = heard.append
+    routes.run(request)
+    assert heard == sorted(heard)  # never backwards, across hops and pages
+    assert heard[0] == pytest.approx(50 / 3)
+    assert heard[-1] == pytest.approx(100.0)
+    assert len(heard) == 2 + 2 + 4  # two reports per run: one document, one PDF, two pages
