@@ -47,7 +47,8 @@ def _engines() -> list[_Listing]:
                             (width, quality, OptionSpec("filename", "string"))),
         _in_family("vector")("librsvg", [("svg", "png"), ("svg", "pdf")], (width,)),
         _in_family("pdf")("poppler", [("pdf", "png"), ("pdf", "jpg"), ("pdf", "txt")], (pages, width)),
-        _in_family("office")("libreoffice", [("docx", "pdf"), ("docx", "txt"), ("pptx", "pdf")], (quality,)),
+        _in_family("office")("libreoffice", [("docx", "pdf"), ("docx", "txt"), ("pptx", "pdf")],
+                                    (quality, OptionSpec("pdf_a", "boolean"))),
         _in_family("web")("chromium", [("html", "png"), ("html", "pdf")]),
         _in_family("av")("ffmpeg", [("mpc", "wav"), ("wav", "aac"), ("wav", "flac"), ("mp4", "wav")]),
         _in_family("font")("fonttools", [("ttf", "woff")]),
@@ -91,9 +92,10 @@ def test_a_plan_is_the_same_every_time() -> None:
 def test_options_go_to_the_hop_they_shape() -> None:
     route = plan_routes(_engines())[("docx", "webp")]  # type: ignore[arg-type]  # listings stand in
     assert [spec.name for spec in route_options(route)] == ["width", "quality", "filename", "pages"]
-    options = {"width": 200, "quality": 70, "pages": "1-2", "filename": "a.webp", "bogus": 1}
+    options = {"width": 200, "quality": 70, "pages": "1-2", "filename": "a.webp", "bogus": 1, "pdf_a": True}
     shares = hop_options(route, options)
-    # quality is LibreOffice's too (its PDF's pictures), but it shapes the webp: the last hop only
+    # quality is LibreOffice's too (its PDF's pictures), but it shapes the webp: the last hop only;
+    # pdf_a would only shape the PDF handed on: no hop gets it
     assert shares == [{}, {"pages": "1-2"}, {"width": 200, "quality": 70, "filename": "a.webp"}]
 
 

@@ -4,8 +4,9 @@ The options that shape the file a task hands back (its size, quality, fit, backg
 the last hop, and are listed only where the last hop takes them: a document's page renderer is not
 asked for a JPEG quality it would spend on the pictures inside an intermediate PDF. Every other option
 goes to the first hop that lists it: pages, density and slides to the renderer of pages, a web page's
-screen size to the browser. An option no hop lists is not listed, so validation refuses it as it
-refuses any unknown option.
+screen size to the browser, except the few that only shape how an intermediate file is encoded (a PDF/A
+flag): a route neither lists nor passes them. An option no hop lists is not listed, so validation
+refuses it as it refuses any unknown option.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from typing import Any
 from mcv_pipelines.service.engines.base import OptionSpec
 from mcv_pipelines.service.engines.routes.planner import Route
 
-__all__ = ["LAST_HOP_ONLY", "hop_options", "route_options"]
+__all__ = ["INTERMEDIATE_ONLY", "LAST_HOP_ONLY", "hop_options", "route_options"]
 
 LAST_HOP_ONLY = frozenset({
     "filename", "width", "height", "fit", "quality", "strip", "auto_orient", "background", "lossless",
     "compression", "bit_depth", "audio_bitrate", "audio_codec", "audio_frequency", "audio_channels",
     "sample_rate", "channels",
 })  # fmt: skip
+# Options of an earlier hop that only shape the encoding of the file it hands on
+INTERMEDIATE_ONLY = frozenset({"pdf_a"})
 
 
 def route_options(route: Route) -> tuple[OptionSpec, ...]:
@@ -30,7 +33,7 @@ def route_options(route: Route) -> tuple[OptionSpec, ...]:
     specs: dict[str, OptionSpec] = {spec.name: spec for spec in route.hops[-1].conversion.options}
     for hop in route.hops[:-1]:
         for spec in hop.conversion.options:
-            if spec.name not in LAST_HOP_ONLY:
+            if spec.name not in LAST_HOP_ONLY | INTERMEDIATE_ONLY:
                 specs.setdefault(spec.name, spec)
     return tuple(specs.values())
 
@@ -43,7 +46,7 @@ def hop_options(route: Route, options: Mapping[str, Any]) -> list[dict[str, Any]
         if name in last:
             shares[-1][name] = value
             continue
-        if name in LAST_HOP_ONLY:
+        if name in LAST_HOP_ONLY | INTERMEDIATE_ONLY:
             continue
         for share, hop in zip(shares, route.hops, strict=True):
             if any(spec.name == name for spec in hop.conversion.options):
