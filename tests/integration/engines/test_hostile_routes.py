@@ -3,12 +3,15 @@ suite): no hop of a route reads outside its task. A web page, a Markdown file an
 planted pictures by path and ``file:`` URI become TIFF pictures (lossless, so a secret's colour would
 show exactly) through each route shape that makes pictures; a flat ODF presentation whose slide shows the
 secret pictures, links the secret files and declares them external entities becomes text through its
-pages (txt by Poppler's reader, md by the Markdown engine). Each converts without the outside content
-or fails clearly, and neither its output nor its error holds a secret."""
+pages (txt by Poppler's reader, md by the Markdown engine); an HLS or concat playlist naming media
+outside, uploaded under a sound format's name, goes through the sound shape. Each converts without
+the outside content or fails clearly, and neither its output nor its error holds a secret."""
 
 from __future__ import annotations
 
 import base64
+import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +19,7 @@ import httpx
 from engine_job_helpers import run_job, task_named
 from PIL import Image
 from planted_secrets import Planted
+from test_hostile_av import _playlists, outside_media
 from test_hostile_files_see_only_their_task import (  # the planted secrets under both seals
     _entity_xml,
     _pandoc_sources,
@@ -24,9 +28,10 @@ from test_hostile_files_see_only_their_task import (  # the planted secrets unde
 )
 from test_hostile_pages import _xps_reaching_out
 
+from engine_needs import engine_program
 from mcv_pipelines.service.engines.base import Engine
 
-__all__ = ["sealing", "secrets"]  # fixtures of the hostile suite, used here by name
+__all__ = ["outside_media", "sealing", "secrets"]  # fixtures of the hostile suites, used here by name
 
 RequireEngine = Callable[..., Engine]
 
@@ -134,3 +139,28 @@ def test_a_presentation_as_text_takes_nothing_from_outside(
         assert task["status"] == "error", target
         assert task["message"].startswith("hop 1 of 2 (libreoffice fodp -> pdf): "), task["message"]
         assert secrets.found_in(task["message"].encode()) == [], target
+
+
+def _duration(path: Path) -> float:
+    probe = [engine_program("ffmpeg", "ffprobe"), "-v", "error", "-show_entries", "format=duration",
+             "-of", "json", str(path)]  # fmt: skip
+    found = json.loads(subprocess.run(probe, capture_output=True, text=True, check=True).stdout)
+    return float(found.get("format", {}).get("duration") or 0)
+
+
+def test_a_playlist_under_a_sound_name_reads_no_media_outside_through_a_route(
+    outside_media: list[Path], secrets: Planted, require_engine: RequireEngine, client: httpx.Client,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    require_engine("route", "convert", "sbc", "aac")  # sbc -> wav -> aac: ffmpeg twice; a raw SBC has
+    # no signature to check, so the playlist reaches ffmpeg, which reads it by its content
+    for kind, data in _playlists(outside_media).items():
+        done = _routed(client, tmp_path, f"talk-{kind}.sbc", data, "aac")
+        task = done["task"]
+        assert isinstance(task, dict)
+        assert task["engine"] == "ffmpeg+ffmpeg" or task["status"] == "error", kind
+        assert secrets.found_in(str(task.get("message")).encode()) == [], kind
+        for number, data_out in enumerate(done["files"]):  # type: ignore[arg-type]  # bytes, built above
+            path = tmp_path / f"{kind}-{number}.aac"
+            path.write_bytes(data_out)
+            assert _duration(path) < 0.5, kind  # nothing of the outside segments (3 s each) came through
