@@ -65,13 +65,10 @@ class RouteEngine:
     def version_of(self, kind: ConversionType) -> str | None:
         """The task's engine_version: each hop's engine version, in order, joined by ``+``."""
         route = self.routes().get((kind.input_format, kind.output_format))
-        if route is None:
-            return None
-        return "+".join(hop.engine.version() or "unknown" for hop in route.hops)
+        return None if route is None else _versions(route)
 
     def conversion_types(self) -> Iterable[ConversionType]:
         for (source, target), route in self.routes().items():
-            version = "+".join(hop.engine.version() or "unknown" for hop in route.hops)
             yield ConversionType(
                 "convert",
                 source,
@@ -79,7 +76,7 @@ class RouteEngine:
                 route.engine,
                 credits=sum(hop.conversion.credits for hop in route.hops),
                 options=route_options(route),
-                engine_versions=(EngineVersion(version),),
+                engine_versions=(EngineVersion(_versions(route)),),
                 meta={"route": " -> ".join(route.formats), "route_shape": route.shape},
             )
 
@@ -93,6 +90,10 @@ class RouteEngine:
             count = len(request.inputs)
             raise EngineError("INVALID_INPUT", f"convert takes exactly one input file, got {count}")
         return _Run(route, request).run()
+
+
+def _versions(route: Route) -> str:
+    return "+".join(hop.engine.version() or "unknown" for hop in route.hops)
 
 
 class _Run:
