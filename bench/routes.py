@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             if not listed:
                 print(f"{name} -> {target}: not listed here (an engine is missing)", file=sys.stderr)
                 continue
-            _routed(client, source, target), _as_jobs(client, source, hops)  # warm-up of both
+            _routed(client, source, target)  # a warm-up of each side
+            _as_jobs(client, source, hops)
             routed, jobs = [], []
             for _ in range(args.repeat):
                 routed.append(_routed(client, source, target))

@@ -175,3 +175,22 @@ def test_progress_runs_once_across_the_hops(tmp_path: Path) -> None:
     assert heard[0] == pytest.approx(50 / 3)
     assert heard[-1] == pytest.approx(100.0)
     assert len(heard) == 2 + 2 + 4  # two reports per run: one document, one PDF, two pages
+
+
+def test_a_file_beside_the_output_with_the_output_s_name_gets_a_free_one(tmp_path: Path) -> None:
+    class _Mail(_Writer):
+        def run(self, request: EngineRequest) -> EngineResult:
+            printed = request.output_dir / "note.pdf"
+            printed.write_bytes(b"%PDF pages")
+            attached = request.output_dir / "note.jpg"  # the name the page picture will take
+            attached.write_bytes(b"an attached photo")
+            return EngineResult(files=[printed, attached])
+
+    mail = type("MailWriter", (_Mail,), {"__module__": "mcv_pipelines.service.engines.mail.x"})(
+        "mail", [("msg", "pdf")]
+    )
+    poppler = _family("pdf", "poppler", [("pdf", "jpg")])
+    pillow = _family("image", "pillow", [("png", "jpg")])
+    result = _route_engine(mail, poppler, pillow).run(_request(tmp_path, "msg", "jpg"))
+    assert [path.name for path in result.files] == ["note.jpg", "note-1.jpg"]
+    assert [path.read_bytes() for path in result.files] == [b"%PDF pages|poppler:1", b"an attached photo"]

@@ -6,8 +6,8 @@ hop's engine seals its program in the task's scope) and a warm LibreOffice or Ch
 hop's files go to the next hop one by one (a document's n pages are n pictures); intermediates live
 in the task's work directory, which the service removes with the task, and each hop's are removed as
 soon as the next hop has read them. A hop's files of another format than the next hop takes (a mail's
-attachments) go to the task's output as they are. A hop that fails fails the task, its message naming
-the hop.
+attachments) go to the task's output as they are, after its own files, under a free name. A hop that
+fails fails the task, its message naming the hop.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from mcv_pipelines.service.engines.base import (
     EngineVersion,
     InputFile,
 )
-from mcv_pipelines.service.engines.files import output_name
+from mcv_pipelines.service.engines.files import OutputNames, output_name, split_extension
+from mcv_pipelines.service.engines.naming import single_input
 from mcv_pipelines.service.engines.routes.options import hop_options, route_options
 from mcv_pipelines.service.engines.routes.planner import Hop, Route, plan_routes
 
@@ -86,10 +87,17 @@ class RouteEngine:
             raise EngineError(
                 "UNSUPPORTED_CONVERSION", f"no route from {request.input_format} to {request.output_format}"
             )
-        if len(request.inputs) != 1:
-            count = len(request.inputs)
-            raise EngineError("INVALID_INPUT", f"convert takes exactly one input file, got {count}")
+        single_input(request)
         return _Run(route, request).run()
+
+
+def _move(path: Path, names: OutputNames) -> Path:
+    """``path`` moved under the next free name ``names`` gives (``note-1.eml`` if ``note.eml`` is taken)."""
+    stem, suffix = split_extension(path.name)
+    target = names.next(stem, suffix.lstrip("."))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    path.replace(target)
+    return target
 
 
 def _versions(route: Route) -> str:
@@ -110,7 +118,8 @@ class _Run:
     def run(self) -> EngineResult:
         files = [self.request.inputs[0].path]
         result = EngineResult()
-        handed: list[Path] = []  # files a hop made that the next does not take
+        held = OutputNames(self.request.work_dir / "beside", None, 1)  # files no later hop takes
+        beside: list[Path] = []
         count = len(self.route.hops)
         for number, hop in enumerate(self.route.hops, start=1):
             last = number == count
@@ -120,29 +129,21 @@ class _Run:
                 raise EngineError("CONVERSION_FAILED", f"{self._where(number, hop)} made no file")
             if number > 1:  # the previous hop's files are read: gone before the next hop writes
                 shutil.rmtree(self.request.work_dir / f"hop-{number - 1}", ignore_errors=True)
-            files, passed = result.files, list[Path]()
+            files = result.files
             if not last:
-                files, passed = self._split(result.files, self.route.hops[number].conversion.input_format)
+                wanted = "." + self.route.hops[number].conversion.input_format
+                files = [path for path in result.files if path.name.lower().endswith(wanted)]
+                beside += [_move(path, held) for path in result.files if path not in files]
                 if not files:
                     raise EngineError(
                         "CONVERSION_FAILED",
                         f"{self._where(number, hop)} made no {hop.conversion.output_format}",
                     )
-            handed.extend(passed)
-        return EngineResult(files=[*result.files, *handed], extra=result.extra)
-
-    def _split(self, made: list[Path], wanted: str) -> tuple[list[Path], list[Path]]:
-        """The files the next hop takes (``wanted``), and the others moved to the task's output as they
-        are: a mail's attachments beside its printed pages."""
-        taken = [path for path in made if path.name.lower().endswith("." + wanted)]
-        passed = []
-        for path in made:
-            if path not in taken:
-                target = self.request.output_dir / path.name
-                if not target.exists():
-                    path.replace(target)
-                    passed.append(target)
-        return taken, passed
+        # once the task's own output is written, so that neither takes the other's name
+        names = OutputNames(self.request.output_dir, None, 1)
+        return EngineResult(
+            files=[*result.files, *(_move(path, names) for path in beside)], extra=result.extra
+        )
 
     def _where(self, number: int, hop: Hop) -> str:
         return f"hop {number} of {len(self.route.hops)} ({hop.label})"
