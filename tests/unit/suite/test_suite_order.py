@@ -86,12 +86,17 @@ def test_the_committed_durations_name_only_test_files_that_exist() -> None:
     assert gone == [], f"remove these from tests/durations.json (or run --store-durations): {gone}"
 
 
+# A nested pytest gets a --basetemp of its own: with pytest's default it first deletes the oldest of
+# /tmp/pytest-of-<user>'s numbered directories, gigabytes after a few full runs, and under CI's load
+# that alone outlasted the 120 s bound (seen: the test passed, then the run sat in cleanup).
+
+
 def test_a_run_stores_each_files_seconds_where_asked(tmp_path: Path) -> None:
     target = tmp_path / "seconds.json"
     here = Path(__file__).relative_to(ROOT).as_posix()
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--store-durations={target}",
-         f"{here}::test_files_run_slowest_first_each_kept_whole_and_in_its_order"],
+         f"--basetemp={tmp_path / 'basetemp'}", f"{here}::test_files_run_slowest_first_each_kept_whole_and_in_its_order"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -108,7 +113,7 @@ def test_a_test_that_hangs_fails_with_its_stack_instead_of_holding_the_run(tmp_p
     hung.write_text("import threading\n\ndef test_hangs():\n    threading.Event().wait()\n")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(ROOT / "pyproject.toml"),
-         "--rootdir", str(tmp_path), "-o", "timeout=2", str(hung)],
+         "--rootdir", str(tmp_path), f"--basetemp={tmp_path / 'basetemp'}", "-o", "timeout=2", str(hung)],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
