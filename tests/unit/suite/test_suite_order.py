@@ -96,7 +96,8 @@ def test_a_run_stores_each_files_seconds_where_asked(tmp_path: Path) -> None:
     here = Path(__file__).relative_to(ROOT).as_posix()
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--store-durations={target}",
-         f"--basetemp={tmp_path / 'basetemp'}", f"{here}::test_files_run_slowest_first_each_kept_whole_and_in_its_order"],
+         f"--basetemp={tmp_path / 'basetemp'}",
+         f"{here}::test_files_run_slowest_first_each_kept_whole_and_in_its_order"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

@@ -27,6 +27,7 @@ __all__ = [
     "FILE_NOT_FOUND",
     "FORBIDDEN_ADDRESS",
     "UNREACHABLE",
+    "ReadAgain",
     "Secrets",
     "SendAgain",
     "forbidden_address",
@@ -44,6 +45,12 @@ class SendAgain(TaskFailed):
     """A write refused for a reason its store has since put right (a token that ended, renewed):
     the file may be sent again from its start, once. Its code and message are what the user reads
     if the second sending is refused too."""
+
+
+class ReadAgain(TaskFailed):
+    """A writer whose store lost part of what was sent, and told how much it holds: the file is read
+    again from its start into the same writer, which skips what the store holds. The writer raises
+    it only while its retry time allows; its code and message are what a user would read."""
 
 
 class Secrets:

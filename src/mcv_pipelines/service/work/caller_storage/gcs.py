@@ -4,7 +4,7 @@ google-auth signs in as the task's service account (the JWT grant, the token ren
 end) at the operator's token endpoint (``--gcs-token-uri``), never one of the environment, a key file
 or a metadata server; the token goes with the calls to the JSON API (``--gcs-endpoint``) and nowhere
 else. A listing pages with pageToken; a read streams ``alt=media`` (resumed on the same generation); a
-write is google-cloud-storage's resumable upload (gcs_upload.py). storage.Client itself is not used:
+write is a resumable upload session, streamed (gcs_upload.py). storage.Client itself is not used:
 it takes STORAGE_EMULATOR_HOST, GOOGLE_CLOUD_PROJECT and the like from the process's environment.
 Every connection (token endpoint, API, an upload session on another host) is pinning.session's.
 """
@@ -244,9 +244,10 @@ class GcsStore(CallerStore):
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         # google.cloud.storage (the upload engine) is imported by a task that writes, not by every read
-        from mcv_pipelines.service.work.caller_storage.gcs_upload import ResumableWriter
+        from mcv_pipelines.service.work.caller_storage.gcs_upload import StreamedUpload
 
-        return ResumableWriter(self, key, content_type(filename))
+        assert size is not None, "an export knows the size of each file it sends"
+        return StreamedUpload(self, key, content_type(filename), size)
 
     def location(self, key: str) -> str:
         return f"gs://{self.bucket}/{key}"

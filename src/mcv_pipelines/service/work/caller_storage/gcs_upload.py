@@ -1,67 +1,50 @@
-"""Writing one object to a caller's Google Cloud Storage bucket: google-cloud-storage's resumable upload.
+"""Writing one object to a caller's Google Cloud Storage bucket: a resumable upload session, its bytes
+sent in a few spans, each one PUT whose body streams as the file is read.
 
-The session is opened with the task's token (the object's name and content type); the bytes follow in
-chunks of UPLOAD_CHUNK, each PUT with its Content-Range, of a size not known until the last (so no
-more than about two chunks are ever held); the object appears when the last chunk is taken, its MD5
-checked by the upload. After a cut or a busy answer the session is asked what it holds and the upload
-goes on from there; a refused chunk cancels the session. The session's address is its own credential:
-the token is never sent to it. The upload's own retries are off: retry.py's policy is the one.
+google-cloud-storage opens the session with the task's token (the object's name, content type and
+size); the session's address is its own credential, so the token is never sent to it. Its upload
+engine holds each chunk whole in memory (100 MiB by default), so the spans are sent here instead,
+fed through a small queue (streamed_put.ChunkedPut): at most SPANS of them, none under MIN_SPAN, each
+``Content-Range: bytes a-b/*`` and the last ``bytes a-b/<size>``. Few spans matter: a session's cost
+per chunk grows with what it holds on some servers (fake-gcs-server rehashes it all).
 
-google.cloud.storage._media is the upload engine of google-cloud-storage's Blob (it was the package
-google-resumable-media): pyproject.toml bounds google-cloud-storage to the major version tested.
+After a cut or a busy answer the session is asked what it holds (``bytes */*``) and the file is read
+again from its start (errors.ReadAgain, transfer.py), the bytes the session holds skipped; the last
+span's answer carries the object's MD5, checked against what was read. A refused span cancels the
+session. The upload's own retries are not used: retry.py's policy is the one.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
-from collections.abc import Callable
+import hashlib
+import io
+from functools import partial
 from typing import Any, Protocol
 
 import requests
 from google.cloud.storage._media.requests import ResumableUpload
-from google.cloud.storage.exceptions import DataCorruption, InvalidResponse
+from google.cloud.storage.exceptions import InvalidResponse
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
+from mcv_pipelines.service.work.caller_storage.swift_writer import ChunkedPut
 
-__all__ = ["UPLOAD_CHUNK", "ResumableWriter", "UploadStore"]
+__all__ = ["MIN_SPAN", "SPANS", "StreamedUpload", "UploadStore"]
 
-UPLOAD_CHUNK = 8 * 1024 * 1024  # a multiple of 256 KiB, as the API wants of every chunk but the last
+MIN_SPAN = 8 * 1024 * 1024
+SPANS = 4
+_QUANTUM = 256 * 1024  # every span but the last is a multiple of it, as the API wants
+_TIMEOUT = (10.0, 60.0)
+_SESSION = "the upload session the store answered"
 
 
-class _Held:
-    """The upload's stream: what was written and not yet taken by the session (read, told and
-    sought by the upload as a file's)."""
-
-    def __init__(self) -> None:
-        self.buffer = bytearray()
-        self.base = 0  # the position of buffer[0]
-        self.position = 0
-
-    def read(self, size: int = -1) -> bytes:
-        start = self.position - self.base
-        with memoryview(self.buffer) as view:  # one copy, of what is read
-            data = bytes(view[start:] if size < 0 else view[start : start + size])
-        self.position += len(data)
-        return data
-
-    def tell(self) -> int:
-        return self.position
-
-    def seek(self, position: int, whence: int = 0) -> int:
-        assert whence == 0
-        assert position >= self.base, "only back to what the session has not taken"
-        self.position = position
-        return position
-
-    def taken(self, upto: int) -> None:
-        del self.buffer[: upto - self.base]
-        self.base = upto
-
-    def unsent(self) -> int:
-        return self.base + len(self.buffer) - self.position
+def span_size(size: int) -> int:
+    each = max(MIN_SPAN, -(-size // SPANS))
+    return -(-each // _QUANTUM) * _QUANTUM
 
 
 class UploadStore(Protocol):
@@ -72,7 +55,7 @@ class UploadStore(Protocol):
     def bucket(self) -> str: ...
 
     @property
-    def host(self) -> str: ...
+    def where(self) -> str: ...
 
     @property
     def retry_for(self) -> float: ...
@@ -89,11 +72,13 @@ class UploadStore(Protocol):
 
     def location(self, key: str) -> str: ...
 
+    def guarded(self, what: str, whose: str, call: Any) -> requests.Response: ...
+
     def refusal(self, answer: requests.Response, what: str, key: str | None = None) -> TaskFailed: ...
 
 
 class _WithToken:
-    """The upload's transport for opening the session: the store's session with the task's token."""
+    """The transport google-cloud-storage opens the session with: the store's session, the token added."""
 
     def __init__(self, store: UploadStore) -> None:
         self._store = store
@@ -103,90 +88,165 @@ class _WithToken:
         return self._store.http.request(method, url, headers=headers, **options)
 
 
-class ResumableWriter(Writer):
-    def __init__(self, store: UploadStore, key: str, content_type: str) -> None:
-        self._store = store
+class _Body:
+    """A span's streamed body, of a length known beforehand (so it goes with a Content-Length)."""
+
+    def __init__(self, chunks: Any, length: int) -> None:
+        self._chunks, self._length = chunks, length
+
+    def __iter__(self) -> Any:
+        return iter(self._chunks)
+
+    def __len__(self) -> int:
+        return self._length
+
+
+class StreamedUpload(Writer):
+    def __init__(self, store: UploadStore, key: str, content_type: str, total: int) -> None:
+        self._store, self._total = store, total
         self._what = f"write {store.location(key)}"
-        self._stream = _Held()
-        self._final = False
-        self._lost = False  # a chunk's answer did not come: ask the session what it holds
-        self._whole = False  # ... and it answered that the object is complete
-        self.size = 0
-        bucket = store.bucket.replace("/", "%2F")
-        url = store.url(f"/upload/storage/v1/b/{bucket}/o?uploadType=resumable")
-        self._upload = ResumableUpload(url, UPLOAD_CHUNK, checksum="md5", retry=None)
+        self._span = span_size(total)
+        self._held = self._since = 0  # the bytes the session holds, and held at the last fault
+        self._stored: dict[str, Any] | None = None  # the object, once the session has all of it
+        self._backoff = retry.Backoff(store.retry_for)
+        self._put: ChunkedPut | None = None
+        self._end = 0  # where the span being sent ends
         self._open = False
+        bucket = store.bucket.replace("/", "%2F")
+        upload = ResumableUpload(
+            store.url(f"/upload/storage/v1/b/{bucket}/o?uploadType=resumable"), _QUANTUM, retry=None
+        )
         metadata = {"name": key, "contentType": content_type}
-        self._call(lambda: self._upload.initiate(_WithToken(store), self._stream, metadata, content_type,
-                                                 stream_final=False, timeout=(10.0, 60.0)),
-                   "the Google Cloud Storage endpoint")  # fmt: skip
+
+        def start() -> requests.Response:
+            try:
+                return upload.initiate(  # type: ignore[no-any-return]
+                    _WithToken(store), io.BytesIO(), metadata, content_type, total_bytes=total,
+                    timeout=_TIMEOUT,
+                )  # fmt: skip
+            except InvalidResponse as exc:
+                if exc.response.status_code in retry.BUSY:
+                    raise retry.Busy(exc.response, exc.response.status_code) from None
+                raise store.refusal(exc.response, self._what) from None
+
+        answer = store.guarded(self._what, "the Google Cloud Storage endpoint", start)
+        if not upload.resumable_url:  # busy until the time was up
+            raise store.refusal(answer, self._what)
+        self._session = str(upload.resumable_url)
         self._open = True
+        self._begin()
+
+    def _begin(self) -> None:
+        """A pass over the file from its start (the first, or one after a fault)."""
+        self.size = 0
+        self._md5 = hashlib.md5(usedforsecurity=False)
 
     def write(self, data: bytes) -> None:
         assert self._open, "write after commit or abort"
-        self._stream.buffer += data
-        self.size += len(data)
-        while self._stream.unsent() >= UPLOAD_CHUNK:
-            self._next()
+        self._md5.update(data)
+        start, self.size = self.size, self.size + len(data)
+        position = max(start, min(self.size, self._held))  # what the session holds is skipped
+        while position < self.size:
+            put = self._put or self._begin_span(position)
+            upto = min(self.size, self._end)
+            put.write(data[position - start : upto - start])
+            position = upto
+            if position == self._end:
+                self._end_span()
+
+    def _begin_span(self, start: int) -> ChunkedPut:
+        # spans keep their bounds after a resume, so there are never more than SPANS + 1
+        self._end = min(self._total, (start // self._span + 1) * self._span)
+        self._put = ChunkedPut(
+            partial(self._send, start, self._end), self._judge,
+            lambda exc: isinstance(exc, requests.ConnectionError), self._store.retry_for,
+            where=self._store.where,
+        )  # fmt: skip
+        return self._put
+
+    def _send(self, start: int, end: int, body: Any) -> str:
+        last = end == self._total
+        span = f"bytes {start}-{end - 1}/{self._total if last else '*'}" if end > start else "bytes */0"
+        data = _Body(body, end - start) if end > start else b""  # (a length of 0 would go chunked)
+        headers = {"Content-Range": span}
+        try:
+            answer = self._store.http.put(self._session, data=data, headers=headers, timeout=_TIMEOUT)
+        except ForbiddenAddress as exc:
+            raise errors.forbidden_address(exc, _SESSION) from None
+        except UnresolvedHost as exc:
+            reason = f"Could not reach {exc.host} ({_SESSION}): {exc.reason}."
+            raise TaskFailed(errors.UNREACHABLE, reason) from None
+        self._answered(answer)
+        return ""  # the MD5 is the whole object's, checked at commit
+
+    def _answered(self, answer: requests.Response) -> None:
+        """What an answer of the session says it holds: all of the object, or the bytes of its Range."""
+        status = answer.status_code
+        if status in (200, 201):
+            self._stored, self._held = answer.json(), self._total
+        elif status == 308:
+            held = answer.headers.get("Range", "")  # bytes=0-<last>; none: nothing yet
+            self._held = int(held.rsplit("-", 1)[1]) + 1 if held else 0
+        elif status in retry.BUSY:
+            raise retry.Busy(answer, status)
+        else:
+            raise self._store.refusal(answer, self._what)
+
+    def _judge(self, fault: Exception) -> TaskFailed:
+        """A span's fault: once the session says what it holds, the file is read again from there."""
+        if not isinstance(fault, (requests.RequestException, retry.Busy)):
+            return self._store.secrets.failed(
+                errors.FAILED, f"The {self._store.where} stopped taking the file: {fault}"
+            )
+        ask = partial(self._store.http.put, self._session, headers={"Content-Range": "bytes */*"},
+                      timeout=_TIMEOUT)  # fmt: skip
+        with contextlib.suppress(retry.Busy):  # still busy: the time left decides
+            self._answered(self._store.guarded(self._what, _SESSION, ask))
+        return self._again(f"could not {self._what} ({type(fault).__name__})")
+
+    def _again(self, why: str) -> TaskFailed:
+        """ReadAgain while the time allows (counted again from each fault after which the session
+        held more), else the failure."""
+        if self._held > self._since:
+            self._backoff, self._since = retry.Backoff(self._store.retry_for), self._held
+        self._put = None
+        if self._held < self._total and not self._backoff.pause(why):
+            return self._store.secrets.failed(
+                errors.UNREACHABLE, f"The {self._store.where} stopped taking the file ({why})."
+            )
+        self._begin()
+        return errors.ReadAgain(errors.UNREACHABLE, f"The {self._store.where} stopped taking the file.")
+
+    def _end_span(self) -> None:
+        assert self._put is not None
+        put, self._put = self._put, None
+        put.commit()
+        if self._held < self._end:  # the session took less than the span: on from where it stopped
+            raise self._again(f"the upload session took {self._held} bytes of {self._end}")
 
     def commit(self) -> None:
         assert self._open, "commit after commit or abort"
-        self._final = True
-        while not (self._upload.finished or self._whole):
-            self._next()
-        self._open = False
-
-    def _next(self) -> None:
-        """Send the next chunk; after a cut or a busy answer, learn what the session holds first."""
-
-        def send() -> None:
-            if self._lost or self._upload.invalid:
-                self._lost = True
-                try:
-                    self._upload.recover(self._store.http)  # Content-Range: bytes */*
-                except InvalidResponse as exc:  # the answer lost was the last chunk's: done
-                    self._whole = self._final and exc.response.status_code in (200, 201)
-                    if not self._whole:
-                        raise
-                    return
-                self._lost = False
-                if not self._final and self._stream.unsent() < UPLOAD_CHUNK:
-                    return  # the rest waits for a full chunk
-            try:
-                self._upload.transmit_next_chunk(self._store.http, timeout=(10.0, 60.0))
-            except Exception:  # a busy answer leaves the upload valid, but its stream went on
-                self._lost = True
-                raise
-            self._stream.taken(self._upload.bytes_uploaded)
-
-        self._call(send, "the upload session the store answered")
-
-    def _call(self, action: Callable[[], Any], whose: str) -> None:
-        store = self._store
-        try:
-            retry.guarded(
-                self._what, action, store.retry_for, _transient, store.secrets, whose, store.host,
-                (requests.RequestException,),
-            )  # fmt: skip
-        except InvalidResponse as exc:
-            raise store.refusal(exc.response, self._what) from None
-        except DataCorruption:
-            raise store.secrets.failed(
+        if self.size != self._total:
+            raise TaskFailed(
+                errors.FAILED, f"The file changed while it was sent: {self.size} bytes of {self._total}."
+            )
+        if self._stored is None:  # an empty file: its one span has no bytes
+            self._begin_span(self._held)
+            self._end_span()
+        assert self._stored is not None
+        sent = base64.b64encode(self._md5.digest()).decode()
+        if self._stored.get("md5Hash", sent) != sent:
+            raise self._store.secrets.failed(
                 errors.FAILED, f"Could not {self._what}: the stored object is not the file sent (MD5)."
-            ) from None
+            )
+        self._open = False
 
     def abort(self) -> None:
         if not self._open:
             return
         self._open = False
-        session = self._upload.resumable_url
+        if self._put is not None:
+            self._put.abort()
         # cancelled (499), or gone already, or a host the guard refuses: nothing is left
         with contextlib.suppress(requests.RequestException, ForbiddenAddress, UnresolvedHost):
-            if session:
-                self._store.http.delete(session, timeout=10.0).close()
-
-
-def _transient(exc: Exception) -> bool:
-    if isinstance(exc, InvalidResponse):
-        return getattr(exc.response, "status_code", 0) in retry.BUSY
-    return isinstance(exc, (requests.ConnectionError, requests.Timeout))
+            self._store.http.delete(self._session, timeout=10.0).close()

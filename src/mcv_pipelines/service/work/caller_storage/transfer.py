@@ -132,15 +132,18 @@ def _copy_out(
         return _send(store, source, key, cancelled)  # the store put its refusal right: once more
 
 
-def _send(
-    store: CallerStore, source: Source, key: str, cancelled: threading.Event | None
-) -> dict[str, Any]:
+def _send(store: CallerStore, source: Source, key: str, cancelled: threading.Event | None) -> dict[str, Any]:
     writer = store.writer(key, source.filename, source.size)
     try:
-        for chunk in source.chunks():
-            _check(cancelled)
-            writer.write(chunk)
-        writer.commit()
+        while True:
+            try:
+                for chunk in source.chunks():
+                    _check(cancelled)
+                    writer.write(chunk)
+                writer.commit()
+                break
+            except errors.ReadAgain:
+                continue  # the same writer, from the file's start: it skips what the store holds
     finally:
         writer.abort()
     return {"filename": source.filename, "size": writer.size, "location": store.location(key)}
