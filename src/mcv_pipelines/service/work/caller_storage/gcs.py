@@ -54,6 +54,8 @@ class GcsStore(CallerStore):
         raw = str(payload.get("private_key") or "")
         self._values = [raw, raw.replace("\\n", "\n")]
         self.issued: list[str] = []  # every token received, hidden from messages like the key
+        self._secrets: errors.Secrets | None = None
+        self._secrets_of = 0  # the tokens _secrets hides
         self.retry_for = settings.retry_for
         self.endpoint = settings.gcs_endpoint.rstrip("/")
         self.host = urlsplit(self.endpoint).netloc
@@ -87,8 +89,11 @@ class GcsStore(CallerStore):
 
     @property
     def secrets(self) -> errors.Secrets:
-        """The key and every token received: hidden from any message."""
-        return errors.Secrets([*self._values, *self.issued])
+        """The key and every token received: hidden from any message (made again only when a token
+        came: every call names them, and encoding a PEM key each time cost a tenth of a small read)."""
+        if self._secrets is None or self._secrets_of != len(self.issued):
+            self._secrets, self._secrets_of = errors.Secrets([*self._values, *self.issued]), len(self.issued)
+        return self._secrets
 
     def token(self) -> dict[str, str]:
         with self._token_lock:
