@@ -27,16 +27,10 @@ from swiftclient.exceptions import ClientException
 from urllib3.exceptions import HTTPError as CutRead
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress
-from mcv_pipelines.service.files.storage.base import CHUNK
+from mcv_pipelines.service.files.storage.base import CHUNK, Writer
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
-from mcv_pipelines.service.work.caller_storage.contract import (
-    CallerStore,
-    Entry,
-    StoreSettings,
-    Writer,
-    content_type,
-)
+from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, content_type
 from mcv_pipelines.service.work.caller_storage.swift_segments import Limits, segment_size
 from mcv_pipelines.service.work.caller_storage.swift_writer import ChunkedPut
 
@@ -118,14 +112,8 @@ class _Login:
         if found:
             return str(found[0]).rstrip("/")
         endpoints = catalog.get_endpoints(service_type="object-store", interface="public")
-        offered = sorted(
-            {
-                str(e.get("region_id") or e["region"])
-                for es in endpoints.values()
-                for e in es
-                if e.get("region")
-            }
-        )
+        listed = [e for group in endpoints.values() for e in group if e.get("region")]
+        offered = sorted({str(e.get("region_id") or e["region"]) for e in listed})
         raise TaskFailed(
             errors.FAILED,
             f"The catalog of Keystone at {self.host} has no public object-store endpoint in the region "
@@ -269,12 +257,16 @@ class SwiftStore(CallerStore):
     def read(self, key: str) -> Iterator[bytes]:
         what = f"read {self.location(key)}"
 
-        def get(headers: dict[str, str]) -> tuple[dict[str, Any], Iterator[bytes]]:
-            found, body = self._call(
-                what, swift.get_object, self.container, key, on_object=True, resp_chunk_size=CHUNK,
+        def get(headers: dict[str, str]) -> Any:  # (the answer's headers, its body's chunks)
+            return self._call(
+                what,
+                swift.get_object,
+                self.container,
+                key,
+                on_object=True,
+                resp_chunk_size=CHUNK,
                 headers=headers,
-            )  # fmt: skip
-            return dict(found), body
+            )
 
         headers, first = get({})
         etag = str(headers.get("etag", ""))
