@@ -182,13 +182,11 @@ class SwiftStore(CallerStore):
             self.secrets = errors.Secrets([self._login.password, *self._tokens])
         return token
 
-    def _guarded(self, what: str, action: Callable[[], _T], whose: str = _STORAGE) -> _T:
-        """``action()`` through the retry policy; the guard's refusals and a host that never answered
+    def _guarded(self, what: str, call: Callable[[], _T], whose: str = _STORAGE) -> _T:
+        """``call()`` through the retry policy; the guard's refusals and a host that never answered
         as the task's failures."""
         host = self._login.host if whose == _KEYSTONE else f"the {self.where}"
-        return retry.guarded(
-            what, action, self.retry_for, _transient, self.secrets, whose, host, _UNCONNECTED
-        )
+        return retry.guarded(what, call, self.retry_for, _transient, self.secrets, whose, host, _UNCONNECTED)
 
     def _call(
         self, what: str, call: Callable[..., Any], *args: Any, on_object: bool = False, **kwargs: Any
