@@ -1,14 +1,11 @@
-"""One object written to Swift as it comes: swiftclient's put_object with a body fed by the Writer's
-``write`` calls through a small queue (a chunked PUT), sent from a thread of its own.
+"""One object written to Swift as it comes: a chunked PUT whose body is fed by the Writer's ``write``
+calls through a small queue, sent from a thread of its own.
 
-Swift stores the object only when the last chunk has come, so an aborted write (the body stops with
-an error and the connection is dropped) leaves nothing under the name; the ETag Swift answers is
-checked against the MD5 of what was sent. A PUT that did not connect is tried again within the task's
-retry time (retry.Backoff); one whose body has begun cannot be (the chunks are not kept).
-
-Swift refuses single objects over its ``max_file_size`` (5 GiB unless the operator changed it): a
-file known to be larger is written in segments (swift_segments.py); one that passes the bound all
-the same (its size was not known) stops with a clear error as soon as it does.
+Swift stores the object only when the last chunk has come, so an aborted write (the body ends with an
+error, the connection dropped) leaves nothing under the name; the ETag answered is checked against
+the MD5 of what was sent. A PUT that did not connect is made again within the task's retry time; one
+whose body has begun cannot be (the chunks are not kept). A file over ``largest`` (the cluster's
+``max_file_size``) whose size was not known, to be written in segments, stops as soon as it passes it.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ __all__ = ["LARGEST", "ChunkedPut"]
 
 LARGEST = 5 * 1024**3  # Swift's default max_file_size, give or take its 2 bytes
 _IN_FLIGHT = 4  # chunks waiting to be sent: memory stays at a few MiB whatever the size
-_STOP = object()
+_STOP, _ABORT = object(), object()
 
 
 class _Aborted(Exception):
@@ -63,11 +60,8 @@ class ChunkedPut(Writer):
 
     def _body(self) -> Iterator[bytes]:
         self._started = True
-        while True:
-            chunk = self._chunks.get()
-            if chunk is _STOP:
-                return
-            if not isinstance(chunk, bytes):
+        while (chunk := self._chunks.get()) is not _STOP:
+            if not isinstance(chunk, bytes):  # _ABORT
                 raise _Aborted()
             yield chunk
 
@@ -86,15 +80,15 @@ class ChunkedPut(Writer):
             with contextlib.suppress(queue.Full):
                 self._chunks.put(item, timeout=0.5)
                 return
-        self._raise_failure()
+        raise self._fault()
 
-    def _raise_failure(self) -> None:
-        failure = self._failure
-        if isinstance(failure, TaskFailed):
-            raise failure
-        if failure is not None:
-            raise self._judge(failure)
-        raise TaskFailed(errors.UNREACHABLE, f"The {self._where} stopped taking the file.")
+    def _fault(self) -> TaskFailed:
+        """What the PUT ended with, as the task's failure."""
+        if isinstance(self._failure, TaskFailed):
+            return self._failure
+        if self._failure is not None:
+            return self._judge(self._failure)
+        return TaskFailed(errors.UNREACHABLE, f"The {self._where} stopped taking the file.")
 
     def write(self, data: bytes) -> None:
         if self.size + len(data) > self._largest:
@@ -117,7 +111,7 @@ class ChunkedPut(Writer):
         self._put(_STOP)
         self._thread.join()
         if self._etag is None:
-            self._raise_failure()
+            raise self._fault()
         if self._etag and self._etag != self.md5:
             raise TaskFailed(
                 errors.FAILED, f"The {self._where} stored other bytes than were sent (ETag {self._etag})."
@@ -127,12 +121,9 @@ class ChunkedPut(Writer):
     def abort(self) -> None:
         if self._done or not self._thread.is_alive():
             return
-        while True:  # make room for the mark that ends the body with an error
-            try:
-                self._chunks.put_nowait("abort")
-                break
-            except queue.Full:
-                with contextlib.suppress(queue.Empty):
-                    self._chunks.get_nowait()
+        with contextlib.suppress(queue.Empty):  # room for the mark that ends the body with an error
+            while True:
+                self._chunks.get_nowait()
+        self._chunks.put_nowait(_ABORT)
         self._thread.join()
         self._done = True
