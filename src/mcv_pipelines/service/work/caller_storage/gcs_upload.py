@@ -31,7 +31,7 @@ from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, Unresolved
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
-from mcv_pipelines.service.work.caller_storage.swift_writer import ChunkedPut
+from mcv_pipelines.service.work.caller_storage.streamed_put import ChunkedPut
 
 __all__ = ["MIN_SPAN", "SPANS", "StreamedUpload", "UploadStore"]
 

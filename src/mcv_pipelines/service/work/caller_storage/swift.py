@@ -31,8 +31,8 @@ from mcv_pipelines.service.files.storage.base import CHUNK, Writer
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, content_type
+from mcv_pipelines.service.work.caller_storage.streamed_put import ChunkedPut
 from mcv_pipelines.service.work.caller_storage.swift_segments import Limits, segment_size
-from mcv_pipelines.service.work.caller_storage.swift_writer import ChunkedPut
 
 __all__ = ["SwiftStore"]
 

@@ -1,11 +1,13 @@
-"""One object written to Swift as it comes: a chunked PUT whose body is fed by the Writer's ``write``
-calls through a small queue, sent from a thread of its own.
+"""One object (or one span of it) written as it comes: a PUT whose body is fed by the Writer's
+``write`` calls through a small queue, sent from a thread of its own (Swift's objects and segments,
+Google Cloud Storage's upload spans).
 
-Swift stores the object only when the last chunk has come, so an aborted write (the body ends with an
-error, the connection dropped) leaves nothing under the name; the ETag answered is checked against
-the MD5 of what was sent. A PUT that did not connect is made again within the task's retry time; one
-whose body has begun cannot be (the chunks are not kept). A file over ``largest`` (the cluster's
-``max_file_size``) whose size was not known, to be written in segments, stops as soon as it passes it.
+The store keeps the body only when all of it has come, so an aborted write (the body ends with an
+error, the connection dropped) leaves nothing; ``send`` returns the ETag answered, checked against
+the MD5 of what was sent (or "" where the kind checks otherwise). A PUT that did not connect is made
+again within the task's retry time; one whose body has begun cannot be (the chunks are not kept), and
+``judge`` says what its fault means. A file over ``largest`` (Swift's ``max_file_size``) whose size
+was not known, to be written in segments, stops as soon as it passes it.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class ChunkedPut(Writer):
         self._failure: Exception | None = None
         self._done = False
         self.size = 0
-        self._thread = threading.Thread(target=self._run, name="mcv-swift-put", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="mcv-streamed-put", daemon=True)
         self._thread.start()
 
     def _body(self) -> Iterator[bytes]:
