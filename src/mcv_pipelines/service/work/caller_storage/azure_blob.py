@@ -147,19 +147,13 @@ class AzureBlobStore(CallerStore):
         )
 
     def list(self, prefix: str) -> Iterator[Entry]:
-        def page(marker: str | None) -> tuple[list[Any], str | None]:
-            listed = self.client.list_blobs(name_starts_with=prefix, results_per_page=int(_PAGE))
-            pages = listed.by_page(continuation_token=marker)
-            return list(next(pages)), getattr(pages, "continuation_token", None)
-
-        marker = None
-        while True:
-            blobs, marker = self.call(f"list the blobs under {prefix!r}", functools.partial(page, marker))
-            for blob in blobs:
+        # A page that failed is asked for again: the SDK's page iterator moves on only once one arrived.
+        what = f"list the blobs under {prefix!r}"
+        pages = self.client.list_blobs(name_starts_with=prefix, results_per_page=int(_PAGE)).by_page()
+        while (page := self.call(what, lambda: next(pages, None))) is not None:
+            for blob in page:
                 if not blob.name.endswith("/"):  # a "directory" marker holds no file
                     yield Entry(blob.name, int(blob.size or 0))
-            if not marker:
-                return
 
     def read(self, key: str) -> Iterator[bytes]:
         what = f"read {self.location(key)}"

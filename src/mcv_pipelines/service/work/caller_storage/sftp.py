@@ -5,13 +5,10 @@ fingerprint put in the task's result (``host_key``), unless the operator pins se
 known_hosts file (``mcv serve --sftp-known-hosts FILE``). asyncssh reads nothing of the machine here:
 no ~/.ssh/config, keys or known_hosts, no agent. A guarded service connects to the address it checked.
 
-asyncssh runs in an event loop of the store's own thread; the task's threads hand it one step at a
-time (``_do``). A step that finds the connection refused, reset, timed out or lost is run again on a
-new connection, with retry.py's waits for up to ``retry_for`` seconds; that connection must show the
-host key the first one showed. A refused login, a missing path or a permission error is never retried.
-A file open on a lost connection is opened again: a read goes on from the offset it had reached, a
-write from the length the server acknowledged (each write is acknowledged before the next is sent).
-A written file appears under its name only on commit.
+asyncssh runs in an event loop of the store's own thread, given one step at a time (``_do``). A step
+whose connection was refused, reset or lost runs again on a new one within ``retry_for`` seconds, and
+a file open on the lost one is opened again: a read goes on from its offset, if the file is still the
+version begun, a write from the length the server acknowledged. A written file appears on commit.
 """
 
 from __future__ import annotations
@@ -66,7 +63,7 @@ class SftpStore(CallerStore):
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcv-sftp", daemon=True)
         self._thread.start()
         try:
-            self._do("reach", _connected)
+            self._do("reach", lambda sftp: asyncio.sleep(0))  # connecting is the whole step
         except BaseException:
             self.close()
             raise
@@ -76,18 +73,17 @@ class SftpStore(CallerStore):
         ``retry_for`` seconds; any other failure is mapped onto the storage codes."""
         backoff, lost = retry.Backoff(self._settings.retry_for), None
         while True:
-            with self._lock:
-                sftp = self._sftp
+            sftp = self._sftp
             try:
                 if sftp is None or sftp is lost:
                     sftp = self._reconnect(sftp)
                 return self._run(step(sftp))
             except TRANSIENT as exc:
-                lost = sftp
-                if not backoff.pause(self.secrets.hide(f"the {self.where} is away ({_said(exc)}) to {what}")):
+                lost, said = sftp, str(exc) or type(exc).__name__
+                if not backoff.pause(self.secrets.hide(f"the {self.where} is away ({said}) to {what}")):
                     verb = "reach" if what == "reach" else f"{what} on"
                     raise self.secrets.failed(
-                        errors.UNREACHABLE, f"Could not {verb} the {self.where}: {_said(exc)}."
+                        errors.UNREACHABLE, f"Could not {verb} the {self.where}: {said}."
                     ) from None
             except (asyncssh.Error, OSError) as exc:
                 raise self._failed(exc, what) from None
@@ -330,22 +326,12 @@ class _SftpWriter(Writer):
         self._store._do(f"write {self._key!r}", rename)
 
     def abort(self) -> None:
-        if self._file is None:
-            return
-        file, self._file = self._file, None
-        file.close()
-        sftp = self._store._sftp
-        if sftp is not None:
-            with contextlib.suppress(asyncssh.Error, OSError):
-                self._store._run(sftp.remove(self._partial))
-
-
-async def _connected(sftp: Any) -> None:
-    """The step of the first connection: making it is all there is to do."""
-
-
-def _said(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
+        file, self._file, sftp = self._file, None, self._store._sftp
+        if file is not None:
+            file.close()
+            if sftp is not None:
+                with contextlib.suppress(asyncssh.Error, OSError):
+                    self._store._run(sftp.remove(self._partial))
 
 
 def _version(attrs: Any) -> tuple[int | None, int | None]:
