@@ -6,9 +6,10 @@ known_hosts file (``mcv serve --sftp-known-hosts FILE``). asyncssh reads nothing
 no ~/.ssh/config, keys or known_hosts, no agent. A guarded service connects to the address it checked.
 
 asyncssh runs in an event loop of the store's own thread, given one step at a time (``_do``). A step
-whose connection was refused, reset or lost runs again on a new one within ``retry_for`` seconds, and
-a file open on the lost one is opened again: a read goes on from its offset, if the file is still the
-version begun, a write from the length the server acknowledged. A written file appears on commit.
+whose connection was refused, reset, timed out or lost runs again on a new one within ``retry_for``
+seconds (a refused login or host key, a missing path or a permission never is), and a file open on
+the lost one is opened again: a read goes on from its offset if the file is still the version begun,
+a write from the length the server acknowledged. A written file appears under its name on commit.
 """
 
 from __future__ import annotations
