@@ -1,16 +1,13 @@
 """import/azure/blob and export/azure/blob: a container of a caller's storage account, on azure-storage-blob.
 
-Authorized by the account's key (the SDK's Shared Key) or the caller's SAS token; the account's address
-is the operator's endpoint template (``--azure-blob-endpoint``, public Azure by default), so a task names
-an account, never a host. The SDK's transport is azure-core's RequestsTransport over pinning.session
-(with use_env_settings off) and its retries are off: each call goes through retry.py's policy.
+Authorized by the account's key (the SDK's Shared Key) or the caller's SAS token, at the operator's
+endpoint template (``--azure-blob-endpoint``), so a task names an account, never a host. The SDK's
+transport is azure-core's RequestsTransport over pinning.session and its retries are off: each call
+goes through retry.py's policy.
 
-A prefix is listed page by page; a file is written in BLOCKs (stage_block) committed by one
-commit_block_list with its content type and the task's ``metadata`` (a file under a block is one
-upload_blob), so no file is ever whole in memory. A blob is read as one GET streamed through the pinned
-session, authorized by the caller's SAS or by a read-only SAS the SDK signs with the key
-(generate_container_sas), so that a cut read goes on from the byte reached (retry.resumed, If-Match the
-version begun): the SDK's downloader would ask for its whole chunk again, by itself.
+A blob is read by a GET of our own through the pinned session (authorized by the caller's SAS, or a
+read-only SAS the SDK signs with the key), so that a cut read goes on from the byte reached, If-Match
+the version begun: the SDK's downloader would ask for its whole chunk again, by itself.
 """
 
 from __future__ import annotations
@@ -64,7 +61,6 @@ _META_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # metadata names are C# id
 _DENIED = frozenset({"InvalidAuthenticationInfo"})
 # No such account (Azurite says so; Azure's own names simply do not resolve) or container.
 _NO_CONTAINER = frozenset({"ContainerNotFound", "ResourceNotFound", "ContainerBeingDeleted"})
-_NO_BLOB = frozenset({"BlobNotFound"})
 _BUSY = frozenset({"ServerBusy", "InternalError", "OperationTimedOut"})
 _UNREACHABLE = (ServiceRequestError, ServiceResponseError, requests.ConnectionError, requests.Timeout)
 
@@ -79,7 +75,6 @@ class AzureBlobStore(CallerStore):
     def __init__(self, payload: Mapping[str, Any], settings: StoreSettings, pool: int = 4) -> None:
         key = str(payload.get("storage_access_key") or "").strip()
         sas = str(payload.get("sas_token") or "").strip().removeprefix("?")
-        self.secrets = errors.Secrets([key, sas, *_signatures(sas)])
         account = str(payload["storage_account"])
         self.container = str(payload["container"])
         if not key and not sas:
@@ -106,43 +101,19 @@ class AzureBlobStore(CallerStore):
             raise TaskFailed(
                 errors.UNREACHABLE, f"Could not reach the Azure storage account at {self.host}: {exc.reason}."
             ) from None
+        self._read_sas = sas or _sas_for_reading(account, self.container, key)
+        # A message could show a SAS's signature alone, decoded.
+        self.secrets = errors.Secrets([key, sas, self._read_sas, *parse_qs(self._read_sas).get("sig", [])])
         self.http = pinning.session(addresses, pool)
-        self._read_sas = sas or self._signed_for_reading(account, key)
-        transport = RequestsTransport(session=self.http, session_owner=False, use_env_settings=False)
         self.client = ContainerClient(
             self.base,
             self.container,
             credential={"account_name": account, "account_key": key} if key else sas,
-            transport=transport,
+            transport=RequestsTransport(session=self.http, session_owner=False, use_env_settings=False),
             retry_total=0,  # retry.py's policy is the one
-            max_single_put_size=BLOCK,
-            max_block_size=BLOCK,
             connection_timeout=10,
             read_timeout=60,
         )
-
-    def _signed_for_reading(self, account: str, key: str) -> str:
-        """A read-only SAS of the container for a day, signed by the SDK with the account's key."""
-        try:
-            base64.b64decode(key, validate=True)
-        except (binascii.Error, ValueError):
-            raise TaskFailed(
-                errors.ACCESS_DENIED,
-                f"storage_access_key is not an account key (base64): it cannot sign for {account!r}.",
-            ) from None
-        now = datetime.now(UTC)
-        token = generate_container_sas(
-            account,
-            self.container,
-            account_key=key,
-            permission=ContainerSasPermissions(read=True),
-            start=now - timedelta(minutes=5),  # a store's clock a little behind
-            expiry=now + timedelta(days=1),
-        )
-        self.secrets = errors.Secrets([key, token, *_signatures(token)])
-        return token
-
-    # -- calls -------------------------------------------------------------------------------------
 
     def call(self, what: str, action: Callable[[], _T]) -> _T:
         """``action()`` (an SDK call) through the retry policy, its failures as the task's."""
@@ -164,7 +135,7 @@ class AzureBlobStore(CallerStore):
             )
         if code in _NO_CONTAINER:
             return self.secrets.failed(errors.BUCKET_NOT_FOUND, f"There is no {self.where} ({code}).")
-        if code in _NO_BLOB or (status == 404 and not code):
+        if code == "BlobNotFound" or (status == 404 and not code):
             return self.secrets.failed(
                 errors.FILE_NOT_FOUND, f"Could not {what}: no such blob in the {self.where}."
             )
@@ -175,23 +146,14 @@ class AzureBlobStore(CallerStore):
             errors.FAILED, f"The {self.where} refused to {what}: {code or status}{detail}"
         )
 
-    # -- the contract --------------------------------------------------------------------------------
-
     def list(self, prefix: str) -> Iterator[Entry]:
-        what, marker = f"list the blobs under {prefix!r}", None
-
-        def page(marker: str | None) -> tuple[list[Any], str | None]:
-            listed = self.client.list_blobs(name_starts_with=prefix, results_per_page=int(_PAGE))
-            pages = listed.by_page(continuation_token=marker)
-            return list(next(pages)), getattr(pages, "continuation_token", None)
-
-        while True:
-            blobs, marker = self.call(what, functools.partial(page, marker))
-            for blob in blobs:
+        # A page that failed is asked for again: the SDK's page iterator moves on only once one arrived.
+        what = f"list the blobs under {prefix!r}"
+        pages = self.client.list_blobs(name_starts_with=prefix, results_per_page=int(_PAGE)).by_page()
+        while (page := self.call(what, lambda: next(pages, None))) is not None:
+            for blob in page:
                 if not blob.name.endswith("/"):  # a "directory" marker holds no file
                     yield Entry(blob.name, int(blob.size or 0))
-            if not marker:
-                return
 
     def read(self, key: str) -> Iterator[bytes]:
         what = f"read {self.location(key)}"
@@ -213,7 +175,7 @@ class AzureBlobStore(CallerStore):
 
         def once() -> requests.Response:
             answer = self.http.get(
-                f"{self._url(key)}?{self._read_sas}", headers=headers, stream=True, timeout=(10.0, 60.0)
+                f"{self.location(key)}?{self._read_sas}", headers=headers, stream=True, timeout=(10.0, 60.0)
             )
             if answer.status_code in retry.BUSY:
                 answer.close()
@@ -228,9 +190,6 @@ class AzureBlobStore(CallerStore):
             return answer
         answer.close()
         raise self._refusal(answer.status_code, answer.headers.get("x-ms-error-code", ""), "", what)
-
-    def _url(self, key: str) -> str:
-        return f"{self.base}/{quote(self.container, safe='')}/{quote(key, safe='/')}"
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         return BlockWriter(self, key, ContentSettings(content_type=content_type(filename)))
@@ -253,13 +212,14 @@ class BlockWriter(Writer):
     """
 
     def __init__(self, store: AzureBlobStore, key: str, settings: ContentSettings) -> None:
-        self._store, self._settings = store, settings
+        self._store = store
         self._blob = store.client.get_blob_client(key)
+        self._options: dict[str, Any] = {"content_settings": settings, "metadata": store.metadata}
         self._what = f"write {store.location(key)}"
         self._buffer = bytearray()
         self._blocks: list[str] = []
         self._tag = secrets.token_hex(6)  # block ids of this upload only: another upload's are not ours
-        self._sender: ThreadPoolExecutor | None = None
+        self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-azure-block")  # started by a block
         self._in_flight: Future[Any] | None = None
         self._open = True
         self.size = 0
@@ -278,12 +238,8 @@ class BlockWriter(Writer):
         del self._buffer[:length]
         block_id = f"{self._tag}-{len(self._blocks):06d}"  # every id of a blob has the same length
         self._blocks.append(block_id)
-        if self._sender is None:
-            self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-azure-block")
-        blob, what = self._blob, self._what
-        self._in_flight = self._sender.submit(
-            self._store.call, what, lambda: blob.stage_block(block_id, block)
-        )
+        stage = functools.partial(self._blob.stage_block, block_id, block)
+        self._in_flight = self._sender.submit(self._store.call, self._what, stage)
 
     def _settle(self) -> None:
         """Wait for the block in flight; its failure surfaces here."""
@@ -293,39 +249,28 @@ class BlockWriter(Writer):
 
     def commit(self) -> None:
         assert self._open, "commit after commit or abort"
-        store, blob, metadata = self._store, self._blob, self._store.metadata
         if not self._blocks:
             body = bytes(self._buffer)
-            store.call(
-                self._what,
-                lambda: blob.upload_blob(
-                    body, overwrite=True, content_settings=self._settings, metadata=metadata
-                ),
-            )
+            send = functools.partial(self._blob.upload_blob, body, overwrite=True, **self._options)
         else:
             if self._buffer:
                 self._stage(len(self._buffer))
             self._settle()
             blocks = [BlobBlock(block_id) for block_id in self._blocks]
-            store.call(
-                self._what,
-                lambda: blob.commit_block_list(blocks, content_settings=self._settings, metadata=metadata),
-            )
+            send = functools.partial(self._blob.commit_block_list, blocks, **self._options)
+        self._store.call(self._what, send)
         self._close()
+
+    def abort(self) -> None:
+        if self._open:
+            with contextlib.suppress(TaskFailed):  # nothing is committed: the blob stays as it was
+                self._settle()
+            self._close()
 
     def _close(self) -> None:
         self._open = False
         self._buffer = bytearray()
-        if self._sender is not None:
-            self._sender.shutdown(wait=True)
-            self._sender = None
-
-    def abort(self) -> None:
-        if not self._open:
-            return
-        with contextlib.suppress(TaskFailed):  # nothing is committed: the blob stays as it was
-            self._settle()
-        self._close()
+        self._sender.shutdown(wait=True)
 
 
 def _code(exc: HttpResponseError) -> str:
@@ -333,9 +278,24 @@ def _code(exc: HttpResponseError) -> str:
     return str(getattr(exc, "error_code", None) or "")
 
 
-def _signatures(sas: str) -> list[str]:
-    """The signature of a SAS token alone, decoded: a message could show it without the rest."""
-    return parse_qs(sas).get("sig", [])
+def _sas_for_reading(account: str, container: str, key: str) -> str:
+    """A read-only SAS of the container for a day, signed by the SDK with the account's key."""
+    try:
+        base64.b64decode(key, validate=True)
+    except (binascii.Error, ValueError):
+        raise TaskFailed(
+            errors.ACCESS_DENIED,
+            f"storage_access_key is not an account key (base64): it cannot sign for {account!r}.",
+        ) from None
+    now = datetime.now(UTC)
+    return generate_container_sas(
+        account,
+        container,
+        account_key=key,
+        permission=ContainerSasPermissions(read=True),
+        start=now - timedelta(minutes=5),  # a store's clock a little behind
+        expiry=now + timedelta(days=1),
+    )
 
 
 def _metadata(value: object) -> dict[str, str]:

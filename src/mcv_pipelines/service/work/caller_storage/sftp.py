@@ -4,45 +4,90 @@ The request carries no host key, so a server's key is accepted on first use and 
 fingerprint put in the task's result (``host_key``), unless the operator pins servers with a
 known_hosts file (``mcv serve --sftp-known-hosts FILE``). asyncssh reads nothing of the machine here:
 no ~/.ssh/config, keys or known_hosts, no agent. A guarded service connects to the address it checked.
-Reads and writes go a chunk at a time; a written file appears under its name only on commit.
 
-The connection (sftp_session.py) is made again when it is lost: a read goes on from the offset it
-had reached, a write from the length the server acknowledged (each write is acknowledged before the
-next is sent), within the task's retry time.
+asyncssh runs in an event loop of the store's own thread, given one step at a time (``_do``). A step
+whose connection was refused, reset, timed out or lost runs again on a new one within ``retry_for``
+seconds (a refused login or host key, a missing path or a permission never is), and a file open on
+the lost one is opened again: a read goes on from its offset if the file is still the version begun,
+a write from the length the server acknowledged. A written file appears under its name on commit.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import posixpath
 import secrets
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 import asyncssh
 
+from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.files.storage.base import CHUNK
 from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors
+from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entry, StoreSettings, Writer
-from mcv_pipelines.service.work.caller_storage.sftp_session import (
-    HOST_KEY_REJECTED,
-    TRANSIENT,
-    SftpSession,
-    port_of,
-)
 
 __all__ = ["HOST_KEY_REJECTED", "SftpStore"]
+
+_T = TypeVar("_T")
+HOST_KEY_REJECTED = "STORAGE_HOST_KEY_REJECTED"
+# The connection, not the request, failed: refused, reset, timed out, or lost on the way.
+TRANSIENT: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    TimeoutError,
+    asyncssh.ConnectionLost,
+    asyncssh.SFTPConnectionLost,
+    asyncssh.SFTPNoConnection,
+)
+_TIMEOUT = 20.0
 
 
 class SftpStore(CallerStore):
     def __init__(self, payload: Mapping[str, Any], settings: StoreSettings, pool: int = 4) -> None:
         del pool  # one SSH connection carries every file's channel
-        self.host, self.port = str(payload["host"]), port_of(payload)
+        self.host, self.port = str(payload["host"]), _port(payload)
         self.username = str(payload["username"])
         self.secrets = errors.Secrets([payload.get("password"), payload.get("private_key")])
         self.where = f"SFTP server {self.host}:{self.port}"
-        self._session = SftpSession(payload, settings, self.where, self.secrets)
+        self._password = str(payload["password"]) if payload.get("password") else None
+        self._client_keys = _client_keys(payload.get("private_key"), self.secrets)
+        self._settings = settings
+        self._server_key: asyncssh.SSHKey | None = None
+        self._lock = threading.Lock()
+        self._conn: Any = None
+        self._sftp: Any = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="mcv-sftp", daemon=True)
+        self._thread.start()
+        try:
+            self._do("reach", lambda sftp: asyncio.sleep(0))  # connecting is the whole step
+        except BaseException:
+            self.close()
+            raise
+
+    def _do(self, what: str, step: Callable[[Any], Awaitable[_T]]) -> _T:
+        """``step(sftp)`` in the loop, on a new connection each time the last was lost, for up to
+        ``retry_for`` seconds; any other failure is mapped onto the storage codes."""
+        backoff, lost = retry.Backoff(self._settings.retry_for), None
+        while True:
+            sftp = self._sftp
+            try:
+                if sftp is None or sftp is lost:
+                    sftp = self._reconnect(sftp)
+                return self._run(step(sftp))
+            except TRANSIENT as exc:
+                lost, said = sftp, str(exc) or type(exc).__name__
+                if not backoff.pause(self.secrets.hide(f"the {self.where} is away ({said}) to {what}")):
+                    verb = "reach" if what == "reach" else f"{what} on"
+                    raise self.secrets.failed(
+                        errors.UNREACHABLE, f"Could not {verb} the {self.where}: {said}."
+                    ) from None
+            except (asyncssh.Error, OSError) as exc:
+                raise self._failed(exc, what) from None
 
     def _failed(self, exc: Exception, what: str) -> TaskFailed:
         if isinstance(exc, asyncssh.SFTPNoSuchFile):
@@ -55,37 +100,121 @@ class SftpStore(CallerStore):
             return self.secrets.failed(errors.UNREACHABLE, f"Lost the {self.where} trying to {what}: {exc}")
         return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {exc}")
 
-    def _do(self, what: str, step: Any) -> Any:
-        """``step(sftp)`` (an awaitable of asyncssh's), retried through a lost connection, failures
-        mapped onto the storage codes."""
-        session = self._session
+    def _run(self, work: Awaitable[_T]) -> _T:
+        async def awaited() -> _T:  # asyncssh's open() is awaitable, not a coroutine
+            return await work
+
+        return asyncio.run_coroutine_threadsafe(awaited(), self._loop).result()
+
+    def _reconnect(self, lost: Any) -> Any:
+        """A new SFTP client, unless another thread has made one since ``lost``."""
+        with self._lock:
+            if self._sftp is None or self._sftp is lost:
+                self._drop()
+                self._conn, self._sftp = self._run(self._connect(self._socket()))
+            return self._sftp
+
+    def _socket(self) -> socket.socket:
+        """A connection to the host (to an address the guard checked, on a served instance)."""
+        guard = self._settings.guard
         try:
-            return session.retried(what, step)
+            addresses = [self.host] if guard is None else guard.addresses(self.host, self.port)
+        except ForbiddenAddress as exc:
+            raise errors.forbidden_address(exc, "the SFTP host") from None
+        except UnresolvedHost as exc:
+            raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc.reason}.") from None
+        failure: OSError | None = None
+        for address in addresses:
+            try:
+                return socket.create_connection((address, self.port), timeout=_TIMEOUT)
+            except (ConnectionError, TimeoutError) as exc:
+                failure = exc
+            except OSError as exc:  # no route, no such address: not a fault that passes
+                raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc}.") from None
+        assert failure is not None
+        raise failure
+
+    async def _connect(self, sock: socket.socket) -> tuple[Any, Any]:
+        sock.settimeout(None)
+        # The first connection takes the server's key on first use (or as known_hosts pins it); a
+        # later one must show that same key.
+        pinned: tuple[list[asyncssh.SSHKey], list[asyncssh.SSHKey], list[asyncssh.SSHKey]] | None
+        pinned = ([self._server_key], [], []) if self._server_key is not None else None
+        try:
+            conn = await asyncssh.connect(
+                self.host,
+                self.port,
+                sock=sock,
+                config=None,
+                username=self.username,
+                password=self._password,
+                client_keys=self._client_keys,
+                agent_path=None,
+                known_hosts=pinned or self._settings.known_hosts or None,
+                connect_timeout=_TIMEOUT,
+                login_timeout=_TIMEOUT,
+            )
+        except asyncssh.HostKeyNotVerifiable as exc:
+            why = (
+                "another host key than at first"
+                if pinned
+                else "a host key this service's known_hosts does not pin"
+            )
+            raise TaskFailed(HOST_KEY_REJECTED, f"The {self.where} showed {why} ({exc.reason}).") from None
+        except asyncssh.PermissionDenied:
+            raise TaskFailed(
+                errors.ACCESS_DENIED, f"The {self.where} refused the credentials of {self.username!r}."
+            ) from None
         except TRANSIENT:
-            raise  # retried() turns these into STORAGE_UNREACHABLE itself
-        except (asyncssh.Error, OSError) as exc:
-            raise self._failed(exc, what) from None
+            raise
+        except (OSError, asyncssh.Error) as exc:
+            raise self.secrets.failed(
+                errors.UNREACHABLE, f"Could not reach the {self.where}: {exc}"
+            ) from None
+        if self._server_key is None:
+            self._server_key = conn.get_server_host_key()
+        return conn, await conn.start_sftp_client()
+
+    def _drop(self) -> None:
+        conn, self._conn, self._sftp = self._conn, None, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+                self._run(asyncio.wait_for(conn.wait_closed(), 5))
 
     def list(self, prefix: str) -> Iterator[Entry]:
         directory = prefix.rstrip("/") or "."
 
         async def files(sftp: Any) -> list[Entry]:
-            found = []
-            for item in await sftp.readdir(directory):
-                if item.attrs.type == asyncssh.FILEXFER_TYPE_REGULAR:
-                    found.append(Entry(posixpath.join(directory, item.filename), int(item.attrs.size or 0)))
+            found = [
+                Entry(posixpath.join(directory, item.filename), int(item.attrs.size or 0))
+                for item in await sftp.readdir(directory)
+                if item.attrs.type == asyncssh.FILEXFER_TYPE_REGULAR
+            ]
             return sorted(found, key=lambda entry: entry.key)
 
-        found: list[Entry] = self._do(
-            f"list the directory {directory!r}", lambda sftp: self._session.run(files(sftp))
-        )
-        return iter(found)
+        return iter(self._do(f"list the directory {directory!r}", files))
 
     def read(self, key: str) -> Iterator[bytes]:
-        return _Reader(self, key).chunks()
+        """The file's chunks; after a lost connection, on from the offset reached if the file is still
+        the one begun (the same size and modification time): bytes of two versions are never joined."""
+        file = _File(self, key, "rb", f"read {key!r}")  # a missing file fails here
+        begun = _version(file.call("stat"))
+
+        async def same_version(opened: Any) -> None:
+            now = _version(await opened.stat())
+            if now != begun:
+                raise TaskFailed(
+                    errors.FAILED,
+                    f"{key!r} changed on the {self.where} while it was read (size and modification "
+                    f"time {begun} before the connection was lost, {now} after): the read was not "
+                    "resumed, as its bytes would join two versions of the file.",
+                )
+
+        file.reopened = same_version
+        return file.chunks()
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
-        del filename
         return _SftpWriter(self, key)
 
     def location(self, key: str) -> str:
@@ -93,105 +222,78 @@ class SftpStore(CallerStore):
         return f"sftp://{self.host}{port}/{key}"
 
     def notes(self) -> dict[str, Any]:
-        fingerprint = self._session.fingerprint
-        return {"host_key": fingerprint} if fingerprint else {}
+        return {"host_key": self._server_key.get_fingerprint("sha256")} if self._server_key else {}
 
     def close(self) -> None:
-        self._session.close()
+        with self._lock:
+            if self._sftp is not None:
+                with contextlib.suppress(Exception):
+                    self._sftp.exit()
+            self._drop()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        self._loop.close()
 
 
-class _Handle:
-    """A file open on the connection of the moment, opened again (``mode``) on a new one."""
+class _File:
+    """A file open on the connection of the moment, opened again on a new one, where ``reopened``
+    checks that it can go on."""
 
-    def __init__(
-        self, store: SftpStore, path: str, mode: str, what: str, check: Callable[[Any], None] | None = None
-    ) -> None:
-        self._store, self._path, self.what, self._check = store, path, what, check
-        self._handle: Any = None
-        self._generation = -1
-        self._mode = mode
-        store._do(what, self._current)
+    def __init__(self, store: SftpStore, path: str, mode: str, what: str) -> None:
+        self._store, self._path, self._mode, self._what = store, path, mode, what
+        self.reopened: Callable[[Any], Awaitable[None]] | None = None
+        self._sftp: Any = None
+        self._file: Any = None
+        store._do(what, self._open_on)
 
-    def _current(self, sftp: Any) -> Any:
-        del sftp  # the client of the moment, read with its generation (another thread may have moved on)
-        current, generation = self._store._session.sftp()
-        if current is None:  # another thread's reconnection failed: the step's retry makes one
-            raise asyncssh.SFTPNoConnection("not connected")
-        if self._handle is None or self._generation != generation:
-            reopened = self._handle is not None
-            self._handle = self._store._session.run(current.open(self._path, self._mode))
-            self._generation = generation
-            if reopened and self._check is not None:
-                self._check(self._handle)
+    async def _open_on(self, sftp: Any) -> Any:
+        if sftp is not self._sftp:
+            again = self._file is not None
+            self._file, self._sftp = await sftp.open(self._path, self._mode), sftp
+            if again and self.reopened is not None:
+                await self.reopened(self._file)
             self._mode = self._mode.replace("w", "r+")  # opened again: keep what was written
-        return self._handle
+        return self._file
 
     def call(self, method: str, *args: Any) -> Any:
-        session = self._store._session
-        return self._store._do(
-            self.what, lambda sftp: session.run(getattr(self._current(sftp), method)(*args))
-        )
+        async def step(sftp: Any) -> Any:
+            return await getattr(await self._open_on(sftp), method)(*args)
 
-    def close(self) -> None:
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            with contextlib.suppress(asyncssh.Error, OSError):
-                self._store._session.run(handle.close())
-
-
-class _Reader:
-    """A file's chunks; after a lost connection, on from the offset reached, if the file is still the
-    one begun (the same size and modification time): bytes of two versions are never joined."""
-
-    def __init__(self, store: SftpStore, key: str) -> None:
-        self._store, self._key = store, key
-        self._handle = _Handle(store, key, "rb", f"read {key!r}", self._same)  # a missing file fails here
-        self._first = _version(self._handle.call("stat"))
-
-    def _same(self, handle: Any) -> None:
-        now = _version(self._store._session.run(handle.stat()))
-        if now != self._first:
-            raise TaskFailed(
-                errors.FAILED,
-                f"{self._key!r} changed on the {self._store.where} while it was read (size and "
-                f"modification time {self._first} before the connection was lost, {now} after): the "
-                "read was not resumed, as its bytes would join two versions of the file.",
-            )
+        return self._store._do(self._what, step)
 
     def chunks(self) -> Iterator[bytes]:
         offset = 0
         try:
-            while chunk := self._handle.call("read", CHUNK, offset):
+            while chunk := self.call("read", CHUNK, offset):
                 offset += len(chunk)
                 yield chunk
         finally:
-            self._handle.close()
+            self.close()
 
-
-def _version(attrs: Any) -> tuple[int | None, int | None]:
-    return (attrs.size, attrs.mtime)
+    def close(self) -> None:
+        file, self._file = self._file, None
+        if file is not None:
+            with contextlib.suppress(asyncssh.Error, OSError):
+                self._store._run(file.close())
 
 
 class _SftpWriter(Writer):
-    """Writes under a partial name beside the target, renamed over it on commit. Every write is
-    acknowledged before the next: after a lost connection the partial file is opened again and
-    written on from ``size`` (what the server acknowledged), once it is seen to hold that much."""
+    """Writes under a partial name beside the target, renamed over it on commit. After a lost
+    connection the partial file is opened again and written on from ``size`` (what the server
+    acknowledged), once it is seen to hold that much."""
 
     def __init__(self, store: SftpStore, key: str) -> None:
         self._store, self._key = store, key
         head, tail = posixpath.split(key)
         self._partial = posixpath.join(head, f".{tail}.partial-{secrets.token_hex(4)}")
-        session = store._session
         if head:  # export/sftp's path may not exist yet
-            store._do(
-                f"make the directory {head!r}", lambda sftp: session.run(sftp.makedirs(head, exist_ok=True))
-            )
+            store._do(f"make the directory {head!r}", lambda sftp: sftp.makedirs(head, exist_ok=True))
         self.size = 0
-        self._handle: _Handle | None = _Handle(store, self._partial, "wb", f"write {key!r}", self._holds)
+        self._file: _File | None = _File(store, self._partial, "wb", f"write {key!r}")
+        self._file.reopened = self._holds
 
-    def _holds(self, handle: Any) -> None:
-        """A partial file opened again must hold what was acknowledged, else it cannot go on."""
-        held = self._store._session.run(handle.stat()).size or 0
+    async def _holds(self, opened: Any) -> None:
+        held = (await opened.stat()).size or 0
         if held < self.size:
             raise TaskFailed(
                 errors.UNREACHABLE,
@@ -200,36 +302,53 @@ class _SftpWriter(Writer):
             )
 
     def write(self, data: bytes) -> None:
-        assert self._handle is not None, "write after commit or abort"
-        self._handle.call("write", data, self.size)
+        assert self._file is not None, "write after commit or abort"
+        self._file.call("write", data, self.size)
         self.size += len(data)
 
     def commit(self) -> None:
-        assert self._handle is not None, "commit after commit or abort"
-        store, handle, self._handle = self._store, self._handle, None
-        handle.call("close")
-        session, tries = store._session, 0
+        assert self._file is not None, "commit after commit or abort"
+        file, self._file = self._file, None
+        file.call("close")
+        tries = 0
 
-        def rename(sftp: Any) -> None:
+        async def rename(sftp: Any) -> None:
             nonlocal tries
             tries += 1
             try:
-                session.run(sftp.posix_rename(self._partial, self._key))
+                await sftp.posix_rename(self._partial, self._key)
             except asyncssh.SFTPNoSuchFile:
                 # A rename whose answer was lost with the connection: done if the file is in place.
-                if tries == 1 or session.run(sftp.exists(self._partial)):
+                if tries == 1 or await sftp.exists(self._partial):
                     raise
-                if (session.run(sftp.stat(self._key)).size or 0) != self.size:
+                if ((await sftp.stat(self._key)).size or 0) != self.size:
                     raise
 
-        store._do(f"write {self._key!r}", rename)
+        self._store._do(f"write {self._key!r}", rename)
 
     def abort(self) -> None:
-        if self._handle is None:
-            return
-        handle, self._handle = self._handle, None
-        handle.close()
-        sftp = self._store._session.sftp()[0]
-        if sftp is not None:
-            with contextlib.suppress(asyncssh.Error, OSError):
-                self._store._session.run(sftp.remove(self._partial))
+        file, self._file, sftp = self._file, None, self._store._sftp
+        if file is not None:
+            file.close()
+            if sftp is not None:
+                with contextlib.suppress(asyncssh.Error, OSError):
+                    self._store._run(sftp.remove(self._partial))
+
+
+def _version(attrs: Any) -> tuple[int | None, int | None]:
+    return (attrs.size, attrs.mtime)
+
+
+def _port(payload: Mapping[str, Any]) -> int:
+    value = payload.get("port") or 22
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or not 0 < int(text) < 65536:
+        raise TaskFailed("INVALID_TASK", f"The port {value!r} is not a port number (1-65535).")
+    return int(text)
+
+
+def _client_keys(key: object, secrets: errors.Secrets) -> list[asyncssh.SSHKey] | None:
+    try:
+        return [asyncssh.import_private_key(str(key))] if key else None
+    except (asyncssh.KeyImportError, ValueError) as exc:
+        raise secrets.failed(errors.ACCESS_DENIED, f"The private_key is not a usable key: {exc}") from None
