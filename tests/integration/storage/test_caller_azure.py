@@ -334,6 +334,17 @@ def test_each_failure_has_its_code_names_the_container_and_hides_the_secret(
     )
     assert wrong_key["code"] == "STORAGE_ACCESS_DENIED"
     assert f"Azure container '{name}'" in wrong_key["message"]
+    wrong_key_listing = error_of(
+        service,
+        {
+            "operation": "import/azure/blob",
+            **keyed(container),
+            "storage_access_key": canary_key,
+            "blob_prefix": "t",
+        },
+    )
+    assert wrong_key_listing["code"] == "STORAGE_ACCESS_DENIED"
+    assert "StorageErrorCode" not in wrong_key_listing["message"], wrong_key_listing["message"]
     forged = (
         sas_for(container, "r").split("sig=")[0]
         + "sig="
@@ -366,7 +377,7 @@ def test_each_failure_has_its_code_names_the_container_and_hides_the_secret(
     assert away["code"] == "STORAGE_UNREACHABLE"
     assert f"127.0.0.1:{port}" in away["message"]
     logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("mcv_pipelines"))
-    shown = str([wrong_key, wrong_sas, no_container, no_blob, empty, away]) + logged
+    shown = str([wrong_key, wrong_key_listing, wrong_sas, no_container, no_blob, empty, away]) + logged
     for secret in (
         canary_key,
         KEY,

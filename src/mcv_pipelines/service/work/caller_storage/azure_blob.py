@@ -274,8 +274,10 @@ class BlockWriter(Writer):
 
 
 def _code(exc: HttpResponseError) -> str:
-    """The storage error code the SDK found in an error answer (its x-ms-error-code)."""
-    return str(getattr(exc, "error_code", None) or "")
+    """The storage error code the SDK found in an error answer (its x-ms-error-code): where the SDK
+    made it a StorageErrorCode, its value ("AuthenticationFailed"), which str() would not give."""
+    code = getattr(exc, "error_code", None) or ""
+    return str(getattr(code, "value", code))
 
 
 def _sas_for_reading(account: str, container: str, key: str) -> str:
