@@ -56,6 +56,9 @@ ENGINES=(
     # lists, unar unpacks); also comic books in RAR (cbr). tar.zst/zst and tar.lz4/lz4 need no program:
     # the zstandard and lz4 Python packages read and write them
     unar
+    # nss_wrapper: a passwd entry for lsar/unar under Landlock as a user other than root (GNUstep asks
+    # for one; Landlock hides /etc/passwd): 1 package, ~0.1 MB
+    libnss-wrapper
     xorriso  # archives to ISO 9660 images (issue 47): 5 packages with libburn, libisofs, libisoburn, ~2.3 MB
     # pages and books: DjVu with ddjvu and djvutxt (djvulibre-bin with libdjvulibre21 and its
     # text, ~3 MB; its encoders c44/cjb2/djvm/djvused make the tests' samples), XPS and OpenXPS with

@@ -213,8 +213,8 @@ INSTALL_HINTS: dict[str, InstallHint] = {
         "rar, cab, iso, cpio, ar, deb, arj, Z, lzma, tar.Z and tar.lzma (read) converted to zip, 7z and tar",
         programs=("unar", "lsar"),
         needs_all=True,
-        debian="unar",
-        fedora="unar",
+        debian="unar libnss-wrapper",  # nss_wrapper: their passwd entry under Landlock (user_entry.py)
+        fedora="unar nss_wrapper",
         homebrew="unar",
     ),
     "xorriso": InstallHint(

@@ -50,6 +50,7 @@ from mcv_pipelines.service.engines.naming import single_input
 from mcv_pipelines.service.engines.options import FILENAME, str_option
 from mcv_pipelines.service.engines.process import find_program, program_version, run_checked
 from mcv_pipelines.service.engines.seal import Limits
+from mcv_pipelines.service.engines.user_entry import user_entry_environment
 
 __all__ = ["UNAR_READABLE", "RarMember", "UnarEngine", "rar_members"]
 
@@ -165,10 +166,12 @@ class UnarEngine:
         if self.unar is None or self.lsar is None:
             raise EngineError("ENGINE_UNAVAILABLE", "unar and lsar are not installed on this machine")
         unreadable = EngineError(INVALID_INPUT_FILE, f"{path.name} is not {_kind(fmt)} unar can read")
+        env = user_entry_environment(scratch)
         try:
             listing = run_checked(
                 [self.lsar, "-j", str(path)],
                 what=f"listing {path.name}",
+                env=env,
                 timeout=request.timeout,
                 cancelled=request.cancelled,
                 limits=_LIMITS,
@@ -187,10 +190,10 @@ class UnarEngine:
             raise EngineError(
                 INVALID_INPUT_FILE, f"{path.name} was declared {fmt} but is {found or 'not an archive'}"
             )
-        return self._extract(request, path, rar_members(parsed, path.name, fmt), scratch)
+        return self._extract(request, path, rar_members(parsed, path.name, fmt), scratch, env)
 
     def _extract(
-        self, request: EngineRequest, path: Path, members: list[RarMember], scratch: Path
+        self, request: EngineRequest, path: Path, members: list[RarMember], scratch: Path, env: dict[str, str]
     ) -> list[tuple[Path, str]]:
         assert self.unar is not None
         names = MemberNames()
@@ -212,6 +215,7 @@ class UnarEngine:
                 run_checked(
                     [self.unar, "-q", "-D", "-f", "-o", str(into), str(path), "-i", str(member.index)],
                     what=f"unpacking {path.name}",
+                    env=env,
                     timeout=request.timeout,
                     cancelled=request.cancelled,
                     writable=(into,),
