@@ -28,6 +28,7 @@ class FlakyRelay:
         cuts: int = 0,
         then: tuple[str, int] | None = None,
         on_cut: Callable[[], None] | None = None,
+        port: int = 0,
     ) -> None:
         self.upstream, self._then = upstream, then  # ``then``: where connections after the first go
         self._on_cut = on_cut  # called as a connection is cut, before the next is let in
@@ -37,7 +38,7 @@ class FlakyRelay:
         self._lock = threading.Lock()
         self._listener = socket.socket()
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind(("127.0.0.1", 0))  # bound, not listening: a connection is refused
+        self._listener.bind(("127.0.0.1", port))  # bound, not listening: a connection is refused
         self.port = int(self._listener.getsockname()[1])
         self._open: list[socket.socket] = []
 
@@ -53,7 +54,12 @@ class FlakyRelay:
             except OSError:
                 return
             self.owners.append(owner_of(peer[1]))
-            server = socket.create_connection(self._then if self._then and self.accepted else self.upstream)
+            try:
+                to = self._then if self._then and self.accepted else self.upstream
+                server = socket.create_connection(to)
+            except OSError:  # the server is away: so is the relay, to this client
+                _reset(client)
+                continue
             with self._lock:
                 self.accepted += 1
                 self._open += [client, server]
@@ -90,6 +96,8 @@ class FlakyRelay:
             sink.shutdown(socket.SHUT_WR)
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):  # wakes the accepting thread: closing alone left it listening
+            self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         with self._lock:
             for sock in self._open:

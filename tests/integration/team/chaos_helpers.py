@@ -8,16 +8,27 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 from PIL import Image
 from team_helpers import MCV
 
+from flaky_tcp import FlakyRelay
 from seaweed import SeaweedS3
 
 __all__ = [
-    "BATCH", "KEY", "PIPELINE", "ROWS", "batch_env", "failed_rows", "finished_rows", "make_work", "s3_away",
-    "service_jobs", "wait_rows",
+    "BATCH",
+    "KEY",
+    "PIPELINE",
+    "ROWS",
+    "S3Front",
+    "batch_env",
+    "failed_rows",
+    "finished_rows",
+    "make_work",
+    "service_jobs",
+    "wait_rows",
 ]  # fmt: skip
 
 ROWS = 30
@@ -94,13 +105,37 @@ def batch_env(base: str, home: Path) -> dict[str, str]:
     return env
 
 
-def s3_away(s3: SeaweedS3, seconds: float = 3.0) -> None:
-    """Kill the S3 server outright (SIGKILL: no goodbye to its clients) and start it ``seconds`` later."""
-    assert s3.process is not None
-    s3.process.send_signal(signal.SIGKILL)
-    s3.process.wait(10)
-    time.sleep(seconds)  # the store is away this long
-    s3.start()
+class S3Front:
+    """The S3 server as the team reaches it (``endpoint``): a relay in front of SeaweedFS, so that an
+    outage is what a client sees of a store that crashed (its connections reset, new ones refused) and
+    the store is back once it serves its bucket. Restarted weed answers 404 for the bucket for a moment
+    before its filer has loaded it, which no store owes us (seen failing another test in CI)."""
+
+    def __init__(self, s3: SeaweedS3) -> None:
+        self.s3 = s3
+        self.relay = FlakyRelay(self._upstream()).serve()
+        self.endpoint = f"http://127.0.0.1:{self.relay.port}"
+
+    def _upstream(self) -> tuple[str, int]:
+        where = urlsplit(self.s3.endpoint)
+        return where.hostname or "127.0.0.1", where.port or 80
+
+    def away(self, seconds: float = 3.0) -> None:
+        """Kill the S3 server outright (SIGKILL: no goodbye to its clients) and bring it back
+        ``seconds`` later."""
+        assert self.s3.process is not None
+        port = self.relay.port
+        self.relay.close()  # every connection reset, as the kill does
+        self.relay = FlakyRelay(self._upstream(), port=port)  # bound, not listening: refused meanwhile
+        self.s3.process.send_signal(signal.SIGKILL)
+        self.s3.process.wait(10)
+        time.sleep(seconds)  # the store is away this long
+        self.s3.start()  # returns once weed serves the bucket
+        self.relay.upstream = self._upstream()
+        self.relay.serve()
+
+    def close(self) -> None:
+        self.relay.close()
 
 
 def service_jobs(base: str) -> list[dict[str, object]]:

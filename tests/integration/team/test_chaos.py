@@ -13,7 +13,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from chaos_helpers import BATCH, KEY, batch_env, failed_rows, make_work, s3_away, service_jobs, wait_rows
+from chaos_helpers import BATCH, KEY, S3Front, batch_env, failed_rows, make_work, service_jobs, wait_rows
 from pg_server import PgServer
 from team_helpers import Serve
 
@@ -27,8 +27,9 @@ def test_a_batch_rides_through_a_postgres_restart_and_an_s3_outage(
 ) -> None:
     url = postgres.url(postgres.new_database())
     storage = f"s3://{seaweed.bucket}/chaos-{secrets.token_hex(4)}"
-    shared = ["--database", url, "--storage", storage, "--s3-endpoint", seaweed.endpoint]
-    env = {"MCV_SERVE_API_KEY": KEY, **seaweed.env}
+    front = S3Front(seaweed)
+    shared = ["--database", url, "--storage", storage, "--s3-endpoint", front.endpoint]
+    env = {"MCV_SERVE_API_KEY": KEY, **seaweed.env, "AWS_ENDPOINT_URL": front.endpoint}
     logs = tmp_path / "logs"
     logs.mkdir()
 
@@ -49,7 +50,7 @@ def test_a_batch_rides_through_a_postgres_restart_and_an_s3_outage(
             postgres.restart()  # pg_ctl restart -m fast: every connection is cut
             faults += 1
         if wait_rows(work, batch, 30):
-            s3_away(seaweed, 3)
+            front.away(3)
             faults += 1
         assert faults == 2, "the batch ended before both faults: too few rows to test them"
         _, stderr = batch.communicate(timeout=300)
@@ -61,6 +62,7 @@ def test_a_batch_rides_through_a_postgres_restart_and_an_s3_outage(
             batch.communicate()
         for process in (api, *workers):
             process.stop()
+        front.close()
         if seaweed.process is None:  # the session's other tests need it
             seaweed.start()
 
