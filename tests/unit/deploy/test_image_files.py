@@ -27,7 +27,11 @@ def test_the_runtime_stage_installs_a_wheel_and_only_the_runtime_engines() -> No
     assert "pip wheel" in build
     assert "--wheel-dir /wheels ." in build
     assert "install-engines.sh --runtime" in runtime
-    assert re.search(r"pip install .*--no-index\s.*--find-links /wheels mcv-pipelines", runtime, re.DOTALL)
+    # with every kind of the caller's storage (the [storage] extra, whose wheels the build stage made)
+    assert re.search(
+        r"pip install .*--no-index\s.*--find-links /wheels 'mcv-pipelines\[storage\]'", runtime, re.DOTALL
+    )
+    assert "['optional-dependencies']['storage']" in build
     assert "COPY src" not in runtime
     assert "COPY schemas" not in runtime
     assert "tini" in runtime

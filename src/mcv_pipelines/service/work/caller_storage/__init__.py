@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.caller_storage import errors
 from mcv_pipelines.service.work.caller_storage.contract import CallerStore, StoreSettings
 from mcv_pipelines.service.work.caller_storage.transfer import (
     AT_ONCE,
@@ -29,18 +30,40 @@ from mcv_pipelines.service.work.caller_storage.transfer import (
     import_files,
 )
 
-__all__ = ["KINDS", "Kind", "Source", "StoreSettings", "Target", "kind_of", "run_export", "run_import"]
+__all__ = [
+    "KINDS",
+    "Kind",
+    "Source",
+    "StoreSettings",
+    "Target",
+    "kind_of",
+    "run_export",
+    "run_import",
+]
 
+_VENDORS = {"azure": "Azure Blob storage", "gcs": "Google Cloud Storage", "openstack": "OpenStack Swift"}
 Opener = Callable[[Mapping[str, Any], StoreSettings, int], CallerStore]
 
 
-def _opener(module: str, name: str) -> Opener:
+def _opener(module: str, name: str, extra: str = "") -> Opener:
     """Opens a store of the class ``name`` of ``module``, imported on first use: a worker loads the
     vendor's client of a kind (boto3, asyncssh, azure, google, keystoneauth1 + swiftclient) only when
-    it runs one, and `mcv` starts without any."""
+    it runs one, and `mcv` starts without any. The clients of an ``extra`` (pyproject.toml) come only
+    with it: where one is missing the task says how to add it."""
 
     def open_store(payload: Mapping[str, Any], settings: StoreSettings, pool: int) -> CallerStore:
-        store: type[Any] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        try:
+            found = importlib.import_module(f"{__name__}.{module}")
+        except ModuleNotFoundError as exc:
+            if not extra or (exc.name or "").startswith("mcv_pipelines"):
+                raise
+            raise TaskFailed(
+                errors.CLIENT_MISSING,
+                f"This service cannot reach {_VENDORS[extra]}: its client ({exc.name}) is not installed "
+                f"where the service runs. Add it there with pip install 'mcv-pipelines[{extra}]' (or "
+                "'mcv-pipelines[storage]' for every kind), then start the service again.",
+            ) from None
+        store: type[Any] = getattr(found, name)
         opened: CallerStore = store(payload, settings, pool)
         return opened
 
@@ -65,9 +88,11 @@ class Kind:
 KINDS: dict[str, Kind] = {
     "s3": Kind("s3", _opener("s3", "S3Store"), "key", "key_prefix"),
     "sftp": Kind("sftp", _opener("sftp", "SftpStore"), "file", "path", _in_directory),
-    "google-cloud-storage": Kind("google-cloud-storage", _opener("gcs", "GcsStore"), "file", "file_prefix"),
-    "azure/blob": Kind("azure/blob", _opener("azure_blob", "AzureBlobStore"), "blob", "blob_prefix"),
-    "openstack": Kind("openstack", _opener("swift", "SwiftStore"), "file", "file_prefix"),
+    "google-cloud-storage": Kind(
+        "google-cloud-storage", _opener("gcs", "GcsStore", "gcs"), "file", "file_prefix"
+    ),
+    "azure/blob": Kind("azure/blob", _opener("azure_blob", "AzureBlobStore", "azure"), "blob", "blob_prefix"),
+    "openstack": Kind("openstack", _opener("swift", "SwiftStore", "openstack"), "file", "file_prefix"),
 }
 
 

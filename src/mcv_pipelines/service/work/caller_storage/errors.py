@@ -7,7 +7,8 @@ Every kind maps its store's own errors onto these, so a user reads the same code
 - STORAGE_FILE_NOT_FOUND: no such key or path (or nothing under a prefix);
 - STORAGE_UNREACHABLE: the host did not answer (after the retries of transient faults);
 - STORAGE_FORBIDDEN_ADDRESS: a served instance does not connect there (the import/url guard);
-- STORAGE_FAILED: anything else the store answered, with its own code.
+- STORAGE_FAILED: anything else the store answered, with its own code;
+- STORAGE_CLIENT_MISSING: the kind's vendor client is not installed where the service runs (an extra).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from mcv_pipelines.service.state.tasks import TaskFailed
 __all__ = [
     "ACCESS_DENIED",
     "BUCKET_NOT_FOUND",
+    "CLIENT_MISSING",
     "FAILED",
     "FILE_NOT_FOUND",
     "FORBIDDEN_ADDRESS",
@@ -39,6 +41,7 @@ FILE_NOT_FOUND = "STORAGE_FILE_NOT_FOUND"
 UNREACHABLE = "STORAGE_UNREACHABLE"
 FORBIDDEN_ADDRESS = "STORAGE_FORBIDDEN_ADDRESS"
 FAILED = "STORAGE_FAILED"
+CLIENT_MISSING = "STORAGE_CLIENT_MISSING"
 
 
 class SendAgain(TaskFailed):
