@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration" / "team"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from chaos_helpers import BATCH, KEY, batch_env, finished_rows, make_work, s3_away, service_jobs, wait_rows
+from chaos_helpers import BATCH, KEY, S3Front, batch_env, finished_rows, make_work, service_jobs, wait_rows
 from pg_server import PgServer, find_bin_dir
 from team_helpers import Serve
 
@@ -37,8 +37,9 @@ from seaweed import SeaweedS3, find_weed
 def _run(pg: PgServer, s3: SeaweedS3, root: Path, rows: int) -> list[str]:
     url = pg.url(pg.new_database())
     storage = f"s3://{s3.bucket}/chaos-{secrets.token_hex(4)}"
-    shared = ["--database", url, "--storage", storage, "--s3-endpoint", s3.endpoint]
-    env = {"MCV_SERVE_API_KEY": KEY, **s3.env}
+    front = S3Front(s3)  # the outage as the test's: reset, refused, back once the bucket is served
+    shared = ["--database", url, "--storage", storage, "--s3-endpoint", front.endpoint]
+    env = {"MCV_SERVE_API_KEY": KEY, **s3.env, "AWS_ENDPOINT_URL": front.endpoint}
     root.mkdir()
     processes = [
         Serve(
@@ -68,7 +69,7 @@ def _run(pg: PgServer, s3: SeaweedS3, root: Path, rows: int) -> list[str]:
             faults.append(f"pg restart at row {finished_rows(work)}")
         if wait_rows(work, batch, max(2, rows // 3)):
             faults.append(f"s3 away at row {finished_rows(work)}")
-            s3_away(s3, 3)
+            front.away(3)
         _, stderr = batch.communicate(timeout=900)
         took = time.monotonic() - began
         jobs = service_jobs(processes[0].base)
@@ -78,6 +79,7 @@ def _run(pg: PgServer, s3: SeaweedS3, root: Path, rows: int) -> list[str]:
             batch.communicate()
         for process in processes:
             process.stop()
+        front.close()
         if s3.process is None:
             s3.start()
     report = [json.loads(line) for line in (work / "report.jsonl").read_text().splitlines()]
