@@ -53,8 +53,6 @@ def container(azurite: Azurite) -> Iterator[ContainerClient]:
         client.close()
 
 
-
-
 def keyed(container: ContainerClient, **extra: Any) -> dict[str, Any]:
     return {
         "storage_account": ACCOUNT,
@@ -323,26 +321,15 @@ def test_each_failure_has_its_code_names_the_container_and_hides_the_secret(
     canary_sig = "canary" + secrets.token_urlsafe(20) + "/+="
     put(container, {"there.txt": b"x"})
     name = container.container_name
-    wrong_key = error_of(
-        service,
-        {
-            "operation": "import/azure/blob",
-            **keyed(container),
-            "storage_access_key": canary_key,
-            "blob": "there.txt",
-        },
-    )
+
+    def with_wrong_key(**target: str) -> dict[str, Any]:
+        task = {"operation": "import/azure/blob", **keyed(container), "storage_access_key": canary_key}
+        return error_of(service, {**task, **target})
+
+    wrong_key = with_wrong_key(blob="there.txt")
     assert wrong_key["code"] == "STORAGE_ACCESS_DENIED"
     assert f"Azure container '{name}'" in wrong_key["message"]
-    wrong_key_listing = error_of(
-        service,
-        {
-            "operation": "import/azure/blob",
-            **keyed(container),
-            "storage_access_key": canary_key,
-            "blob_prefix": "t",
-        },
-    )
+    wrong_key_listing = with_wrong_key(blob_prefix="t")
     assert wrong_key_listing["code"] == "STORAGE_ACCESS_DENIED"
     assert "StorageErrorCode" not in wrong_key_listing["message"], wrong_key_listing["message"]
     forged = (

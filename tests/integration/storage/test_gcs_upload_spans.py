@@ -64,7 +64,9 @@ class Session:
                     held = len(session.held)
                     self._answer(308, {"range": f"bytes=0-{held - 1}"} if held else {})
                     return
-                first, last, total = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+|\*)", span).groups()  # type: ignore[union-attr]
+                parts = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+|\*)", span)
+                assert parts is not None, span
+                first, last, total = parts.groups()
                 assert int(first) == len(session.held), (span, len(session.held))
                 if session.cut_at:
                     came = self.rfile.read(session.cut_at)

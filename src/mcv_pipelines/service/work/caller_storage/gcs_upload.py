@@ -58,6 +58,9 @@ class UploadStore(Protocol):
     def where(self) -> str: ...
 
     @property
+    def host(self) -> str: ...
+
+    @property
     def retry_for(self) -> float: ...
 
     @property
@@ -120,10 +123,11 @@ class StreamedUpload(Writer):
 
         def start() -> requests.Response:
             try:
-                return upload.initiate(  # type: ignore[no-any-return]
+                opened: requests.Response = upload.initiate(
                     _WithToken(store), io.BytesIO(), metadata, content_type, total_bytes=total,
                     timeout=_TIMEOUT,
                 )  # fmt: skip
+                return opened
             except InvalidResponse as exc:
                 if exc.response.status_code in retry.BUSY:
                     raise retry.Busy(exc.response, exc.response.status_code) from None
@@ -166,17 +170,18 @@ class StreamedUpload(Writer):
 
     def _send(self, start: int, end: int, body: Any) -> str:
         last = end == self._total
-        span = f"bytes {start}-{end - 1}/{self._total if last else '*'}" if end > start else "bytes */0"
+        # no bytes left: the session is told the whole size (an empty file, or all of it held)
+        span = f"bytes {start}-{end - 1}/{self._total if last else '*'}" if end > start else f"bytes */{end}"
         data = _Body(body, end - start) if end > start else b""  # (a length of 0 would go chunked)
-        headers = {"Content-Range": span}
-        try:
-            answer = self._store.http.put(self._session, data=data, headers=headers, timeout=_TIMEOUT)
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, _SESSION) from None
-        except UnresolvedHost as exc:
-            reason = f"Could not reach {exc.host} ({_SESSION}): {exc.reason}."
-            raise TaskFailed(errors.UNREACHABLE, reason) from None
-        self._answered(answer)
+        store = self._store
+
+        def put() -> requests.Response:
+            return store.http.put(self._session, data=data, headers={"Content-Range": span}, timeout=_TIMEOUT)
+
+        # once, never again here (the body streams): the guard's refusals made the task's as every call's
+        self._answered(
+            retry.guarded(self._what, put, 0.0, lambda _: False, store.secrets, _SESSION, store.host, ())
+        )
         return ""  # the MD5 is the whole object's, checked at commit
 
     def _answered(self, answer: requests.Response) -> None:
@@ -230,7 +235,7 @@ class StreamedUpload(Writer):
             raise TaskFailed(
                 errors.FAILED, f"The file changed while it was sent: {self.size} bytes of {self._total}."
             )
-        if self._stored is None:  # an empty file: its one span has no bytes
+        if self._stored is None:  # an empty file (its one span has no bytes), or held whole unsaid
             self._begin_span(self._held)
             self._end_span()
         assert self._stored is not None
