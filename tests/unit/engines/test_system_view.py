@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -81,3 +83,51 @@ def test_a_task_whose_directories_lie_under_var_still_runs(bwrap: None, outside:
         outcome = run_program([SHELL, "-c", "echo made > made.txt && test -d /var/lib && echo ok"], cwd=work)
     assert outcome.output.strip() == "ok", outcome.output
     assert (work / "made.txt").read_text() == "made\n"
+
+
+def _view_process(tmp: Path, then: str) -> subprocess.Popen[str]:
+    """A Python process that makes its system view under ``tmp`` (its TMPDIR), says so, then ``then``."""
+    code = (
+        "import os, signal, sys\n"
+        "from mcv_pipelines.service.engines.system_view import view_args\n"
+        "view_args()\n"
+        "print('made', flush=True)\n"
+        f"{then}\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, "TMPDIR": str(tmp)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "made"
+    return process
+
+
+def test_a_killed_process_s_view_is_removed_by_the_next_one_and_a_running_one_s_kept(tmp_path: Path) -> None:
+    """A service killed with kill -9 cannot remove its copy of /etc (5 MB): the next process to make
+    one does, while a copy whose process still runs, and a directory of another shape, stay."""
+    killed = _view_process(tmp_path, "os.kill(os.getpid(), signal.SIGKILL)")
+    killed.communicate(timeout=30)
+    orphans = sorted(tmp_path.glob("mcv-system-view-*"))
+    assert len(orphans) == 1
+    assert (orphans[0] / "etc" / "passwd").exists()
+    running = _view_process(tmp_path, "sys.stdin.read()")  # runs until its stdin closes
+    try:
+        views = set(tmp_path.glob("mcv-system-view-*"))
+        assert orphans[0] not in views  # removed by the second process
+        assert len(views) == 1
+        (kept,) = views
+        other = tmp_path / "mcv-system-view-notours"  # no lock file: an older version's, say
+        other.mkdir()
+        third = _view_process(tmp_path, "")
+        third.communicate(timeout=30)
+        assert kept.exists()
+        assert (kept / "etc" / "passwd").exists()
+        assert other.exists()
+        assert set(tmp_path.glob("mcv-system-view-*")) == {kept, other}  # the third removed its own at exit
+    finally:
+        running.communicate("", timeout=30)
+    assert set(tmp_path.glob("mcv-system-view-*")) == {other}

@@ -22,12 +22,18 @@ bubblewrap half a millisecond (it reads the mount table again), so one bind for 
 or the certificates takes a restart of the service. Where a task's own directory lies under one of
 these trees (a data directory under /var), that tree is built from its children instead, so the
 task's directory can be made inside it.
+
+A process removes its copies as it exits; one killed (``kill -9``, the OOM killer) cannot, so each
+copy holds a lock (``.held``, flock) for as long as its process runs, and the next process to make
+its own removes every copy whose lock nobody holds: a machine whose service restarts after kills does
+not fill its temporary directory with them (5 MB each).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import functools
 import os
 import pwd
@@ -52,6 +58,8 @@ NETWORK_ETC = ("hosts", "host.conf", "gai.conf", "resolv.conf", "services", "pro
 VAR = ("lib/ghostscript", "lib/libreoffice", "spool/libreoffice", "cache/fontconfig")
 _MERGED = ("bin", "sbin", "lib", "lib64", "lib32", "libx32")
 _USR = Path("/usr")
+_PREFIX = "mcv-system-view-"
+_HELD = ".held"  # flock'ed by the process whose copy it is, for as long as it runs
 
 
 class _Copies:
@@ -62,11 +70,16 @@ class _Copies:
         self._lock = threading.Lock()
         self._root: Path | None = None
         self._owner = 0
+        self._held = -1  # the open lock of this process's copy
 
     def root(self) -> Path:
         with self._lock:
             if self._root is None or not (self._root / "etc" / "passwd").exists():
-                root = Path(tempfile.mkdtemp(prefix="mcv-system-view-"))
+                root = Path(tempfile.mkdtemp(prefix=_PREFIX))
+                if self._held >= 0:
+                    os.close(self._held)
+                self._held = _hold(root)
+                _remove_orphans(root.parent, root)
                 _copy_items(Path("/etc"), root / "etc", (*ETC, *NETWORK_ETC))
                 _copy_items(Path("/var"), root / "var", VAR)
                 _write_accounts(root / "etc")
@@ -81,6 +94,36 @@ class _Copies:
 
 
 _COPIES = _Copies()
+
+
+def _hold(root: Path) -> int:
+    """Lock a new copy as this process's: the lock file appears under its name already locked, so
+    no other process can find it unheld."""
+    making = root / f"{_HELD}.new"
+    held = os.open(making, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    making.rename(root / _HELD)
+    return held
+
+
+def _remove_orphans(parent: Path, keep: Path) -> None:
+    """Remove the copies under ``parent`` whose process ended without removing them: their lock is
+    free. One still being made has no lock file yet, another user's cannot be opened: both left."""
+    for found in parent.glob(f"{_PREFIX}*"):
+        if found == keep:
+            continue
+        try:
+            lock = os.open(found / _HELD, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # held: its process runs
+        else:
+            shutil.rmtree(found, ignore_errors=True)
+        finally:
+            os.close(lock)
 
 
 def _copy_items(source_root: Path, target_root: Path, patterns: Iterable[str]) -> None:
