@@ -159,7 +159,6 @@ class SwiftStore(CallerStore):
         self.segments = f"{self.container}_segments"  # where a Static Large Object's segments go
         self.secrets = errors.Secrets([payload.get("password")])
         self.retry_for = settings.retry_for
-        self._tokens: list[str] = []
         self._addresses = pinning.Addresses(settings.guard)
         self._http = pinning.session(self._addresses, pool)
         self.where = f"Swift container {self.container!r} (Keystone at {host_of(str(payload['auth_url']))})"
@@ -177,9 +176,7 @@ class SwiftStore(CallerStore):
 
     def _token(self) -> str:
         token = self._login.token()
-        if token not in self._tokens:
-            self._tokens.append(token)
-            self.secrets = errors.Secrets([self._login.password, *self._tokens])
+        self.secrets.add(token)  # hidden from messages like the password
         return token
 
     def _guarded(self, what: str, call: Callable[[], _T], whose: str = _STORAGE) -> _T:
