@@ -127,23 +127,15 @@ class AzureBlobStore(CallerStore):
             raise self._refusal(exc.status_code or 0, _code(exc), lines[0] if lines else "", what) from None
 
     def _refusal(self, status: int, code: str, message: str, what: str) -> TaskFailed:
-        if code in _DENIED or status in (401, 403):
-            return self.secrets.failed(
-                errors.ACCESS_DENIED,
-                f"The {self.where} refused the credentials to {what} ({code or status}): check "
-                "storage_access_key or sas_token (its permissions, expiry and resource).",
-            )
-        if code in _NO_CONTAINER:
-            return self.secrets.failed(errors.BUCKET_NOT_FOUND, f"There is no {self.where} ({code}).")
-        if code == "BlobNotFound" or (status == 404 and not code):
-            return self.secrets.failed(
-                errors.FILE_NOT_FOUND, f"Could not {what}: no such blob in the {self.where}."
-            )
-        if status >= 500 or code in _BUSY:
-            return self.secrets.failed(errors.FAILED, f"The {self.where} failed to {what}: {code or status}.")
-        detail = f": {message}" if message else ""
-        return self.secrets.failed(
-            errors.FAILED, f"The {self.where} refused to {what}: {code or status}{detail}"
+        return self.refused(
+            what,
+            code or str(status),
+            message,
+            denied=code in _DENIED or status in (401, 403),
+            no_bucket=code in _NO_CONTAINER,
+            no_file=code == "BlobNotFound" or (status == 404 and not code),
+            busy=status >= 500 or code in _BUSY,
+            hint="check storage_access_key or sas_token (its permissions, expiry and resource)",
         )
 
     def list(self, prefix: str) -> Iterator[Entry]:

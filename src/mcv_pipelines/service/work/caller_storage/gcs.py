@@ -144,24 +144,16 @@ class GcsStore(CallerStore):
 
     def refusal(self, answer: requests.Response, what: str, key: str | None = None) -> TaskFailed:
         """The task's failure for a refused call (``key``: the object it was about, if any)."""
-        status, reason = answer.status_code, _reason(answer)
-        detail = f"HTTP {status}{': ' + reason if reason else ''}"
-        if status in (401, 403):
-            return self.secrets.failed(
-                errors.ACCESS_DENIED,
-                f"The {self.where} did not let the service account {self.email!r} {what} ({detail}): "
-                "check its roles on the bucket.",
-            )
-        if status == 404 and (key is None or not self._bucket_exists()):
-            return self.secrets.failed(
-                errors.BUCKET_NOT_FOUND,
-                f"There is no Google Cloud Storage bucket {self.bucket!r} at {self.host}.",
-            )
-        if status == 404:
-            return self.secrets.failed(
-                errors.FILE_NOT_FOUND, f"Could not {what}: no such object in the {self.where}."
-            )
-        return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {detail}")
+        status = answer.status_code
+        return self.refused(
+            what,
+            f"HTTP {status}",
+            _reason(answer),
+            denied=status in (401, 403),
+            no_bucket=status == 404 and (key is None or not self._bucket_exists()),
+            no_file=status == 404,
+            hint=f"check the roles of the service account {self.email!r} on the bucket",
+        )
 
     def _bucket_exists(self) -> bool:
         """Whether a 404 of an object came from its bucket (the JSON API says "Not Found" for both)."""
