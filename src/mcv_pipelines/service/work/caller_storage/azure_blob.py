@@ -36,7 +36,6 @@ from azure.storage.blob import (
 )
 from urllib3.exceptions import HTTPError as CutRead
 
-from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.files.storage.base import CHUNK
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
@@ -92,18 +91,12 @@ class AzureBlobStore(CallerStore):
         self.host = urlsplit(self.base).netloc
         self.where = f"Azure container {self.container!r} of account {account!r} at {self.host}"
         self.retry_for = settings.retry_for
+        self.secrets = errors.Secrets([key, sas])
         addresses = pinning.Addresses(settings.guard)
-        try:  # each request is checked again, at the address checked here
-            addresses.check(self.base)
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, "the Azure Blob endpoint") from None
-        except UnresolvedHost as exc:
-            raise TaskFailed(
-                errors.UNREACHABLE, f"Could not reach the Azure storage account at {self.host}: {exc.reason}."
-            ) from None
+        self.call("reach it", lambda: addresses.check(self.base))  # each request checked again, there
         self._read_sas = sas or _sas_for_reading(account, self.container, key)
         # A message could show a SAS's signature alone, decoded.
-        self.secrets = errors.Secrets([key, sas, self._read_sas, *parse_qs(self._read_sas).get("sig", [])])
+        self.secrets.add(self._read_sas, *parse_qs(self._read_sas).get("sig", []))
         self.http = pinning.session(addresses, pool)
         self.client = ContainerClient(
             self.base,
@@ -164,20 +157,11 @@ class AzureBlobStore(CallerStore):
     def _get(self, key: str, position: int, etag: str, what: str) -> requests.Response:
         """The blob's bytes from ``position`` (of the version ``etag``), streamed."""
         headers = {"Range": f"bytes={position}-", "If-Match": etag} if position else {}
-
-        def once() -> requests.Response:
-            answer = self.http.get(
-                f"{self.location(key)}?{self._read_sas}", headers=headers, stream=True, timeout=(10.0, 60.0)
-            )
-            if answer.status_code in retry.BUSY:
-                answer.close()
-                raise retry.Busy(answer, answer.status_code)
-            return answer
-
-        try:
-            answer = self.call(what, once)
-        except retry.Busy as exc:
-            answer = exc.answer
+        url = f"{self.location(key)}?{self._read_sas}"
+        answer = self.call(
+            what,
+            lambda: retry.not_busy(self.http.get(url, headers=headers, stream=True, timeout=(10.0, 60.0))),
+        )
         if answer.status_code < 300:
             return answer
         answer.close()

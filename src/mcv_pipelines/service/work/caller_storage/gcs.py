@@ -109,36 +109,26 @@ class GcsStore(CallerStore):
                 self.secrets.add(str(self.credentials.token))
         return headers
 
-    def url(self, path: str) -> str:
-        """An address under the API root: ``/storage/v1/b/...`` or ``/upload/storage/v1/b/...``."""
-        return self.endpoint + path
-
     def guarded(self, what: str, whose: str, call: Callable[[], requests.Response]) -> requests.Response:
         """``call()`` with the policy's retries: the last answer whatever its status; the guard's
         refusals and a host that never answered as the task's failures (``whose``: the address)."""
-        try:
-            return retry.guarded(
-                what, call, self.retry_for, _transient, self.secrets, whose, self.host, TRANSIENT
-            )
-        except retry.Busy as exc:
-            last: requests.Response = exc.answer
-            return last
+        return retry.guarded(
+            what, call, self.retry_for, _transient, self.secrets, whose, self.host, TRANSIENT
+        )
 
     def api(
         self, what: str, method: str, path: str, stream: bool = False, **options: Any
     ) -> requests.Response:
-        """One call to the storage API with the task's token."""
+        """One call to the storage API with the task's token (``path``: ``/storage/v1/b/...``)."""
         extra = options.pop("headers", {})
 
         def once() -> requests.Response:
             headers = {**self.token(), **extra}
-            answer = self.http.request(
-                method, self.url(path), headers=headers, stream=stream, timeout=TIMEOUT, **options
+            return retry.not_busy(
+                self.http.request(
+                    method, self.endpoint + path, headers=headers, stream=stream, timeout=TIMEOUT, **options
+                )
             )
-            if answer.status_code in retry.BUSY:
-                answer.content  # noqa: B018 - read, so the last one can still be judged
-                raise retry.Busy(answer, answer.status_code)
-            return answer
 
         return self.guarded(what, "the Google Cloud Storage endpoint", once)
 

@@ -87,7 +87,7 @@ class StreamedUpload(Writer):
         self._open = False
         bucket = store.bucket.replace("/", "%2F")
         upload = ResumableUpload(
-            store.url(f"/upload/storage/v1/b/{bucket}/o?uploadType=resumable"), _QUANTUM, retry=None
+            f"{store.endpoint}/upload/storage/v1/b/{bucket}/o?uploadType=resumable", _QUANTUM, retry=None
         )
         metadata = {"name": key, "contentType": content_type}
 
@@ -99,8 +99,7 @@ class StreamedUpload(Writer):
                 )  # fmt: skip
                 return opened
             except InvalidResponse as exc:
-                if exc.response.status_code in retry.BUSY:
-                    raise retry.Busy(exc.response, exc.response.status_code) from None
+                retry.not_busy(exc.response)  # Busy: asked again
                 raise store.refusal(exc.response, self._what) from None
 
         answer = store.guarded(self._what, "the Google Cloud Storage endpoint", start)
