@@ -24,7 +24,7 @@ from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, Unresolved
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 
-__all__ = ["BUSY", "Backoff", "Busy", "guarded", "not_busy", "resumed", "retried"]
+__all__ = ["BUSY", "Backoff", "Busy", "guarded", "not_busy", "resumed"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -34,8 +34,8 @@ _FIRST_WAIT, _LONGEST_WAIT = 0.25, 5.0
 
 
 class Busy(Exception):
-    """An answer worth asking again (``BUSY``), raised so that ``retried`` tries again; when the time
-    is up, the last one (``answer``, read) is what ``guarded`` returns for the kind to judge."""
+    """An answer worth asking again (``BUSY``), raised so that ``guarded`` tries again; when the time
+    is up, the last one (``answer``, read) is what it returns for the kind to judge."""
 
     def __init__(self, answer: Any, status: int) -> None:
         super().__init__(f"HTTP {status}")
@@ -69,24 +69,6 @@ class Backoff:
         return True
 
 
-def retried(
-    what: str,
-    call: Callable[[], _T],
-    retry_for: float,
-    transient: Callable[[Exception], bool],
-    hide: Callable[[str], str] = str,
-) -> _T:
-    """``call()``, again while it raises what ``transient`` accepts and time allows; the last
-    exception is raised as it is (each kind maps it onto errors.py's codes)."""
-    backoff = Backoff(retry_for)
-    while True:
-        try:
-            return call()
-        except Exception as exc:
-            if not transient(exc) or not backoff.pause(hide(f"could not {what} ({type(exc).__name__})")):
-                raise
-
-
 def guarded(
     what: str,
     call: Callable[[], _T],
@@ -97,12 +79,20 @@ def guarded(
     host: str,
     unconnected: tuple[type[Exception], ...],
 ) -> _T:
-    """``retried``, with the failures every kind meets alike made the task's: the guard's refusal of
-    ``whose`` (an address: "the Azure Blob endpoint"), a name that does not resolve, and ``host``
-    (as a message names it) that never answered (``unconnected``), secrets hidden; the last answer
-    when it was still Busy."""
+    """``call()``, again while it raises what ``transient`` accepts and time allows; the last answer
+    when it was still Busy. The failures every kind meets alike are made the task's: the guard's
+    refusal of ``whose`` (an address: "the Azure Blob endpoint"), a name that does not resolve, and
+    ``host`` (as a message names it) that never answered (``unconnected``), secrets hidden; any other
+    exception is raised as it is (each kind maps it onto errors.py's codes)."""
+    backoff = Backoff(retry_for)
     try:
-        return retried(what, call, retry_for, transient, secrets.hide)
+        while True:
+            try:
+                return call()
+            except Exception as exc:
+                why = secrets.hide(f"could not {what} ({type(exc).__name__})")
+                if not transient(exc) or not backoff.pause(why):
+                    raise
     except Busy as exc:
         last: _T = exc.answer
         return last
