@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import functools
 import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
@@ -37,6 +35,7 @@ from azure.storage.blob import (
 from urllib3.exceptions import HTTPError as CutRead
 
 from mcv_pipelines.service.files.storage.base import CHUNK
+from mcv_pipelines.service.files.storage.parts import PartWriter
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
 from mcv_pipelines.service.work.caller_storage.contract import (
@@ -178,75 +177,35 @@ class AzureBlobStore(CallerStore):
         self.http.close()
 
 
-class BlockWriter(Writer):
-    """A block blob written BLOCK bytes at a time: each full block is staged from a thread of its own
-    while the next one fills (one in flight, so memory stays at about two blocks), and commit names
-    them all in one commit_block_list (with the blob's settings), which is when the blob appears.
+class BlockWriter(PartWriter):
+    """A block blob written BLOCK bytes at a time (parts.py: one block staged while the next fills),
+    then one commit_block_list naming them all (with the blob's settings), which is when the blob
+    appears. A file under one block is one upload_blob.
 
     Aborted, nothing is committed: the blocks staged stay uncommitted (invisible) until Azure drops
-    them, within a week, or the blob is next committed. A file under one block is one upload_blob.
+    them, within a week, or the blob is next committed.
     """
 
     def __init__(self, store: AzureBlobStore, key: str, settings: ContentSettings) -> None:
+        super().__init__(BLOCK, "mcv-azure-block")
         self._store = store
         self._blob = store.client.get_blob_client(key)
         self._options: dict[str, Any] = {"content_settings": settings, "metadata": store.metadata}
         self._what = f"write {store.location(key)}"
-        self._buffer = bytearray()
-        self._blocks: list[str] = []
         self._tag = secrets.token_hex(6)  # block ids of this upload only: another upload's are not ours
-        self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-azure-block")  # started by a block
-        self._in_flight: Future[Any] | None = None
-        self._open = True
-        self.size = 0
 
-    def write(self, data: bytes) -> None:
-        assert self._open, "write after commit or abort"
-        self._buffer += data
-        self.size += len(data)
-        while len(self._buffer) >= BLOCK:
-            self._stage(BLOCK)
+    def _whole(self, body: bytes) -> None:
+        self._store.call(
+            self._what, functools.partial(self._blob.upload_blob, body, overwrite=True, **self._options)
+        )
 
-    def _stage(self, length: int) -> None:
-        """Hand the buffer's first ``length`` bytes to the sender once the block before has arrived."""
-        self._settle()
-        block = bytes(self._buffer[:length])
-        del self._buffer[:length]
-        block_id = f"{self._tag}-{len(self._blocks):06d}"  # every id of a blob has the same length
-        self._blocks.append(block_id)
-        stage = functools.partial(self._blob.stage_block, block_id, block)
-        self._in_flight = self._sender.submit(self._store.call, self._what, stage)
+    def _part(self, number: int, part: bytes) -> BlobBlock:
+        block_id = f"{self._tag}-{number - 1:06d}"  # every id of a blob has the same length
+        self._store.call(self._what, functools.partial(self._blob.stage_block, block_id, part))
+        return BlobBlock(block_id)
 
-    def _settle(self) -> None:
-        """Wait for the block in flight; its failure surfaces here."""
-        if self._in_flight is not None:
-            future, self._in_flight = self._in_flight, None
-            future.result()
-
-    def commit(self) -> None:
-        assert self._open, "commit after commit or abort"
-        if not self._blocks:
-            body = bytes(self._buffer)
-            send = functools.partial(self._blob.upload_blob, body, overwrite=True, **self._options)
-        else:
-            if self._buffer:
-                self._stage(len(self._buffer))
-            self._settle()
-            blocks = [BlobBlock(block_id) for block_id in self._blocks]
-            send = functools.partial(self._blob.commit_block_list, blocks, **self._options)
-        self._store.call(self._what, send)
-        self._close()
-
-    def abort(self) -> None:
-        if self._open:
-            with contextlib.suppress(TaskFailed):  # nothing is committed: the blob stays as it was
-                self._settle()
-            self._close()
-
-    def _close(self) -> None:
-        self._open = False
-        self._buffer = bytearray()
-        self._sender.shutdown(wait=True)
+    def _finish(self, parts: list[Any]) -> None:
+        self._store.call(self._what, functools.partial(self._blob.commit_block_list, parts, **self._options))
 
 
 def _code(exc: HttpResponseError) -> str:
