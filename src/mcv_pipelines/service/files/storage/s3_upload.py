@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from boto3.exceptions import Boto3Error
@@ -22,8 +20,8 @@ from botocore.exceptions import (
 )
 
 from mcv_pipelines.redact import redact
-from mcv_pipelines.service.files.storage.base import StorageError, Writer
-from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.files.storage.base import StorageError
+from mcv_pipelines.service.files.storage.parts import PartWriter
 
 __all__ = ["PART_SIZE", "MultipartWriter", "Runner", "call"]
 
@@ -78,12 +76,9 @@ def call(what: str, action: Callable[[], _T], retry_for: float = 0.0) -> _T:
         wait = min(wait * 2, _LONGEST_WAIT)
 
 
-class MultipartWriter(Writer):
-    """Buffers up to one part; the first full part starts a multipart upload, small files are one PUT.
-
-    A full part is sent from a thread of its own while the next one fills, so receiving and sending
-    overlap; at most one part is in flight, so memory stays at about two parts.
-    """
+class MultipartWriter(PartWriter):
+    """An S3 object written in parts of PART_SIZE (parts.py): the first full part starts a multipart
+    upload, a small file is one PUT; an aborted upload is aborted on the store too."""
 
     def __init__(
         self,
@@ -97,48 +92,30 @@ class MultipartWriter(Writer):
         """``attributes``: what the object is stored with (ContentType, Metadata, ACL, Tagging, ...),
         given as they are to put_object or create_multipart_upload. ``run(what, action)``: how calls
         are made (default: ``call`` with ``retry_for``), for a caller that translates errors its way."""
+        super().__init__(PART_SIZE, "mcv-s3-part")
         self._client, self._bucket, self._key = client, bucket, key
-        self._retry_for = retry_for
         self._attributes = dict(attributes or {})
         self._run: Runner = run or (lambda what, action: call(what, action, retry_for))
-        self._buffer = bytearray()
         self._upload_id: str | None = None
-        self._parts: list[dict[str, Any]] = []
-        self._sender: ThreadPoolExecutor | None = None
-        self._in_flight: Future[dict[str, Any]] | None = None
-        self._open = True
-        self.size = 0
 
     def _where(self) -> str:
         return f"s3://{self._bucket}/{self._key}"
 
-    def write(self, data: bytes) -> None:
-        assert self._open, "write after commit or abort"
-        self._buffer += data
-        self.size += len(data)
-        while len(self._buffer) >= PART_SIZE:
-            self._send(PART_SIZE)
+    def _whole(self, body: bytes) -> None:
+        c, bucket, key, attributes = self._client, self._bucket, self._key, self._attributes
+        self._run(
+            f"write {self._where()}", lambda: c.put_object(Bucket=bucket, Key=key, Body=body, **attributes)
+        )
 
-    def _send(self, length: int) -> None:
-        """Hand the buffer's first ``length`` bytes to the sender thread once the part before has
-        arrived (so at most one part is in flight and one is filling)."""
-        self._settle()
-        with memoryview(self._buffer) as view:
-            part = bytes(view[:length])  # one copy; the buffer keeps only the rest
-        del self._buffer[:length]
-        if self._upload_id is None:
-            c, bucket, key = self._client, self._bucket, self._key
-            attributes = self._attributes
-            started = self._run(
-                f"start uploading {self._where()}",
-                lambda: c.create_multipart_upload(Bucket=bucket, Key=key, **attributes),
-            )
-            self._upload_id = str(started["UploadId"])
-            self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-s3-part")
-        assert self._sender is not None
-        self._in_flight = self._sender.submit(self._upload_part, len(self._parts) + 1, part)
+    def _start(self) -> None:
+        c, bucket, key, attributes = self._client, self._bucket, self._key, self._attributes
+        started = self._run(
+            f"start uploading {self._where()}",
+            lambda: c.create_multipart_upload(Bucket=bucket, Key=key, **attributes),
+        )
+        self._upload_id = str(started["UploadId"])
 
-    def _upload_part(self, number: int, part: bytes) -> dict[str, Any]:
+    def _part(self, number: int, part: bytes) -> dict[str, Any]:
         c, bucket, key, upload_id = self._client, self._bucket, self._key, self._upload_id
         sent = self._run(
             f"upload part {number} of {self._where()}",
@@ -146,45 +123,16 @@ class MultipartWriter(Writer):
         )
         return {"PartNumber": number, "ETag": sent["ETag"]}
 
-    def _settle(self) -> None:
-        """Wait for the part in flight; its StorageError surfaces here."""
-        if self._in_flight is not None:
-            future, self._in_flight = self._in_flight, None
-            self._parts.append(future.result())
+    def _finish(self, parts: list[Any]) -> None:
+        c, bucket, key, upload_id = self._client, self._bucket, self._key, self._upload_id
+        self._run(
+            f"finish uploading {self._where()}",
+            lambda: c.complete_multipart_upload(
+                Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
+            ),
+        )
 
-    def commit(self) -> None:
-        assert self._open, "commit after commit or abort"
-        c, bucket, key = self._client, self._bucket, self._key
-        if self._upload_id is None:
-            body, attributes = bytes(self._buffer), self._attributes
-            where = f"write {self._where()}"
-            self._run(where, lambda: c.put_object(Bucket=bucket, Key=key, Body=body, **attributes))
-        else:
-            if self._buffer:
-                self._send(len(self._buffer))
-            self._settle()
-            parts, upload_id = self._parts, self._upload_id
-            self._run(
-                f"finish uploading {self._where()}",
-                lambda: c.complete_multipart_upload(
-                    Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
-                ),
-            )
-        self._close()
-
-    def _close(self) -> None:
-        self._open = False
-        self._buffer = bytearray()
-        if self._sender is not None:
-            self._sender.shutdown(wait=True)
-            self._sender = None
-
-    def abort(self) -> None:
-        if not self._open:
-            return
-        with contextlib.suppress(TaskFailed):  # the upload is dropped anyway
-            self._settle()
-        self._close()
+    def _drop(self) -> None:
         if self._upload_id is not None:
             try:
                 self._client.abort_multipart_upload(

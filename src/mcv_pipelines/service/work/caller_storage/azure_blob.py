@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import functools
 import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
@@ -36,8 +34,8 @@ from azure.storage.blob import (
 )
 from urllib3.exceptions import HTTPError as CutRead
 
-from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.files.storage.base import CHUNK
+from mcv_pipelines.service.files.storage.parts import PartWriter
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
 from mcv_pipelines.service.work.caller_storage.contract import (
@@ -92,18 +90,12 @@ class AzureBlobStore(CallerStore):
         self.host = urlsplit(self.base).netloc
         self.where = f"Azure container {self.container!r} of account {account!r} at {self.host}"
         self.retry_for = settings.retry_for
+        self.secrets = errors.Secrets([key, sas])
         addresses = pinning.Addresses(settings.guard)
-        try:  # each request is checked again, at the address checked here
-            addresses.check(self.base)
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, "the Azure Blob endpoint") from None
-        except UnresolvedHost as exc:
-            raise TaskFailed(
-                errors.UNREACHABLE, f"Could not reach the Azure storage account at {self.host}: {exc.reason}."
-            ) from None
+        self.call("reach it", lambda: addresses.check(self.base))  # each request checked again, there
         self._read_sas = sas or _sas_for_reading(account, self.container, key)
         # A message could show a SAS's signature alone, decoded.
-        self.secrets = errors.Secrets([key, sas, self._read_sas, *parse_qs(self._read_sas).get("sig", [])])
+        self.secrets.add(self._read_sas, *parse_qs(self._read_sas).get("sig", []))
         self.http = pinning.session(addresses, pool)
         self.client = ContainerClient(
             self.base,
@@ -127,23 +119,15 @@ class AzureBlobStore(CallerStore):
             raise self._refusal(exc.status_code or 0, _code(exc), lines[0] if lines else "", what) from None
 
     def _refusal(self, status: int, code: str, message: str, what: str) -> TaskFailed:
-        if code in _DENIED or status in (401, 403):
-            return self.secrets.failed(
-                errors.ACCESS_DENIED,
-                f"The {self.where} refused the credentials to {what} ({code or status}): check "
-                "storage_access_key or sas_token (its permissions, expiry and resource).",
-            )
-        if code in _NO_CONTAINER:
-            return self.secrets.failed(errors.BUCKET_NOT_FOUND, f"There is no {self.where} ({code}).")
-        if code == "BlobNotFound" or (status == 404 and not code):
-            return self.secrets.failed(
-                errors.FILE_NOT_FOUND, f"Could not {what}: no such blob in the {self.where}."
-            )
-        if status >= 500 or code in _BUSY:
-            return self.secrets.failed(errors.FAILED, f"The {self.where} failed to {what}: {code or status}.")
-        detail = f": {message}" if message else ""
-        return self.secrets.failed(
-            errors.FAILED, f"The {self.where} refused to {what}: {code or status}{detail}"
+        return self.refused(
+            what,
+            code or str(status),
+            message,
+            denied=code in _DENIED or status in (401, 403),
+            no_bucket=code in _NO_CONTAINER,
+            no_file=code == "BlobNotFound" or (status == 404 and not code),
+            busy=status >= 500 or code in _BUSY,
+            hint="check storage_access_key or sas_token (its permissions, expiry and resource)",
         )
 
     def list(self, prefix: str) -> Iterator[Entry]:
@@ -172,20 +156,11 @@ class AzureBlobStore(CallerStore):
     def _get(self, key: str, position: int, etag: str, what: str) -> requests.Response:
         """The blob's bytes from ``position`` (of the version ``etag``), streamed."""
         headers = {"Range": f"bytes={position}-", "If-Match": etag} if position else {}
-
-        def once() -> requests.Response:
-            answer = self.http.get(
-                f"{self.location(key)}?{self._read_sas}", headers=headers, stream=True, timeout=(10.0, 60.0)
-            )
-            if answer.status_code in retry.BUSY:
-                answer.close()
-                raise retry.Busy(answer, answer.status_code)
-            return answer
-
-        try:
-            answer = self.call(what, once)
-        except retry.Busy as exc:
-            answer = exc.answer
+        url = f"{self.location(key)}?{self._read_sas}"
+        answer = self.call(
+            what,
+            lambda: retry.not_busy(self.http.get(url, headers=headers, stream=True, timeout=(10.0, 60.0))),
+        )
         if answer.status_code < 300:
             return answer
         answer.close()
@@ -202,75 +177,35 @@ class AzureBlobStore(CallerStore):
         self.http.close()
 
 
-class BlockWriter(Writer):
-    """A block blob written BLOCK bytes at a time: each full block is staged from a thread of its own
-    while the next one fills (one in flight, so memory stays at about two blocks), and commit names
-    them all in one commit_block_list (with the blob's settings), which is when the blob appears.
+class BlockWriter(PartWriter):
+    """A block blob written BLOCK bytes at a time (parts.py: one block staged while the next fills),
+    then one commit_block_list naming them all (with the blob's settings), which is when the blob
+    appears. A file under one block is one upload_blob.
 
     Aborted, nothing is committed: the blocks staged stay uncommitted (invisible) until Azure drops
-    them, within a week, or the blob is next committed. A file under one block is one upload_blob.
+    them, within a week, or the blob is next committed.
     """
 
     def __init__(self, store: AzureBlobStore, key: str, settings: ContentSettings) -> None:
+        super().__init__(BLOCK, "mcv-azure-block")
         self._store = store
         self._blob = store.client.get_blob_client(key)
         self._options: dict[str, Any] = {"content_settings": settings, "metadata": store.metadata}
         self._what = f"write {store.location(key)}"
-        self._buffer = bytearray()
-        self._blocks: list[str] = []
         self._tag = secrets.token_hex(6)  # block ids of this upload only: another upload's are not ours
-        self._sender = ThreadPoolExecutor(1, thread_name_prefix="mcv-azure-block")  # started by a block
-        self._in_flight: Future[Any] | None = None
-        self._open = True
-        self.size = 0
 
-    def write(self, data: bytes) -> None:
-        assert self._open, "write after commit or abort"
-        self._buffer += data
-        self.size += len(data)
-        while len(self._buffer) >= BLOCK:
-            self._stage(BLOCK)
+    def _whole(self, body: bytes) -> None:
+        self._store.call(
+            self._what, functools.partial(self._blob.upload_blob, body, overwrite=True, **self._options)
+        )
 
-    def _stage(self, length: int) -> None:
-        """Hand the buffer's first ``length`` bytes to the sender once the block before has arrived."""
-        self._settle()
-        block = bytes(self._buffer[:length])
-        del self._buffer[:length]
-        block_id = f"{self._tag}-{len(self._blocks):06d}"  # every id of a blob has the same length
-        self._blocks.append(block_id)
-        stage = functools.partial(self._blob.stage_block, block_id, block)
-        self._in_flight = self._sender.submit(self._store.call, self._what, stage)
+    def _part(self, number: int, part: bytes) -> BlobBlock:
+        block_id = f"{self._tag}-{number - 1:06d}"  # every id of a blob has the same length
+        self._store.call(self._what, functools.partial(self._blob.stage_block, block_id, part))
+        return BlobBlock(block_id)
 
-    def _settle(self) -> None:
-        """Wait for the block in flight; its failure surfaces here."""
-        if self._in_flight is not None:
-            future, self._in_flight = self._in_flight, None
-            future.result()
-
-    def commit(self) -> None:
-        assert self._open, "commit after commit or abort"
-        if not self._blocks:
-            body = bytes(self._buffer)
-            send = functools.partial(self._blob.upload_blob, body, overwrite=True, **self._options)
-        else:
-            if self._buffer:
-                self._stage(len(self._buffer))
-            self._settle()
-            blocks = [BlobBlock(block_id) for block_id in self._blocks]
-            send = functools.partial(self._blob.commit_block_list, blocks, **self._options)
-        self._store.call(self._what, send)
-        self._close()
-
-    def abort(self) -> None:
-        if self._open:
-            with contextlib.suppress(TaskFailed):  # nothing is committed: the blob stays as it was
-                self._settle()
-            self._close()
-
-    def _close(self) -> None:
-        self._open = False
-        self._buffer = bytearray()
-        self._sender.shutdown(wait=True)
+    def _finish(self, parts: list[Any]) -> None:
+        self._store.call(self._what, functools.partial(self._blob.commit_block_list, parts, **self._options))
 
 
 def _code(exc: HttpResponseError) -> str:

@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 from mcv_pipelines.service.files.storage.base import Writer
+from mcv_pipelines.service.state.tasks import TaskFailed
+from mcv_pipelines.service.work.caller_storage import errors
 
 __all__ = ["CallerStore", "Entry", "StoreSettings", "Writer", "content_type", "endpoint_problem"]
 
@@ -62,6 +64,7 @@ class CallerStore(ABC):
     """A caller's bucket, container or server, opened with the task's credentials."""
 
     where: str  # for messages: "S3 bucket 'media' at s3.eu-central-1.amazonaws.com"
+    secrets: errors.Secrets  # the task's credentials (and tokens), hidden from every message
 
     @abstractmethod
     def list(self, prefix: str) -> Iterator[Entry]:
@@ -80,6 +83,35 @@ class CallerStore(ABC):
     @abstractmethod
     def location(self, key: str) -> str:
         """Where an object is, as a user writes it: ``s3://bucket/key``."""
+
+    def refused(
+        self,
+        what: str,
+        said: str,
+        detail: str = "",
+        *,
+        denied: bool = False,
+        no_bucket: bool = False,
+        no_file: bool = False,
+        busy: bool = False,
+        hint: str = "",
+    ) -> TaskFailed:
+        """The task's failure for a call the store refused, every kind's mapping of its answer: ``said``
+        is its status or code ("403", "NoSuchKey"), ``detail`` its message; the flags say what it means
+        (``hint``: what to check when the credentials were refused)."""
+        if denied:
+            message = f"The {self.where} refused the credentials to {what} ({said}): {hint}."
+            return self.secrets.failed(errors.ACCESS_DENIED, message)
+        if no_bucket:
+            return self.secrets.failed(errors.BUCKET_NOT_FOUND, f"There is no {self.where} ({said}).")
+        if no_file:
+            return self.secrets.failed(
+                errors.FILE_NOT_FOUND, f"Could not {what}: no such object in the {self.where}."
+            )
+        if busy:
+            return self.secrets.failed(errors.FAILED, f"The {self.where} failed to {what}: {said}.")
+        detail = f": {detail}" if detail else ""
+        return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {said}{detail}")
 
     def notes(self) -> dict[str, Any]:
         """What the task's result says besides its files (an SFTP server's host key)."""

@@ -14,6 +14,7 @@ Every kind maps its store's own errors onto these, so a user reads the same code
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
 from urllib.parse import quote, quote_plus
 
@@ -58,18 +59,28 @@ class ReadAgain(TaskFailed):
 
 class Secrets:
     """The credential values of one task, hidden from any text built while it runs: as they are,
-    URL-encoded and JSON-escaped (a store may echo a signed URL or a JSON body)."""
+    URL-encoded and JSON-escaped (a store may echo a signed URL or a JSON body). ``add`` hides values
+    that come later (a token received)."""
 
     def __init__(self, values: Iterable[object]) -> None:
-        forms: set[str] = set()
-        for value in values:
-            if not isinstance(value, str) or len(value) < 3:
-                continue
-            forms.update({value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]})
-            for line in value.splitlines():  # a PEM key shows up a line at a time
-                if len(line.strip()) >= 8:
-                    forms.add(line.strip())
-        self._forms = sorted(forms, key=len, reverse=True)
+        self._values: set[str] = set()
+        self._forms: list[str] = []
+        self._lock = threading.Lock()
+        self.add(*values)
+
+    def add(self, *values: object) -> None:
+        with self._lock:
+            new = {value for value in values if isinstance(value, str) and len(value) >= 3} - self._values
+            if not new:  # every call names its token: known ones cost no encoding
+                return
+            forms = set(self._forms)
+            for value in new:
+                forms.update({value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]})
+                for line in value.splitlines():  # a PEM key shows up a line at a time
+                    if len(line.strip()) >= 8:
+                        forms.add(line.strip())
+            self._values |= new
+            self._forms = sorted(forms, key=len, reverse=True)
 
     def hide(self, text: str) -> str:
         for form in self._forms:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -22,7 +23,6 @@ from google.auth.transport.requests import Request
 from google.oauth2 import service_account
 from urllib3.exceptions import HTTPError as CutRead
 
-from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.files.storage.base import CHUNK
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
@@ -52,10 +52,8 @@ class GcsStore(CallerStore):
         self.bucket = str(payload["bucket"])
         self.email = str(payload["client_email"])
         raw = str(payload.get("private_key") or "")
-        self._values = [raw, raw.replace("\\n", "\n")]
-        self.issued: list[str] = []  # every token received, hidden from messages like the key
-        self._secrets: errors.Secrets | None = None
-        self._secrets_of = 0  # the tokens _secrets hides
+        key = raw.replace("\\n", "\n")
+        self.secrets = errors.Secrets([raw, key])  # and every token received (``_token``)
         self.retry_for = settings.retry_for
         self.endpoint = settings.gcs_endpoint.rstrip("/")
         self.host = urlsplit(self.endpoint).netloc
@@ -63,7 +61,7 @@ class GcsStore(CallerStore):
         self.where = f"Google Cloud Storage bucket {self.bucket!r} at {self.host}"
         info = {
             "client_email": self.email,
-            "private_key": self._values[1],
+            "private_key": key,
             "token_uri": settings.gcs_token_uri,
         }
         try:
@@ -83,111 +81,69 @@ class GcsStore(CallerStore):
         # One session for the task: the token's calls, the API's and the upload sessions'.
         self.http = pinning.session(pinning.Addresses(settings.guard), max(pool, 1) * 2)
         self._token_request = Request(self.http)
-        self._token_lock = threading.Lock()  # files go a few at a time: one grant for them all
+        self._token_lock = threading.Lock()
 
     # -- calls -------------------------------------------------------------------------------------
 
-    @property
-    def secrets(self) -> errors.Secrets:
-        """The key and every token received: hidden from any message (made again only when a token
-        came: every call names them, and encoding a PEM key each time cost a tenth of a small read)."""
-        if self._secrets is None or self._secrets_of != len(self.issued):
-            self._secrets, self._secrets_of = errors.Secrets([*self._values, *self.issued]), len(self.issued)
-        return self._secrets
-
     def token(self) -> dict[str, str]:
-        with self._token_lock:
-            return self._token()
-
-    def _token(self) -> dict[str, str]:
         """The Authorization header, the token asked for first when there is none or it nears its
         end (google-auth's margin: a few minutes)."""
         headers: dict[str, str] = {}
-        try:
-            retry.retried(
-                "get an access token",
-                lambda: self.credentials.before_request(self._token_request, "GET", self.endpoint, headers),
-                self.retry_for,
-                lambda exc: isinstance(exc, auth_errors.TransportError),  # its statuses it retries itself
-                self.secrets.hide,
-            )
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, "the Google token endpoint") from None
-        except UnresolvedHost as exc:
-            raise self.secrets.failed(
-                errors.UNREACHABLE, f"Could not reach {self.token_host}: {exc.reason}."
-            ) from None
-        except auth_errors.RefreshError as exc:
-            reason = str(exc.args[0]) if exc.args else ""
-            code = errors.FAILED if exc.retryable else errors.ACCESS_DENIED
-            raise self.secrets.failed(
-                code,
-                f"Google's token endpoint refused the service account {self.email!r} ({reason}), so it "
-                f"cannot reach the {self.where}: check client_email and private_key, and that the key "
-                "is not deleted or disabled.",
-            ) from None
-        except auth_errors.TransportError as exc:
-            raise self.secrets.failed(
-                errors.UNREACHABLE,
-                f"Could not reach {self.token_host} to get an access token for the {self.where}: {exc}",
-            ) from None
-        if self.credentials.token and self.credentials.token not in self.issued:
-            self.issued.append(str(self.credentials.token))
+        grant = partial(self.credentials.before_request, self._token_request, "GET", self.endpoint, headers)
+        with self._token_lock:  # files go a few at a time: one grant for them all
+            try:
+                retry.guarded(
+                    f"get an access token for the {self.where}", grant, self.retry_for,
+                    lambda exc: isinstance(exc, auth_errors.TransportError),  # its statuses it retries itself
+                    self.secrets, "the Google token endpoint", self.token_host, (auth_errors.TransportError,),
+                )  # fmt: skip
+            except auth_errors.RefreshError as exc:
+                reason = str(exc.args[0]) if exc.args else ""
+                raise self.secrets.failed(
+                    errors.FAILED if exc.retryable else errors.ACCESS_DENIED,
+                    f"Google's token endpoint refused the service account {self.email!r} ({reason}), so it "
+                    f"cannot reach the {self.where}: check client_email and private_key, and that the key "
+                    "is not deleted or disabled.",
+                ) from None
+            if self.credentials.token:
+                self.secrets.add(str(self.credentials.token))
         return headers
-
-    def url(self, path: str) -> str:
-        """An address under the API root: ``/storage/v1/b/...`` or ``/upload/storage/v1/b/...``."""
-        return self.endpoint + path
 
     def guarded(self, what: str, whose: str, call: Callable[[], requests.Response]) -> requests.Response:
         """``call()`` with the policy's retries: the last answer whatever its status; the guard's
         refusals and a host that never answered as the task's failures (``whose``: the address)."""
-        try:
-            return retry.guarded(
-                what, call, self.retry_for, _transient, self.secrets, whose, self.host, TRANSIENT
-            )
-        except retry.Busy as exc:
-            last: requests.Response = exc.answer
-            return last
+        return retry.guarded(
+            what, call, self.retry_for, _transient, self.secrets, whose, self.host, TRANSIENT
+        )
 
     def api(
         self, what: str, method: str, path: str, stream: bool = False, **options: Any
     ) -> requests.Response:
-        """One call to the storage API with the task's token."""
+        """One call to the storage API with the task's token (``path``: ``/storage/v1/b/...``)."""
         extra = options.pop("headers", {})
 
         def once() -> requests.Response:
             headers = {**self.token(), **extra}
-            answer = self.http.request(
-                method, self.url(path), headers=headers, stream=stream, timeout=TIMEOUT, **options
+            return retry.not_busy(
+                self.http.request(
+                    method, self.endpoint + path, headers=headers, stream=stream, timeout=TIMEOUT, **options
+                )
             )
-            if answer.status_code in retry.BUSY:
-                answer.content  # noqa: B018 - read, so the last one can still be judged
-                raise retry.Busy(answer, answer.status_code)
-            return answer
 
         return self.guarded(what, "the Google Cloud Storage endpoint", once)
 
     def refusal(self, answer: requests.Response, what: str, key: str | None = None) -> TaskFailed:
         """The task's failure for a refused call (``key``: the object it was about, if any)."""
-        status, reason = answer.status_code, _reason(answer)
-        detail = f"HTTP {status}{': ' + reason if reason else ''}"
-        if status in (401, 403):
-            return self.secrets.failed(
-                errors.ACCESS_DENIED,
-                f"The {self.where} did not let the service account {self.email!r} {what} ({detail}): "
-                "check its roles on the bucket.",
-            )
-        if status == 404 and (key is None or not self._bucket_exists()):
-            return self.secrets.failed(
-                errors.BUCKET_NOT_FOUND,
-                f"There is no Google Cloud Storage bucket {self.bucket!r} at {self.host}.",
-            )
-        if status == 404:
-            return self.secrets.failed(
-                errors.FILE_NOT_FOUND, f"Could not {what}: no such object in the {self.where}."
-            )
-        return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {detail}")
+        status = answer.status_code
+        return self.refused(
+            what,
+            f"HTTP {status}",
+            _reason(answer),
+            denied=status in (401, 403),
+            no_bucket=status == 404 and (key is None or not self._bucket_exists()),
+            no_file=status == 404,
+            hint=f"check the roles of the service account {self.email!r} on the bucket",
+        )
 
     def _bucket_exists(self) -> bool:
         """Whether a 404 of an object came from its bucket (the JSON API says "Not Found" for both)."""

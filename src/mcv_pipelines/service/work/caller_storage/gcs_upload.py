@@ -21,7 +21,7 @@ import contextlib
 import hashlib
 import io
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import requests
 from google.cloud.storage._media.requests import ResumableUpload
@@ -33,7 +33,10 @@ from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
 from mcv_pipelines.service.work.caller_storage.streamed_put import ChunkedPut
 
-__all__ = ["MIN_SPAN", "SPANS", "StreamedUpload", "UploadStore"]
+if TYPE_CHECKING:  # gcs.py imports this module when it first writes
+    from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
+
+__all__ = ["MIN_SPAN", "SPANS", "StreamedUpload"]
 
 MIN_SPAN = 8 * 1024 * 1024
 SPANS = 4
@@ -47,43 +50,10 @@ def span_size(size: int) -> int:
     return -(-each // _QUANTUM) * _QUANTUM
 
 
-class UploadStore(Protocol):
-    """What a writer needs of the store it writes for (gcs.GcsStore, which imports this module only
-    when it writes): its session and token, the bucket's names, how its calls retry and fail."""
-
-    @property
-    def bucket(self) -> str: ...
-
-    @property
-    def where(self) -> str: ...
-
-    @property
-    def host(self) -> str: ...
-
-    @property
-    def retry_for(self) -> float: ...
-
-    @property
-    def http(self) -> requests.Session: ...
-
-    @property
-    def secrets(self) -> errors.Secrets: ...
-
-    def token(self) -> dict[str, str]: ...
-
-    def url(self, path: str) -> str: ...
-
-    def location(self, key: str) -> str: ...
-
-    def guarded(self, what: str, whose: str, call: Any) -> requests.Response: ...
-
-    def refusal(self, answer: requests.Response, what: str, key: str | None = None) -> TaskFailed: ...
-
-
 class _WithToken:
     """The transport google-cloud-storage opens the session with: the store's session, the token added."""
 
-    def __init__(self, store: UploadStore) -> None:
+    def __init__(self, store: GcsStore) -> None:
         self._store = store
 
     def request(self, method: str, url: str, **options: Any) -> requests.Response:
@@ -105,7 +75,7 @@ class _Body:
 
 
 class StreamedUpload(Writer):
-    def __init__(self, store: UploadStore, key: str, content_type: str, total: int) -> None:
+    def __init__(self, store: GcsStore, key: str, content_type: str, total: int) -> None:
         self._store, self._total = store, total
         self._what = f"write {store.location(key)}"
         self._span = span_size(total)
@@ -117,7 +87,7 @@ class StreamedUpload(Writer):
         self._open = False
         bucket = store.bucket.replace("/", "%2F")
         upload = ResumableUpload(
-            store.url(f"/upload/storage/v1/b/{bucket}/o?uploadType=resumable"), _QUANTUM, retry=None
+            f"{store.endpoint}/upload/storage/v1/b/{bucket}/o?uploadType=resumable", _QUANTUM, retry=None
         )
         metadata = {"name": key, "contentType": content_type}
 
@@ -129,8 +99,7 @@ class StreamedUpload(Writer):
                 )  # fmt: skip
                 return opened
             except InvalidResponse as exc:
-                if exc.response.status_code in retry.BUSY:
-                    raise retry.Busy(exc.response, exc.response.status_code) from None
+                retry.not_busy(exc.response)  # Busy: asked again
                 raise store.refusal(exc.response, self._what) from None
 
         answer = store.guarded(self._what, "the Google Cloud Storage endpoint", start)

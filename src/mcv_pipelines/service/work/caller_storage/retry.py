@@ -24,21 +24,31 @@ from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, Unresolved
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors
 
-__all__ = ["BUSY", "Backoff", "Busy", "guarded", "resumed", "retried"]
+__all__ = ["BUSY", "Backoff", "Busy", "guarded", "not_busy", "resumed"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
+_R = TypeVar("_R", bound=Any)
 BUSY = frozenset({408, 429, 500, 502, 503, 504})  # answers worth another try, whatever the store
 _FIRST_WAIT, _LONGEST_WAIT = 0.25, 5.0
 
 
 class Busy(Exception):
-    """An answer worth asking again (``BUSY``), raised so that ``retried`` tries again; when the time
-    is up, the last one (``answer``, read) is what the kind judges."""
+    """An answer worth asking again (``BUSY``), raised so that ``guarded`` tries again; when the time
+    is up, the last one (``answer``, read) is what it returns for the kind to judge."""
 
     def __init__(self, answer: Any, status: int) -> None:
         super().__init__(f"HTTP {status}")
         self.answer = answer
+
+
+def not_busy(answer: _R) -> _R:
+    """An HTTP answer (a requests Response) as it is, or Busy raised for one of ``BUSY``, its body
+    read first so that it can still be judged."""
+    if answer.status_code in BUSY:
+        answer.content  # noqa: B018
+        raise Busy(answer, answer.status_code)
+    return answer
 
 
 class Backoff:
@@ -59,24 +69,6 @@ class Backoff:
         return True
 
 
-def retried(
-    what: str,
-    call: Callable[[], _T],
-    retry_for: float,
-    transient: Callable[[Exception], bool],
-    hide: Callable[[str], str] = str,
-) -> _T:
-    """``call()``, again while it raises what ``transient`` accepts and time allows; the last
-    exception is raised as it is (each kind maps it onto errors.py's codes)."""
-    backoff = Backoff(retry_for)
-    while True:
-        try:
-            return call()
-        except Exception as exc:
-            if not transient(exc) or not backoff.pause(hide(f"could not {what} ({type(exc).__name__})")):
-                raise
-
-
 def guarded(
     what: str,
     call: Callable[[], _T],
@@ -87,11 +79,23 @@ def guarded(
     host: str,
     unconnected: tuple[type[Exception], ...],
 ) -> _T:
-    """``retried``, with the failures every kind meets alike made the task's: the guard's refusal of
-    ``whose`` (an address: "the Azure Blob endpoint"), a name that does not resolve, and ``host``
-    (as a message names it) that never answered (``unconnected``), secrets hidden."""
+    """``call()``, again while it raises what ``transient`` accepts and time allows; the last answer
+    when it was still Busy. The failures every kind meets alike are made the task's: the guard's
+    refusal of ``whose`` (an address: "the Azure Blob endpoint"), a name that does not resolve, and
+    ``host`` (as a message names it) that never answered (``unconnected``), secrets hidden; any other
+    exception is raised as it is (each kind maps it onto errors.py's codes)."""
+    backoff = Backoff(retry_for)
     try:
-        return retried(what, call, retry_for, transient, secrets.hide)
+        while True:
+            try:
+                return call()
+            except Exception as exc:
+                why = secrets.hide(f"could not {what} ({type(exc).__name__})")
+                if not transient(exc) or not backoff.pause(why):
+                    raise
+    except Busy as exc:
+        last: _T = exc.answer
+        return last
     except ForbiddenAddress as exc:
         raise errors.forbidden_address(exc, whose) from None
     except UnresolvedHost as exc:

@@ -23,7 +23,6 @@ from botocore.exceptions import (
     ResponseStreamingError,
 )
 
-from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.files.storage.base import CHUNK
 from mcv_pipelines.service.files.storage.s3_upload import MultipartWriter
 from mcv_pipelines.service.state.tasks import TaskFailed
@@ -93,62 +92,42 @@ class S3Store(CallerStore):
         self.host = urlsplit(endpoint).netloc
         self.where = f"S3 bucket {self.bucket!r} at {self.host}"
         self._addresses = pinning.Addresses(settings.guard)
-        self._guarded = settings.guard is not None
-        if self._guarded:
-            self._check_address(endpoint)
+        self._do("reach it", lambda: self._addresses.check(endpoint))
         try:
             self._client = s3_client(payload, endpoint, pool)
         except (BotoCoreError, ValueError) as exc:
             raise self.secrets.failed(errors.FAILED, f"Cannot use the {self.where}: {exc}") from None
-        if self._guarded:  # every request, redirects to another region's host included
+        if settings.guard is not None:  # every request, redirects to another region's host included
             self._client.meta.events.register("before-send.s3", self._guard_request)
             pin(self._client, self._addresses)  # and its sockets go to what the guard checked
 
-    def _check_address(self, url: str) -> None:
-        try:
-            self._addresses.check(url)
-        except ForbiddenAddress as exc:
-            raise errors.forbidden_address(exc, "the S3 endpoint") from None
-        except UnresolvedHost as exc:
-            raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc.reason}.") from None
-
     def _guard_request(self, request: Any, **_: Any) -> None:
-        self._check_address(str(request.url))
+        self._addresses.check(str(request.url))  # a refusal comes out of the call, for _do to map
 
     def _do(self, what: str, action: Callable[[], _T]) -> _T:
         """``action()`` through the retry policy, every failure mapped."""
         try:
-            return retry.retried(what, action, self.retry_for, _transient, self.secrets.hide)
+            return retry.guarded(
+                what, action, self.retry_for, _transient, self.secrets,
+                "the S3 endpoint", f"the {self.where}", _UNREACHABLE,
+            )  # fmt: skip
         except ClientError as exc:
             raise self._refusal(exc, what) from None
-        except _UNREACHABLE as exc:
-            raise self.secrets.failed(
-                errors.UNREACHABLE, f"Could not reach the {self.where} to {what}: {exc}"
-            ) from None
         except BotoCoreError as exc:
             raise self.secrets.failed(errors.FAILED, f"Could not {what}: {exc} ({self.where})") from None
 
     def _refusal(self, exc: ClientError, what: str) -> TaskFailed:
         code, status = _code(exc)
-        error = exc.response.get("Error", {})
-        if status >= 500 or code in _BUSY:
-            return self.secrets.failed(errors.FAILED, f"The {self.where} failed to {what}: {code}.")
-        if code in _CREDENTIALS:
-            return self.secrets.failed(
-                errors.ACCESS_DENIED,
-                f"The {self.where} refused the credentials to {what} ({code}): check access_key_id, "
-                "secret_access_key, session_token and the key's permissions.",
-            )
-        if code in _NO_BUCKET:
-            return self.secrets.failed(
-                errors.BUCKET_NOT_FOUND, f"There is no S3 bucket {self.bucket!r} at {self.host}."
-            )
-        if code in _NO_KEY:
-            return self.secrets.failed(
-                errors.FILE_NOT_FOUND, f"Could not {what}: no such key in the {self.where}."
-            )
-        detail = str(error.get("Message") or "")
-        return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {code}: {detail}")
+        return self.refused(
+            what,
+            code,
+            str(exc.response.get("Error", {}).get("Message") or ""),
+            denied=code in _CREDENTIALS,
+            no_bucket=code in _NO_BUCKET,
+            no_file=code in _NO_KEY,
+            busy=status >= 500 or code in _BUSY,
+            hint="check access_key_id, secret_access_key, session_token and the key's permissions",
+        )
 
     def list(self, prefix: str) -> Iterator[Entry]:
         c, token = self._client, None

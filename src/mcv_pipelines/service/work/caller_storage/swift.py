@@ -159,7 +159,6 @@ class SwiftStore(CallerStore):
         self.segments = f"{self.container}_segments"  # where a Static Large Object's segments go
         self.secrets = errors.Secrets([payload.get("password")])
         self.retry_for = settings.retry_for
-        self._tokens: list[str] = []
         self._addresses = pinning.Addresses(settings.guard)
         self._http = pinning.session(self._addresses, pool)
         self.where = f"Swift container {self.container!r} (Keystone at {host_of(str(payload['auth_url']))})"
@@ -177,9 +176,7 @@ class SwiftStore(CallerStore):
 
     def _token(self) -> str:
         token = self._login.token()
-        if token not in self._tokens:
-            self._tokens.append(token)
-            self.secrets = errors.Secrets([self._login.password, *self._tokens])
+        self.secrets.add(token)  # hidden from messages like the password
         return token
 
     def _guarded(self, what: str, call: Callable[[], _T], whose: str = _STORAGE) -> _T:
@@ -217,19 +214,15 @@ class SwiftStore(CallerStore):
 
     def _refusal(self, exc: ClientException, what: str, on_object: bool = False) -> TaskFailed:
         status = int(exc.http_status or 0)
-        if status in (401, 403):
-            return TaskFailed(
-                errors.ACCESS_DENIED,
-                f"The {self.where} refused to {what} ({status}): the user's token does not allow it.",
-            )
-        if status == 404 and (not on_object or not self._container_exists()):
-            return TaskFailed(errors.BUCKET_NOT_FOUND, f"There is no {self.where}.")
-        if status == 404:
-            return TaskFailed(errors.FILE_NOT_FOUND, f"Could not {what}: no such object in the {self.where}.")
-        if status == 413:
-            return TaskFailed(errors.FAILED, f"The {self.where} refused to {what}: too large (413).")
-        kind = errors.UNREACHABLE if status >= 500 or not status else errors.FAILED
-        return self.secrets.failed(kind, f"The {self.where} answered {status or exc} to {what}.")
+        failed = self.refused(
+            what,
+            f"{status} {exc.http_reason or ''}".strip() if status else str(exc),
+            denied=status in (401, 403),
+            no_bucket=status == 404 and (not on_object or not self._container_exists()),
+            no_file=status == 404,
+            hint="the user's token does not allow it",
+        )
+        return TaskFailed(errors.UNREACHABLE, failed.message) if status >= 500 or not status else failed
 
     def _container_exists(self) -> bool:
         try:

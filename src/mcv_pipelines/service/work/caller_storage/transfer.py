@@ -156,26 +156,14 @@ def _check(cancelled: threading.Event | None) -> None:
 
 def _each(items: Sequence[_T], work: Callable[[_T], dict[str, Any]]) -> list[dict[str, Any]]:
     """``work`` on every item, AT_ONCE at a time, results in the items' order; the first failure
-    stops what has not started and is raised."""
+    cancels what has not started and is raised once the rest have ended."""
     if len(items) == 1:
         return [work(items[0])]
-    stop = threading.Event()
-
-    def guarded(item: _T) -> dict[str, Any]:
-        if stop.is_set():
-            raise TaskFailed("CANCELLED", "stopped after another file failed")
-        return work(item)
-
     with ThreadPoolExecutor(AT_ONCE, thread_name_prefix="mcv-transfer") as pool:
-        futures = [pool.submit(guarded, item) for item in items]
+        futures = [pool.submit(work, item) for item in items]
         wait(futures, return_when=FIRST_EXCEPTION)
-        failed = next((f for f in futures if f.done() and f.exception() is not None), None)
+        failed = next((f.exception() for f in futures if f.done() and f.exception() is not None), None)
         if failed is not None:
-            stop.set()
-            for future in futures:
-                future.cancel()
-            wait(futures)
-            exc = failed.exception()
-            assert exc is not None
-            raise exc
+            pool.shutdown(cancel_futures=True)
+            raise failed
     return [future.result() for future in futures]
