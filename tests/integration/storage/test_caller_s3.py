@@ -4,6 +4,7 @@ meets, and credentials shown nowhere."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ import httpx
 import pytest
 
 from caller_jobs import error_of, run_job
+from cutting_relay import CuttingRelay
 from loopback_listener import Tripwire
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks
 from mcv_pipelines.service.server import LocalService
@@ -442,3 +444,52 @@ def test_on_a_service_that_keeps_its_files_in_s3_both_ways_stream_store_to_store
             assert (stored["Body"].read(), stored["ContentType"]) == (body, "text/plain; charset=utf-8")
     finally:
         client.close()
+
+
+def _cut_read(
+    seaweed: SeaweedS3, tmp_path: Path, prefix: str, changed: bytes | None
+) -> tuple[dict[str, Any], CuttingRelay, bytes]:
+    """import/s3 of a 3 MiB object through a relay that cuts its first answer halfway; with
+    ``changed``, the object is replaced by those bytes once the cut has happened."""
+    body = secrets.token_bytes(3 * 1024 * 1024 + 11)
+    key = f"{prefix}cut.bin"
+    put(seaweed, {key: body})
+
+    def replace(_: str) -> None:
+        if changed is not None:
+            put(seaweed, {key: changed})
+
+    relay = CuttingRelay(seaweed.endpoint, len(body) // 2, signed=True, on_cut=replace)
+    try:
+        with start(tmp_path, caller_storage_retry=10.0) as svc:
+            ended = run_job(
+                svc, {"in": {"operation": "import/s3", **bucket_of(seaweed, relay.url), "key": key}}
+            )
+    finally:
+        relay.close()
+    return ended["in"], relay, body
+
+
+def test_a_cut_read_goes_on_from_where_it_stopped_of_the_same_version(
+    seaweed: SeaweedS3, tmp_path: Path, prefix: str
+) -> None:
+    task, relay, body = _cut_read(seaweed, tmp_path, prefix, None)
+    assert task["status"] == "finished", task["message"]
+    assert task["result"]["files"][0]["md5"] == hashlib.md5(body, usedforsecurity=False).hexdigest()
+    assert relay.ranges[0] is None
+    assert len(relay.ranges) == 2
+    resumed = int(str(relay.ranges[1]).removeprefix("bytes=").removesuffix("-"))
+    assert 0 < resumed <= len(body) // 2
+    assert relay.matches[0] is None
+    assert relay.matches[1] == f'"{hashlib.md5(body, usedforsecurity=False).hexdigest()}"'  # the ETag begun
+
+
+def test_a_read_cut_while_the_object_was_replaced_fails_instead_of_joining_two_versions(
+    seaweed: SeaweedS3, tmp_path: Path, prefix: str
+) -> None:
+    task, relay, _ = _cut_read(seaweed, tmp_path, prefix, secrets.token_bytes(3 * 1024 * 1024 + 11))
+    assert task["status"] == "error"
+    assert task["code"] == "STORAGE_FAILED", task["message"]
+    assert "PreconditionFailed" in task["message"]
+    assert f"s3://{seaweed.bucket}/{prefix}cut.bin" in task["message"]
+    assert len(relay.ranges) == 2  # asked once more, of the version begun, and refused

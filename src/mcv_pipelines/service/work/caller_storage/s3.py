@@ -147,11 +147,14 @@ class S3Store(CallerStore):
 
     def read(self, key: str) -> Iterator[bytes]:
         c, what = self._client, f"read {self.location(key)}"
+        begun: dict[str, str] = {}  # resumed of the version begun (IfMatch its ETag): never two joined
 
         def open_at(position: int) -> Iterator[bytes]:
-            wanted = {"Range": f"bytes={position}-"} if position else {}
-            body = self._do(what, lambda: c.get_object(Bucket=self.bucket, Key=key, **wanted))["Body"]
-            return _chunks(body)
+            wanted = {"Range": f"bytes={position}-", **begun} if position else {}
+            answer = self._do(what, lambda: c.get_object(Bucket=self.bucket, Key=key, **wanted))
+            if not position and answer.get("ETag"):
+                begun["IfMatch"] = str(answer["ETag"])
+            return _chunks(answer["Body"])
 
         return retry.resumed(
             open_at,
