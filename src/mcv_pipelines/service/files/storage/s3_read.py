@@ -1,5 +1,5 @@
-"""Streaming one S3 object's bytes, resumed where a cut connection stopped (the service's store and
-the caller's S3 storage read the same way)."""
+"""Streaming one object of the service's own S3 store, resumed where a cut connection stopped (a
+caller's storage resumes its reads through caller_storage/retry.py, as every kind does)."""
 
 from __future__ import annotations
 

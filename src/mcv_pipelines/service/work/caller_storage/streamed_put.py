@@ -6,8 +6,8 @@ The store keeps the body only when all of it has come, so an aborted write (the 
 error, the connection dropped) leaves nothing; ``send`` returns the ETag answered, checked against
 the MD5 of what was sent (or "" where the kind checks otherwise). A PUT that did not connect is made
 again within the task's retry time; one whose body has begun cannot be (the chunks are not kept), and
-``judge`` says what its fault means. A file over ``largest`` (Swift's ``max_file_size``) whose size
-was not known, to be written in segments, stops as soon as it passes it.
+``judge`` says what its fault means. A file over ``largest`` (Swift's ``max_file_size``; no bound
+where none is given) whose size was not known, to be written in segments, stops as soon as it passes it.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from mcv_pipelines.service.files.storage.base import Writer
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, retry
 
-__all__ = ["LARGEST", "ChunkedPut"]
+__all__ = ["ChunkedPut"]
 
-LARGEST = 5 * 1024**3  # Swift's default max_file_size, give or take its 2 bytes
 _IN_FLIGHT = 4  # chunks waiting to be sent: memory stays at a few MiB whatever the size
 _STOP, _ABORT = object(), object()
 
@@ -44,7 +43,7 @@ class ChunkedPut(Writer):
         judge: Callable[[Exception], TaskFailed],
         unconnected: Callable[[Exception], bool],
         retry_for: float,
-        largest: int = LARGEST,
+        largest: int | None = None,
         where: str = "",
     ) -> None:
         self._send, self._judge, self._unconnected = send, judge, unconnected
@@ -93,7 +92,7 @@ class ChunkedPut(Writer):
         return TaskFailed(errors.UNREACHABLE, f"The {self._where} stopped taking the file.")
 
     def write(self, data: bytes) -> None:
-        if self.size + len(data) > self._largest:
+        if self._largest is not None and self.size + len(data) > self._largest:
             raise TaskFailed(
                 errors.FAILED,
                 f"A file over {self._largest} bytes cannot be stored as one object in the {self._where}, "
