@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -167,3 +168,36 @@ def test_a_missing_program_is_still_named(bwrap: None, tmp_path: Path) -> None:
     assert caught.value.code == "PROGRAM_NOT_STARTED"
     with pytest.raises(EngineError):
         run_program(["mcv-no-such-program"])
+
+
+_ENDED_SERVICE = """
+import os, sys, time
+from mcv_pipelines.service.engines import seal
+program = [sys.argv[1], "-c", f"open({sys.argv[2]!r}, 'w').close()"]
+argv = seal.sealed_argv(program, None, seal.seal_method(), None)
+child = os.fork()
+if child == 0:
+    time.sleep(1.0)  # the moment between the fork and the program's start, made long
+    os.execv(argv[0], argv)
+if sys.argv[3] == "wait":
+    os.waitpid(child, 0)
+os._exit(0)  # killed, as far as the program can tell: nothing of the service runs after this
+"""
+
+
+@pytest.mark.parametrize("service", ["waits", "ends"])
+def test_a_program_whose_service_ended_before_it_started_never_runs(
+    method: str, service: str, tmp_path: Path, require_program: Callable[..., str]
+) -> None:
+    """A service killed between forking a program and the program's parent-death signal could not
+    send it: the program ran on after the service (CI saw a bwrap left after kill -9). The seal's start
+    checks, once the signal is set, that its parent is still the service."""
+    require_program("setpriv")
+    ran = tmp_path / "ran"
+    mode = "wait" if service == "waits" else "end"
+    subprocess.run([sys.executable, "-c", _ENDED_SERVICE, PYTHON, str(ran), mode], check=True, timeout=60)
+    if service == "waits":
+        assert ran.exists()  # the same start runs while its service is there
+        return
+    time.sleep(3.0)  # the start waits 1 s, the program itself takes a fraction of one
+    assert not ran.exists()

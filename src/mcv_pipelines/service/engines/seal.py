@@ -28,10 +28,13 @@ What a task may write is a ``TaskScope``: the work layer opens one around an eng
 (``task_scope``), so an engine that runs a program gets the seal without knowing about it.
 ``MCV_ENGINE_SEAL=bwrap|landlock|unshare|none`` forces a method (benchmarks, tests).
 
-No program outlives the service (issue 37): bwrap's ``--die-with-parent``; under ``unshare`` and ``none``
-util-linux ``setpriv --pdeathsig KILL`` (1-2 ms, against the 28 ms of a ``preexec_fn``), set after
-``unshare`` made its namespace so that no change of credentials clears it. The signal follows the
-thread that started the program, which waits in ``run_program`` until it ends.
+No program outlives the service (issue 37): util-linux ``setpriv --pdeathsig KILL`` (1-2 ms, against the
+28 ms of a ``preexec_fn``), set after ``unshare`` made its namespace so that no change of credentials
+clears it, and before bwrap (whose ``--die-with-parent`` sets it again). A signal set after the service
+ended is never sent, so a service killed between the fork and setpriv would leave its program running
+(bwrap then found its block descriptor closed and ran it, unlimited): ``death_argv`` makes a shell
+check, once the signal is set, that its parent is still the service, and end otherwise. The signal
+follows the thread that started the program, which waits in ``run_program`` until it ends.
 """
 
 from __future__ import annotations
@@ -280,14 +283,22 @@ def sealed_argv(
     if method == "unshare":
         prefix = unshare_prefix() or (shutil.which("unshare") or "/usr/bin/unshare", "--net", "--")
         return [*prefix, *death_argv(), *argv]
-    return [*bwrap_wrapper(cwd, scope, writable, program), "--", *argv]
+    return [*death_argv(), *bwrap_wrapper(cwd, scope, writable, program), "--", *argv]
+
+
+# Run by sh once setpriv set the signal: $PPID is its parent then, $1 the service's pid.
+_STILL_THE_SERVICES = '[ "$PPID" = "$1" ] || exit 125; shift; exec "$@"'
 
 
 def death_argv() -> list[str]:
-    """``setpriv --pdeathsig KILL --``: the program gets SIGKILL when the service ends; nothing
-    where setpriv is missing (``SealedStart`` then sets the signal in ``preexec_fn``)."""
+    """``setpriv --pdeathsig KILL`` and a shell that goes on only if its parent is still this process:
+    the program gets SIGKILL when the service ends, or never starts if it ended first. Nothing where
+    setpriv is missing (``SealedStart`` then sets the signal in ``preexec_fn``)."""
     setpriv = shutil.which("setpriv")
-    return [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
+    if setpriv is None:
+        return []
+    sh = shutil.which("sh") or "/bin/sh"
+    return [setpriv, "--pdeathsig", "KILL", "--", sh, "-c", _STILL_THE_SERVICES, "mcv-seal", str(os.getpid())]
 
 
 def bwrap_wrapper(

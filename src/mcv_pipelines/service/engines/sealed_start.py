@@ -89,7 +89,16 @@ class SealedStart:
         block_read, block_write = os.pipe()
         self._pipes = (info_read, info_write, block_read, block_write)
         self._limits = limit_pairs(limits)
-        self.argv = [*wrapper, "--info-fd", str(info_write), "--block-fd", str(block_read), "--", *argv]
+        self.argv = [
+            *death_argv(),
+            *wrapper,
+            "--info-fd",
+            str(info_write),
+            "--block-fd",
+            str(block_read),
+            "--",
+            *argv,
+        ]
         self.preexec = None
         self.pass_fds = (info_write, block_read)
 
