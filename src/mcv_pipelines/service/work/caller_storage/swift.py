@@ -38,7 +38,6 @@ from mcv_pipelines.service.work.caller_storage.swift_segments import Limits, seg
 __all__ = ["SwiftStore"]
 
 _T = TypeVar("_T")
-_PAGE = 10000  # names a listing gives at a time (Swift's own most)
 _UNCONNECTED = (requests.ConnectionError, requests.Timeout, ks_errors.ConnectionError)
 _KEYSTONE, _STORAGE = "the Keystone auth_url", "the Swift storage URL"
 _VERSION = re.compile(r"/v(2\.0|3)/?$")
@@ -158,18 +157,17 @@ class SwiftStore(CallerStore):
         self.retry_for = settings.retry_for
         self._addresses = pinning.Addresses(settings.guard)
         self._http = pinning.session(self._addresses, pool)
-        self.where = f"Swift container {self.container!r} (Keystone at {host_of(str(payload['auth_url']))})"
         self._lock = threading.Lock()  # the cluster's limits asked once; the segments container made once
         self._limits: Limits | None = None
         self._segments_ready = False
         try:
             self._login = _Login(payload, self._http)
             self._storage_url = self._guarded("log in", self._login.storage_url, _KEYSTONE)
+            self.where = f"Swift container {self.container!r} at {host_of(self._storage_url)}"
             self._guarded("reach it", lambda: self._addresses.check(self._storage_url))
         except BaseException:
             self._http.close()
             raise
-        self.where = f"Swift container {self.container!r} at {host_of(self._storage_url)}"
 
     def _token(self) -> str:
         token = self._login.token()
@@ -228,9 +226,8 @@ class SwiftStore(CallerStore):
     def list(self, prefix: str) -> Iterator[Entry]:
         marker, what = "", f"list the objects under {prefix!r}"
         while True:
-            _, names = self._call(
-                what, swift.get_container, self.container, marker=marker, prefix=prefix, limit=_PAGE
-            )
+            # a page as long as the cluster gives (a limit over its container_listing_limit is a 412)
+            _, names = self._call(what, swift.get_container, self.container, marker=marker, prefix=prefix)
             if not names:
                 return
             for item in names:
