@@ -56,7 +56,8 @@ def host_of(url: str) -> str:
 
 
 class _Login:
-    """The task's Keystone user, logged in on first use; ``token()`` is always one with time left.
+    """The task's Keystone user, logged in on first use; ``token()`` is always one with time left,
+    added to the task's ``secrets`` (hidden from messages like the password).
 
     Without ``tenant_name``: Keystone v3's password method, the user in the "Default" domain and no
     explicit scope (Keystone scopes the token to the user's default project). With it: Keystone v2, or
@@ -64,14 +65,14 @@ class _Login:
     session: nothing of the environment (no OS_* variable, no clouds.yaml) is read.
     """
 
-    def __init__(self, payload: Mapping[str, Any], http: requests.Session) -> None:
+    def __init__(self, payload: Mapping[str, Any], http: requests.Session, secrets: errors.Secrets) -> None:
         auth_url, tenant = str(payload["auth_url"]), payload.get("tenant_name")
         self.username, self.password = str(payload["username"]), str(payload["password"])
         self.region, self.tenant = str(payload["region"]), str(tenant) if tenant else None
         self.host = host_of(auth_url)
         if urlsplit(auth_url).scheme not in ("http", "https"):
             raise TaskFailed(errors.FAILED, f"The auth_url {self.host!r} is not an http(s) URL.")
-        self._session = ks_session.Session(session=http, timeout=60)
+        self._session, self._secrets = ks_session.Session(session=http, timeout=60), secrets
         self._lock = threading.Lock()
         base = _VERSION.sub("", auth_url.rstrip("/"))  # auth_url may name its version or not
         # not reauthenticate: _access renews, as a Keystone may not say when a token ends
@@ -89,7 +90,9 @@ class _Login:
 
     def token(self) -> str:
         with self._lock:
-            return str(self._access().auth_token)
+            token = str(self._access().auth_token)
+        self._secrets.add(token)
+        return token
 
     def renew(self, stale: str) -> None:
         """Log in again, unless another thread already replaced the ``stale`` token."""
@@ -161,18 +164,13 @@ class SwiftStore(CallerStore):
         self._limits: Limits | None = None
         self._segments_ready = False
         try:
-            self._login = _Login(payload, self._http)
+            self._login = _Login(payload, self._http, self.secrets)
             self._storage_url = self._guarded("log in", self._login.storage_url, _KEYSTONE)
             self.where = f"Swift container {self.container!r} at {host_of(self._storage_url)}"
             self._guarded("reach it", lambda: self._addresses.check(self._storage_url))
         except BaseException:
             self._http.close()
             raise
-
-    def _token(self) -> str:
-        token = self._login.token()
-        self.secrets.add(token)  # hidden from messages like the password
-        return token
 
     def _guarded(self, what: str, call: Callable[[], _T], whose: str = _STORAGE) -> _T:
         """``call()`` through the retry policy; the guard's refusals and a host that never answered
@@ -187,7 +185,7 @@ class SwiftStore(CallerStore):
         refusals as the task's failures; a token refused with 401 is renewed and the call made once
         more. ``on_object``: a 404 means no such object when the container is there."""
         for renewed in (False, True):
-            token = self._token()
+            token = self._login.token()
             attempt = partial(call, self._storage_url, token, *args, http_conn=self._connection(), **kwargs)
             try:
                 return self._guarded(what, attempt)
@@ -259,7 +257,7 @@ class SwiftStore(CallerStore):
 
     def _put(self, container: str, key: str, kind: str, largest: int | None = None) -> ChunkedPut:
         """One object streamed to ``container`` by a chunked PUT."""
-        token = self._token()
+        token = self._login.token()
         what = f"store {self.location(key)}"
 
         def send(body: Iterator[bytes]) -> str:  # made again only when it never connected (ChunkedPut)
