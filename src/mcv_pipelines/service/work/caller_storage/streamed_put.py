@@ -3,11 +3,10 @@
 Google Cloud Storage's upload spans).
 
 The store keeps the body only when all of it has come, so an aborted write (the body ends with an
-error, the connection dropped) leaves nothing; ``send`` returns the ETag answered, checked against
-the MD5 of what was sent (or "" where the kind checks otherwise). A PUT that did not connect is made
-again within the task's retry time; one whose body has begun cannot be (the chunks are not kept), and
-``judge`` says what its fault means. A file over ``largest`` (Swift's ``max_file_size``; no bound
-where none is given) whose size was not known, to be written in segments, stops as soon as it passes it.
+error) leaves nothing; ``send`` returns the ETag answered, checked against the MD5 of what was sent
+("" where the kind checks otherwise). A PUT that did not connect is made again within the task's retry
+time; one whose body has begun cannot be (the chunks are not kept), and ``judge`` says what its fault
+means. Past ``largest`` (Swift's ``max_file_size`` for a file of unknown size), a write stops at once.
 """
 
 from __future__ import annotations
@@ -54,7 +53,6 @@ class ChunkedPut(Writer):
         self._md5 = hashlib.md5(usedforsecurity=False)
         self._etag: str | None = None
         self._failure: Exception | None = None
-        self._done = False
         self.size = 0
         self._thread = threading.Thread(target=self._run, name="mcv-streamed-put", daemon=True)
         self._thread.start()
@@ -117,14 +115,12 @@ class ChunkedPut(Writer):
             raise TaskFailed(
                 errors.FAILED, f"The {self._where} stored other bytes than were sent (ETag {self._etag})."
             )
-        self._done = True
 
     def abort(self) -> None:
-        if self._done or not self._thread.is_alive():
+        if not self._thread.is_alive():  # committed, failed or aborted: nothing is being sent
             return
         with contextlib.suppress(queue.Empty):  # room for the mark that ends the body with an error
             while True:
                 self._chunks.get_nowait()
         self._chunks.put_nowait(_ABORT)
         self._thread.join()
-        self._done = True

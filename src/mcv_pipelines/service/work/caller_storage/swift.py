@@ -15,6 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -37,7 +38,6 @@ from mcv_pipelines.service.work.caller_storage.swift_segments import Limits, seg
 __all__ = ["SwiftStore"]
 
 _T = TypeVar("_T")
-_PAGE = 10000  # names a listing gives at a time (Swift's own most)
 _UNCONNECTED = (requests.ConnectionError, requests.Timeout, ks_errors.ConnectionError)
 _KEYSTONE, _STORAGE = "the Keystone auth_url", "the Swift storage URL"
 _VERSION = re.compile(r"/v(2\.0|3)/?$")
@@ -52,18 +52,12 @@ def _transient(exc: Exception) -> bool:
 
 def host_of(url: str) -> str:
     """A URL's host and port for messages: never a user or password written before the host."""
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    host = parts.hostname or "?"
-    host = f"[{host}]" if ":" in host else host
-    return f"{host}:{port}" if port else host
+    return urlsplit(url).netloc.rpartition("@")[2] or "?"
 
 
 class _Login:
-    """The task's Keystone user, logged in on first use; ``token()`` is always one with time left.
+    """The task's Keystone user, logged in on first use; ``token()`` is always one with time left,
+    added to the task's ``secrets`` (hidden from messages like the password).
 
     Without ``tenant_name``: Keystone v3's password method, the user in the "Default" domain and no
     explicit scope (Keystone scopes the token to the user's default project). With it: Keystone v2, or
@@ -71,14 +65,14 @@ class _Login:
     session: nothing of the environment (no OS_* variable, no clouds.yaml) is read.
     """
 
-    def __init__(self, payload: Mapping[str, Any], http: requests.Session) -> None:
+    def __init__(self, payload: Mapping[str, Any], http: requests.Session, secrets: errors.Secrets) -> None:
         auth_url, tenant = str(payload["auth_url"]), payload.get("tenant_name")
         self.username, self.password = str(payload["username"]), str(payload["password"])
         self.region, self.tenant = str(payload["region"]), str(tenant) if tenant else None
         self.host = host_of(auth_url)
         if urlsplit(auth_url).scheme not in ("http", "https"):
             raise TaskFailed(errors.FAILED, f"The auth_url {self.host!r} is not an http(s) URL.")
-        self._session = ks_session.Session(session=http, timeout=60)
+        self._session, self._secrets = ks_session.Session(session=http, timeout=60), secrets
         self._lock = threading.Lock()
         base = _VERSION.sub("", auth_url.rstrip("/"))  # auth_url may name its version or not
         # not reauthenticate: _access renews, as a Keystone may not say when a token ends
@@ -96,7 +90,9 @@ class _Login:
 
     def token(self) -> str:
         with self._lock:
-            return str(self._access().auth_token)
+            token = str(self._access().auth_token)
+        self._secrets.add(token)
+        return token
 
     def renew(self, stale: str) -> None:
         """Log in again, unless another thread already replaced the ``stale`` token."""
@@ -154,6 +150,9 @@ class _Login:
 
 
 class SwiftStore(CallerStore):
+    """A caller's Swift container for one task: logged in to Keystone, every call over the task's
+    pinned session."""
+
     def __init__(self, payload: Mapping[str, Any], settings: StoreSettings, pool: int = 4) -> None:
         self.container = str(payload["container"])
         self.segments = f"{self.container}_segments"  # where a Static Large Object's segments go
@@ -161,23 +160,17 @@ class SwiftStore(CallerStore):
         self.retry_for = settings.retry_for
         self._addresses = pinning.Addresses(settings.guard)
         self._http = pinning.session(self._addresses, pool)
-        self.where = f"Swift container {self.container!r} (Keystone at {host_of(str(payload['auth_url']))})"
-        self._lock = threading.RLock()  # the cluster's limits asked once; the segments container made once
+        self._lock = threading.Lock()  # the cluster's limits asked once; the segments container made once
         self._limits: Limits | None = None
         self._segments_ready = False
         try:
-            self._login = _Login(payload, self._http)
+            self._login = _Login(payload, self._http, self.secrets)
             self._storage_url = self._guarded("log in", self._login.storage_url, _KEYSTONE)
+            self.where = f"Swift container {self.container!r} at {host_of(self._storage_url)}"
             self._guarded("reach it", lambda: self._addresses.check(self._storage_url))
         except BaseException:
             self._http.close()
             raise
-        self.where = f"Swift container {self.container!r} at {host_of(self._storage_url)}"
-
-    def _token(self) -> str:
-        token = self._login.token()
-        self.secrets.add(token)  # hidden from messages like the password
-        return token
 
     def _guarded(self, what: str, call: Callable[[], _T], whose: str = _STORAGE) -> _T:
         """``call()`` through the retry policy; the guard's refusals and a host that never answered
@@ -192,11 +185,8 @@ class SwiftStore(CallerStore):
         refusals as the task's failures; a token refused with 401 is renewed and the call made once
         more. ``on_object``: a 404 means no such object when the container is there."""
         for renewed in (False, True):
-            token = self._token()
-
-            def attempt(token: str = token) -> Any:
-                return call(self._storage_url, token, *args, http_conn=self._connection(), **kwargs)
-
+            token = self._login.token()
+            attempt = partial(call, self._storage_url, token, *args, http_conn=self._connection(), **kwargs)
             try:
                 return self._guarded(what, attempt)
             except ClientException as exc:
@@ -212,7 +202,7 @@ class SwiftStore(CallerStore):
         connection.request_session = self._http
         return parsed, connection
 
-    def _refusal(self, exc: ClientException, what: str, on_object: bool = False) -> TaskFailed:
+    def _refusal(self, exc: ClientException, what: str, on_object: bool) -> TaskFailed:
         status = int(exc.http_status or 0)
         failed = self.refused(
             what,
@@ -234,9 +224,8 @@ class SwiftStore(CallerStore):
     def list(self, prefix: str) -> Iterator[Entry]:
         marker, what = "", f"list the objects under {prefix!r}"
         while True:
-            _, names = self._call(
-                what, swift.get_container, self.container, marker=marker, prefix=prefix, limit=_PAGE
-            )
+            # a page as long as the cluster gives (a limit over its container_listing_limit is a 412)
+            _, names = self._call(what, swift.get_container, self.container, marker=marker, prefix=prefix)
             if not names:
                 return
             for item in names:
@@ -247,22 +236,13 @@ class SwiftStore(CallerStore):
 
     def read(self, key: str) -> Iterator[bytes]:
         what = f"read {self.location(key)}"
-
-        def get(headers: dict[str, str]) -> Any:  # (the answer's headers, its body's chunks)
-            return self._call(
-                what,
-                swift.get_object,
-                self.container,
-                key,
-                on_object=True,
-                resp_chunk_size=CHUNK,
-                headers=headers,
-            )
-
-        headers, first = get({})
+        get = partial(
+            self._call, what, swift.get_object, self.container, key, on_object=True, resp_chunk_size=CHUNK
+        )
+        headers, first = get(headers={})  # (the answer's headers, its body's chunks)
         etag = str(headers.get("etag", ""))
         return retry.resumed(
-            lambda position: get({"Range": f"bytes={position}-", "If-Match": etag})[1],
+            lambda position: get(headers={"Range": f"bytes={position}-", "If-Match": etag})[1],
             first,
             lambda exc: bool(etag) and isinstance(exc, (CutRead, *_UNCONNECTED)),
             self.retry_for,
@@ -270,43 +250,36 @@ class SwiftStore(CallerStore):
         )
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
-        limits = self._cluster_limits()
-        kind = content_type(filename)
-        if size is None or size <= limits.max_file_size:
-            return self._put(self.container, key, kind, limits.max_file_size)
-        with self._lock:
-            if not self._segments_ready:
-                what = f"make the container {self.segments!r} for the segments of a large file"
-                self._call(what, swift.put_container, self.segments)
-                self._segments_ready = True
-        return _SegmentedPut(self, key, kind, size, limits)
+        largest = self._cluster_limits().max_file_size
+        if size is None or size <= largest:
+            return self._put(self.container, key, content_type(filename), largest)
+        return _SegmentedPut(self, key, content_type(filename), size)
 
-    def _put(self, container: str, key: str, kind: str, largest: int) -> ChunkedPut:
+    def _put(self, container: str, key: str, kind: str, largest: int | None = None) -> ChunkedPut:
         """One object streamed to ``container`` by a chunked PUT."""
-        token = self._token()
+        token = self._login.token()
         what = f"store {self.location(key)}"
 
-        def send(body: Iterator[bytes]) -> str:
-            try:  # made again only when it never connected (ChunkedPut)
-                return str(
-                    swift.put_object(
-                        self._storage_url, token, container, key, contents=body, content_type=kind,
-                        http_conn=self._connection(),
-                    )
-                )  # fmt: skip
-            except ForbiddenAddress as exc:
-                raise errors.forbidden_address(exc, _STORAGE) from None
+        def send(body: Iterator[bytes]) -> str:  # made again only when it never connected (ChunkedPut)
+            return str(
+                swift.put_object(
+                    self._storage_url, token, container, key, contents=body, content_type=kind,
+                    http_conn=self._connection(),
+                )
+            )  # fmt: skip
 
         def judge(fault: Exception) -> TaskFailed:
-            if isinstance(fault, ClientException) and fault.http_status == 401:
+            if isinstance(fault, ForbiddenAddress):
+                return errors.forbidden_address(fault, _STORAGE)
+            if not isinstance(fault, ClientException):
+                return self.secrets.failed(
+                    errors.UNREACHABLE, f"The {self.where} stopped taking the file: {fault}"
+                )
+            refusal = self._refusal(fault, what, on_object=True)
+            if fault.http_status == 401:
                 self._login.renew(token)  # ended while the file waited: renewed, sent again
-                refusal = self._refusal(fault, what, on_object=True)
                 return errors.SendAgain(refusal.code, refusal.message)
-            if isinstance(fault, ClientException):
-                return self._refusal(fault, what, on_object=True)
-            return self.secrets.failed(
-                errors.UNREACHABLE, f"The {self.where} stopped taking the file: {fault}"
-            )
+            return refusal
 
         return ChunkedPut(
             send, judge, lambda exc: isinstance(exc, _UNCONNECTED), self.retry_for, largest, self.where
@@ -327,6 +300,14 @@ class SwiftStore(CallerStore):
                 self._limits = Limits.from_info(info)
             return self._limits
 
+    def _make_segments_container(self) -> None:
+        """The container of large files' segments, made once (a PUT of one that is there changes nothing)."""
+        with self._lock:
+            if not self._segments_ready:
+                what = f"make the container {self.segments!r} for the segments of a large file"
+                self._call(what, swift.put_container, self.segments)
+                self._segments_ready = True
+
     def location(self, key: str) -> str:
         return f"swift://{self.container}/{key}"
 
@@ -341,60 +322,47 @@ class _SegmentedPut(Writer):
     ``<key>/slo/<time>/<size>/<segment size>/<index>``, so a file written twice never mixes its parts;
     a write that fails or is aborted deletes the segments it had stored."""
 
-    def __init__(self, store: SwiftStore, key: str, kind: str, size: int, limits: Limits) -> None:
-        self._store, self._key, self._kind, self._largest = store, key, kind, limits.max_file_size
-        self._each = segment_size(size, limits, store.where)
+    def __init__(self, store: SwiftStore, key: str, kind: str, size: int) -> None:
+        self._store, self._key, self._kind = store, key, kind
+        self._each = segment_size(size, store._cluster_limits(), store.where)
+        store._make_segments_container()
         self._prefix = f"{key}/slo/{time.time():.6f}/{size}/{self._each}/"
-        self._stored: list[dict[str, Any]] = []
+        self._stored: list[dict[str, Any]] = []  # the manifest: what is stored, and deleted on abort
         self._current: ChunkedPut | None = None
-        self._done = False
 
-    def _name(self, index: int) -> str:
-        return f"{self._prefix}{index:08d}"
+    def _segment(self) -> str:
+        """The name of the segment being written."""
+        return f"{self._prefix}{len(self._stored):08d}"
 
     def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
+        while data:
             if self._current is None:
-                name = self._name(len(self._stored))
-                self._current = self._store._put(self._store.segments, name, self._kind, self._largest)
+                self._current = self._store._put(self._store.segments, self._segment(), self._kind)
             room = self._each - self._current.size
-            self._current.write(bytes(view[:room]))
-            self.size += min(room, len(view))
-            view = view[room:]
-            if self._current.size >= self._each:
+            self._current.write(data[:room])
+            self.size += min(room, len(data))
+            data = data[room:]
+            if self._current.size == self._each:
                 self._close_segment()
 
     def _close_segment(self) -> None:
         current, self._current = self._current, None
         assert current is not None
-        try:
-            current.commit()
-        finally:
-            current.abort()
-        path = f"/{self._store.segments}/{self._name(len(self._stored))}"
+        current.commit()
+        path = f"/{self._store.segments}/{self._segment()}"
         self._stored.append({"path": path, "etag": current.md5, "size_bytes": current.size})
 
     def commit(self) -> None:
-        if self._current is not None and self._current.size:
+        if self._current is not None:
             self._close_segment()
-        try:
-            self._store._call(
-                f"store the manifest of {self._store.location(self._key)}", swift.put_object,
-                self._store.container, self._key, contents=json.dumps(self._stored).encode(),
-                content_type=self._kind, query_string="multipart-manifest=put",
-            )  # fmt: skip
-        except TaskFailed as failure:
-            raise TaskFailed(
-                failure.code,
-                f"The {self._store.where} refused the manifest of {self._key!r}: {failure.message}",
-            ) from None
-        self._done = True
+        self._store._call(
+            f"store the manifest of {self._store.location(self._key)}", swift.put_object,
+            self._store.container, self._key, contents=json.dumps(self._stored).encode(),
+            content_type=self._kind, query_string="multipart-manifest=put",
+        )  # fmt: skip
+        self._stored = []  # the manifest's now: not deleted by abort
 
     def abort(self) -> None:
-        if self._done:
-            return
-        self._done = True
         if self._current is not None:
             self._current.abort()
             self._current = None
@@ -404,3 +372,4 @@ class _SegmentedPut(Writer):
                 self._store._call(
                     f"delete the segment {name!r}", swift.delete_object, self._store.segments, name
                 )
+        self._stored = []

@@ -33,17 +33,16 @@ class Limits:
         if not isinstance(info, dict):
             return cls()
         swift, slo = info.get("swift"), info.get("slo")
-
-        def number(table: Any, name: str, fallback: int) -> int:
-            value = table.get(name) if isinstance(table, dict) else None
-            return int(value) if isinstance(value, int) and value > 0 else fallback
-
-        return cls(
-            max_file_size=number(swift, "max_file_size", cls.max_file_size),
-            slo=isinstance(slo, dict),
-            min_segment_size=number(slo, "min_segment_size", cls.min_segment_size),
-            max_manifest_segments=number(slo, "max_manifest_segments", cls.max_manifest_segments),
-        )
+        said = {  # the positive whole numbers it gives; a default for each one it does not
+            name: int(value)
+            for table, name in (
+                (swift, "max_file_size"),
+                (slo, "min_segment_size"),
+                (slo, "max_manifest_segments"),
+            )
+            if isinstance(table, dict) and isinstance(value := table.get(name), int) and value > 0
+        }
+        return cls(slo=isinstance(slo, dict), **said)
 
 
 def segment_size(size: int, limits: Limits, where: str) -> int:
