@@ -151,11 +151,8 @@ class GcsStore(CallerStore):
 
     def list(self, prefix: str) -> Iterator[Entry]:
         what = f"list the objects under {prefix!r}"
-        params = {
-            "prefix": prefix,
-            "fields": "items(name,size),nextPageToken",
-            "maxResults": str(self.page_size),
-        }
+        fields = "items(name,size),nextPageToken"
+        params = {"prefix": prefix, "fields": fields, "maxResults": str(self.page_size)}
         while True:
             answer = self.api(what, "GET", self.objects(), params=params)
             if answer.status_code != 200:

@@ -2,16 +2,14 @@
 sent in a few spans, each one PUT whose body streams as the file is read.
 
 google-cloud-storage opens the session with the task's token (the object's name, content type and
-size); the session's address is its own credential, so the token is never sent to it. Its upload
-engine holds each chunk whole in memory (100 MiB by default), so the spans are sent here instead,
-fed through a small queue (streamed_put.ChunkedPut): at most SPANS of them, none under MIN_SPAN, each
-``Content-Range: bytes a-b/*`` and the last ``bytes a-b/<size>``. Few spans matter: a session's cost
-per chunk grows with what it holds on some servers (fake-gcs-server rehashes it all).
-
-After a cut or a busy answer the session is asked what it holds (``bytes */*``) and the file is read
-again from its start (errors.ReadAgain, transfer.py), the bytes the session holds skipped; the last
-span's answer carries the object's MD5, checked against what was read. An aborted write cancels the
-session. The upload's own retries are not used: retry.py's policy is the one.
+size); the session's address is its own credential, so the token never goes to it. Its upload engine
+would hold each chunk whole in memory, so the spans go from here, each through a small queue
+(streamed_put.ChunkedPut): at most SPANS, none under MIN_SPAN, ``Content-Range: bytes a-b/*``, the last
+``bytes a-b/<size>``. Few spans matter: some servers' cost per chunk grows with what the session holds
+(fake-gcs-server rehashes it all). After a cut or a busy answer the session is asked what it holds
+(``bytes */*``) and the file is read again from its start (errors.ReadAgain), what it holds skipped;
+the last answer's MD5 is checked against what was read; an aborted write cancels the session. The
+upload's own retries are not used: retry.py's policy is the one.
 """
 
 from __future__ import annotations
@@ -63,8 +61,8 @@ class StreamedUpload(Writer):
         self._what = f"write {store.location(key)}"
         # a quarter of the file, MIN_SPAN at least, rounded up to the quantum
         self._span = -(-max(MIN_SPAN, -(-total // SPANS)) // _QUANTUM) * _QUANTUM
-        self._held = self._since = 0  # the bytes the session holds, and held at the last fault
-        self._end = 0  # where the span being sent ends
+        # the bytes the session holds, held at the last fault, and where the span being sent ends
+        self._held = self._since = self._end = 0
         self._stored: dict[str, Any] | None = None  # the object, once the session has all of it
         self._backoff = retry.Backoff(store.retry_for)
         self._put: ChunkedPut | None = None
