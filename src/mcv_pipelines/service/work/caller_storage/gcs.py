@@ -61,12 +61,9 @@ class GcsStore(CallerStore):
         self.token_host = urlsplit(settings.gcs_token_uri).netloc
         self.where = f"Google Cloud Storage bucket {self.bucket!r} at {self.host}"
         info = {"client_email": self.email, "private_key": key, "token_uri": settings.gcs_token_uri}
-        try:
+        try:  # google-auth's grant names Google's endpoint as its audience: the operator's is asked
             self.credentials = service_account.Credentials.from_service_account_info(
-                # google-auth's grant names Google's endpoint as its audience: the operator's is asked
-                info,
-                scopes=[SCOPE],
-                additional_claims={"aud": settings.gcs_token_uri},
+                info, scopes=[SCOPE], additional_claims={"aud": settings.gcs_token_uri}
             )
         except (ValueError, TypeError, IndexError):
             raise TaskFailed(
