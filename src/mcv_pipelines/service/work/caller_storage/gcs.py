@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 import requests
@@ -39,6 +39,7 @@ __all__ = ["SCOPE", "TRANSIENT", "GcsStore"]
 SCOPE = "https://www.googleapis.com/auth/devstorage.read_write"
 TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 TIMEOUT = (10.0, 60.0)  # connect, read
+_T = TypeVar("_T")
 
 
 def _transient(exc: Exception) -> bool:
@@ -59,17 +60,10 @@ class GcsStore(CallerStore):
         self.host = urlsplit(self.endpoint).netloc
         self.token_host = urlsplit(settings.gcs_token_uri).netloc
         self.where = f"Google Cloud Storage bucket {self.bucket!r} at {self.host}"
-        info = {
-            "client_email": self.email,
-            "private_key": key,
-            "token_uri": settings.gcs_token_uri,
-        }
-        try:
+        info = {"client_email": self.email, "private_key": key, "token_uri": settings.gcs_token_uri}
+        try:  # google-auth's grant names Google's endpoint as its audience: the operator's is asked
             self.credentials = service_account.Credentials.from_service_account_info(
-                # google-auth's grant names Google's endpoint as its audience: the operator's is asked
-                info,
-                scopes=[SCOPE],
-                additional_claims={"aud": settings.gcs_token_uri},
+                info, scopes=[SCOPE], additional_claims={"aud": settings.gcs_token_uri}
             )
         except (ValueError, TypeError, IndexError):
             raise TaskFailed(
@@ -105,29 +99,24 @@ class GcsStore(CallerStore):
                     f"cannot reach the {self.where}: check client_email and private_key, and that the key "
                     "is not deleted or disabled.",
                 ) from None
-            if self.credentials.token:
-                self.secrets.add(str(self.credentials.token))
+            self.secrets.add(self.credentials.token)  # (None before any grant: nothing to hide)
         return headers
 
-    def guarded(self, what: str, whose: str, call: Callable[[], requests.Response]) -> requests.Response:
-        """``call()`` with the policy's retries: the last answer whatever its status; the guard's
+    def guarded(self, what: str, whose: str, call: Callable[[], _T]) -> _T:
+        """``call()`` with the policy's retries: its result, or the last answer when still busy; the guard's
         refusals and a host that never answered as the task's failures (``whose``: the address)."""
         return retry.guarded(
             what, call, self.retry_for, _transient, self.secrets, whose, self.host, TRANSIENT
         )
 
-    def api(
-        self, what: str, method: str, path: str, stream: bool = False, **options: Any
-    ) -> requests.Response:
+    def api(self, what: str, method: str, path: str, **options: Any) -> requests.Response:
         """One call to the storage API with the task's token (``path``: ``/storage/v1/b/...``)."""
         extra = options.pop("headers", {})
 
         def once() -> requests.Response:
             headers = {**self.token(), **extra}
             return retry.not_busy(
-                self.http.request(
-                    method, self.endpoint + path, headers=headers, stream=stream, timeout=TIMEOUT, **options
-                )
+                self.http.request(method, self.endpoint + path, headers=headers, timeout=TIMEOUT, **options)
             )
 
         return self.guarded(what, "the Google Cloud Storage endpoint", once)
@@ -148,9 +137,10 @@ class GcsStore(CallerStore):
     def _bucket_exists(self) -> bool:
         """Whether a 404 of an object came from its bucket (the JSON API says "Not Found" for both)."""
         params = {"maxResults": "1", "fields": "kind"}
-        return self.api("look for the bucket", "GET", self._objects(), params=params).status_code != 404
+        return self.api("look for the bucket", "GET", self.objects(), params=params).status_code != 404
 
-    def _objects(self, key: str | None = None) -> str:
+    def objects(self, key: str | None = None) -> str:
+        """The API's path of the bucket's objects, or of the object ``key``."""
         path = f"/storage/v1/b/{quote(self.bucket, safe='')}/o"
         return path if key is None else f"{path}/{quote(key, safe='')}"
 
@@ -158,13 +148,10 @@ class GcsStore(CallerStore):
 
     def list(self, prefix: str) -> Iterator[Entry]:
         what = f"list the objects under {prefix!r}"
-        params = {
-            "prefix": prefix,
-            "fields": "items(name,size),nextPageToken",
-            "maxResults": str(self.page_size),
-        }
+        fields = "items(name,size),nextPageToken"
+        params = {"prefix": prefix, "fields": fields, "maxResults": str(self.page_size)}
         while True:
-            answer = self.api(what, "GET", self._objects(), params=params)
+            answer = self.api(what, "GET", self.objects(), params=params)
             if answer.status_code != 200:
                 raise self.refusal(answer, what)
             page = answer.json()
@@ -193,7 +180,7 @@ class GcsStore(CallerStore):
         params = {"alt": "media", **({"generation": generation} if generation else {})}
         # gzip accepted: an object stored gzip-encoded comes as stored, so byte positions stay its own.
         headers = {"Accept-Encoding": "gzip", **({"Range": f"bytes={position}-"} if position else {})}
-        answer = self.api(what, "GET", self._objects(key), stream=True, params=params, headers=headers)
+        answer = self.api(what, "GET", self.objects(key), stream=True, params=params, headers=headers)
         if answer.status_code == (206 if position else 200):
             return answer
         answer.close()
@@ -224,6 +211,4 @@ def _reason(answer: requests.Response) -> str:
     except ValueError:
         return answer.text.strip()[:200]
     error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict):
-        return str(error.get("message") or "")
-    return str(error or "")
+    return str((error.get("message") if isinstance(error, dict) else error) or "")

@@ -2,16 +2,14 @@
 sent in a few spans, each one PUT whose body streams as the file is read.
 
 google-cloud-storage opens the session with the task's token (the object's name, content type and
-size); the session's address is its own credential, so the token is never sent to it. Its upload
-engine holds each chunk whole in memory (100 MiB by default), so the spans are sent here instead,
-fed through a small queue (streamed_put.ChunkedPut): at most SPANS of them, none under MIN_SPAN, each
-``Content-Range: bytes a-b/*`` and the last ``bytes a-b/<size>``. Few spans matter: a session's cost
-per chunk grows with what it holds on some servers (fake-gcs-server rehashes it all).
-
-After a cut or a busy answer the session is asked what it holds (``bytes */*``) and the file is read
-again from its start (errors.ReadAgain, transfer.py), the bytes the session holds skipped; the last
-span's answer carries the object's MD5, checked against what was read. A refused span cancels the
-session. The upload's own retries are not used: retry.py's policy is the one.
+size); the session's address is its own credential, so the token never goes to it. Its upload engine
+would hold each chunk whole in memory, so the spans go from here, each through a small queue
+(streamed_put.ChunkedPut): at most SPANS, none under MIN_SPAN, ``Content-Range: bytes a-b/*``, the last
+``bytes a-b/<size>``. Few spans matter: some servers' cost per chunk grows with what the session holds
+(fake-gcs-server rehashes it all). After a cut or a busy answer the session is asked what it holds
+(``bytes */*``) and the file is read again from its start (errors.ReadAgain), what it holds skipped;
+the last answer's MD5 is checked against what was read; an aborted write cancels the session. The
+upload's own retries are not used: retry.py's policy is the one.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ import contextlib
 import hashlib
 import io
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import requests
 from google.cloud.storage._media.requests import ResumableUpload
@@ -31,34 +29,15 @@ from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, Unresolved
 from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage import errors, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
+from mcv_pipelines.service.work.caller_storage.gcs import TIMEOUT, GcsStore
 from mcv_pipelines.service.work.caller_storage.streamed_put import ChunkedPut
-
-if TYPE_CHECKING:  # gcs.py imports this module when it first writes
-    from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
 
 __all__ = ["MIN_SPAN", "SPANS", "StreamedUpload"]
 
 MIN_SPAN = 8 * 1024 * 1024
 SPANS = 4
 _QUANTUM = 256 * 1024  # every span but the last is a multiple of it, as the API wants
-_TIMEOUT = (10.0, 60.0)
 _SESSION = "the upload session the store answered"
-
-
-def span_size(size: int) -> int:
-    each = max(MIN_SPAN, -(-size // SPANS))
-    return -(-each // _QUANTUM) * _QUANTUM
-
-
-class _WithToken:
-    """The transport google-cloud-storage opens the session with: the store's session, the token added."""
-
-    def __init__(self, store: GcsStore) -> None:
-        self._store = store
-
-    def request(self, method: str, url: str, **options: Any) -> requests.Response:
-        headers = {**dict(options.pop("headers", None) or {}), **self._store.token()}
-        return self._store.http.request(method, url, headers=headers, **options)
 
 
 class _Body:
@@ -75,37 +54,36 @@ class _Body:
 
 
 class StreamedUpload(Writer):
+    """One object's upload session, written as the file is read (and read again after a fault)."""
+
     def __init__(self, store: GcsStore, key: str, content_type: str, total: int) -> None:
         self._store, self._total = store, total
         self._what = f"write {store.location(key)}"
-        self._span = span_size(total)
-        self._held = self._since = 0  # the bytes the session holds, and held at the last fault
+        # a quarter of the file, MIN_SPAN at least, rounded up to the quantum
+        self._span = -(-max(MIN_SPAN, -(-total // SPANS)) // _QUANTUM) * _QUANTUM
+        # the bytes the session holds, held at the last fault, and where the span being sent ends
+        self._held = self._since = self._end = 0
         self._stored: dict[str, Any] | None = None  # the object, once the session has all of it
         self._backoff = retry.Backoff(store.retry_for)
         self._put: ChunkedPut | None = None
-        self._end = 0  # where the span being sent ends
-        self._open = False
-        bucket = store.bucket.replace("/", "%2F")
-        upload = ResumableUpload(
-            f"{store.endpoint}/upload/storage/v1/b/{bucket}/o?uploadType=resumable", _QUANTUM, retry=None
-        )
+        url = f"{store.endpoint}/upload{store.objects()}?uploadType=resumable"
         metadata = {"name": key, "contentType": content_type}
 
-        def start() -> requests.Response:
+        def start() -> ResumableUpload | requests.Response:
+            upload = ResumableUpload(url, _QUANTUM, headers=store.token(), retry=None)  # a token each try
             try:
-                opened: requests.Response = upload.initiate(
-                    _WithToken(store), io.BytesIO(), metadata, content_type, total_bytes=total,
-                    timeout=_TIMEOUT,
-                )  # fmt: skip
-                return opened
+                upload.initiate(
+                    store.http, io.BytesIO(), metadata, content_type, total_bytes=total, timeout=TIMEOUT
+                )
             except InvalidResponse as exc:
                 retry.not_busy(exc.response)  # Busy: asked again
                 raise store.refusal(exc.response, self._what) from None
+            return upload
 
-        answer = store.guarded(self._what, "the Google Cloud Storage endpoint", start)
-        if not upload.resumable_url:  # busy until the time was up
-            raise store.refusal(answer, self._what)
-        self._session = str(upload.resumable_url)
+        opened = store.guarded(self._what, "the Google Cloud Storage endpoint", start)
+        if isinstance(opened, requests.Response):  # busy until the time was up: its last answer
+            raise store.refusal(opened, self._what)
+        self._session = str(opened.resumable_url)
         self._open = True
         self._begin()
 
@@ -125,7 +103,7 @@ class StreamedUpload(Writer):
             put.write(data[position - start : upto - start])
             position = upto
             if position == self._end:
-                self._end_span()
+                self._end_span(put)
 
     def _begin_span(self, start: int) -> ChunkedPut:
         # spans keep their bounds after a resume, so there are never more than SPANS + 1
@@ -138,16 +116,14 @@ class StreamedUpload(Writer):
         return self._put
 
     def _send(self, start: int, end: int, body: Any) -> str:
-        last = end == self._total
         # no bytes left: the session is told the whole size (an empty file, or all of it held)
-        span = f"bytes {start}-{end - 1}/{self._total if last else '*'}" if end > start else f"bytes */{end}"
+        size = self._total if end == self._total else "*"
+        span = f"bytes {start}-{end - 1}/{size}" if end > start else f"bytes */{end}"
         data = _Body(body, end - start) if end > start else b""  # (a length of 0 would go chunked)
-        store = self._store
-
-        def put() -> requests.Response:
-            return store.http.put(self._session, data=data, headers={"Content-Range": span}, timeout=_TIMEOUT)
-
+        put = partial(self._store.http.put, self._session, data=data, headers={"Content-Range": span},
+                      timeout=TIMEOUT)  # fmt: skip
         # once, never again here (the body streams): the guard's refusals made the task's as every call's
+        store = self._store
         self._answered(
             retry.guarded(self._what, put, 0.0, lambda _: False, store.secrets, _SESSION, store.host, ())
         )
@@ -173,7 +149,7 @@ class StreamedUpload(Writer):
                 errors.FAILED, f"The {self._store.where} stopped taking the file: {fault}"
             )
         ask = partial(self._store.http.put, self._session, headers={"Content-Range": "bytes */*"},
-                      timeout=_TIMEOUT)  # fmt: skip
+                      timeout=TIMEOUT)  # fmt: skip
         with contextlib.suppress(retry.Busy):  # still busy: the time left decides
             self._answered(self._store.guarded(self._what, _SESSION, ask))
         return self._again(f"could not {self._what} ({type(fault).__name__})")
@@ -191,9 +167,8 @@ class StreamedUpload(Writer):
         self._begin()
         return errors.ReadAgain(errors.UNREACHABLE, f"The {self._store.where} stopped taking the file.")
 
-    def _end_span(self) -> None:
-        assert self._put is not None
-        put, self._put = self._put, None
+    def _end_span(self, put: ChunkedPut) -> None:
+        self._put = None
         put.commit()
         if self._held < self._end:  # the session took less than the span: on from where it stopped
             raise self._again(f"the upload session took {self._held} bytes of {self._end}")
@@ -205,8 +180,7 @@ class StreamedUpload(Writer):
                 errors.FAILED, f"The file changed while it was sent: {self.size} bytes of {self._total}."
             )
         if self._stored is None:  # an empty file (its one span has no bytes), or held whole unsaid
-            self._begin_span(self._held)
-            self._end_span()
+            self._end_span(self._begin_span(self._held))
         assert self._stored is not None
         sent = base64.b64encode(self._md5.digest()).decode()
         if self._stored.get("md5Hash", sent) != sent:
