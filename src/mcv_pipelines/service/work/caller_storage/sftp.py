@@ -20,7 +20,7 @@ import posixpath
 import secrets
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import Any, TypeVar
 
 import asyncssh
@@ -69,15 +69,18 @@ class SftpStore(CallerStore):
             self.close()
             raise
 
-    def _do(self, what: str, step: Callable[[Any], Awaitable[_T]]) -> _T:
+    def _do(self, what: str, step: Callable[[Any], Coroutine[Any, Any, _T]]) -> _T:
         """``step(sftp)`` in the loop, on a new connection each time the last was lost, for up to
         ``retry_for`` seconds; any other failure is mapped onto the storage codes."""
         backoff, lost = retry.Backoff(self._settings.retry_for), None
         while True:
-            sftp = self._sftp
+            sftp = None
             try:
-                if sftp is None or sftp is lost:
-                    sftp = self._reconnect(sftp)
+                with self._lock:  # one thread connects anew, unless another did since ``lost``
+                    if self._sftp is None or self._sftp is lost:
+                        self._drop()
+                        self._conn, self._sftp = self._run(self._connect(self._socket()))
+                    sftp = self._sftp
                 return self._run(step(sftp))
             except TRANSIENT as exc:
                 lost, said = sftp, str(exc) or type(exc).__name__
@@ -100,19 +103,8 @@ class SftpStore(CallerStore):
             return self.secrets.failed(errors.UNREACHABLE, f"Lost the {self.where} trying to {what}: {exc}")
         return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {exc}")
 
-    def _run(self, work: Awaitable[_T]) -> _T:
-        async def awaited() -> _T:  # asyncssh's open() is awaitable, not a coroutine
-            return await work
-
-        return asyncio.run_coroutine_threadsafe(awaited(), self._loop).result()
-
-    def _reconnect(self, lost: Any) -> Any:
-        """A new SFTP client, unless another thread has made one since ``lost``."""
-        with self._lock:
-            if self._sftp is None or self._sftp is lost:
-                self._drop()
-                self._conn, self._sftp = self._run(self._connect(self._socket()))
-            return self._sftp
+    def _run(self, work: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
     def _socket(self) -> socket.socket:
         """A connection to the host (to an address the guard checked, on a served instance)."""
@@ -135,7 +127,6 @@ class SftpStore(CallerStore):
         raise failure
 
     async def _connect(self, sock: socket.socket) -> tuple[Any, Any]:
-        sock.settimeout(None)
         # The first connection takes the server's key on first use (or as known_hosts pins it); a
         # later one must show that same key.
         pinned: tuple[list[asyncssh.SSHKey], list[asyncssh.SSHKey], list[asyncssh.SSHKey]] | None
@@ -226,9 +217,6 @@ class SftpStore(CallerStore):
 
     def close(self) -> None:
         with self._lock:
-            if self._sftp is not None:
-                with contextlib.suppress(Exception):
-                    self._sftp.exit()
             self._drop()
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
