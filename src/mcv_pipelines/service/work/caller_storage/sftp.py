@@ -189,21 +189,20 @@ class SftpStore(CallerStore):
     def read(self, key: str) -> Iterator[bytes]:
         """The file's chunks; after a lost connection, on from the offset reached if the file is still
         the one begun (the same size and modification time): bytes of two versions are never joined."""
-        file = _File(self, key, "rb", f"read {key!r}")  # a missing file fails here
-        begun = _version(file.call("stat"))
+        versions: list[tuple[int | None, int | None]] = []
 
         async def same_version(opened: Any) -> None:
-            now = _version(await opened.stat())
-            if now != begun:
+            attrs = await opened.stat()
+            versions.append((attrs.size, attrs.mtime))
+            if versions[-1] != versions[0]:
                 raise TaskFailed(
                     errors.FAILED,
                     f"{key!r} changed on the {self.where} while it was read (size and modification "
-                    f"time {begun} before the connection was lost, {now} after): the read was not "
-                    "resumed, as its bytes would join two versions of the file.",
+                    f"time {versions[0]} before the connection was lost, {versions[-1]} after): the read "
+                    "was not resumed, as its bytes would join two versions of the file.",
                 )
 
-        file.reopened = same_version
-        return file.chunks()
+        return _File(self, key, "rb", f"read {key!r}", same_version).chunks()  # a missing file fails here
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         return _SftpWriter(self, key)
@@ -224,22 +223,21 @@ class SftpStore(CallerStore):
 
 
 class _File:
-    """A file open on the connection of the moment, opened again on a new one, where ``reopened``
-    checks that it can go on."""
+    """A file open on the connection of the moment, opened again on a new one; ``check(file)``, run
+    at every opening, says whether it may go on."""
 
-    def __init__(self, store: SftpStore, path: str, mode: str, what: str) -> None:
-        self._store, self._path, self._mode, self._what = store, path, mode, what
-        self.reopened: Callable[[Any], Awaitable[None]] | None = None
+    def __init__(
+        self, store: SftpStore, path: str, mode: str, what: str, check: Callable[[Any], Awaitable[None]]
+    ) -> None:
+        self._store, self._path, self._mode, self._what, self._check = store, path, mode, what, check
         self._sftp: Any = None
         self._file: Any = None
         store._do(what, self._open_on)
 
     async def _open_on(self, sftp: Any) -> Any:
         if sftp is not self._sftp:
-            again = self._file is not None
             self._file, self._sftp = await sftp.open(self._path, self._mode), sftp
-            if again and self.reopened is not None:
-                await self.reopened(self._file)
+            await self._check(self._file)
             self._mode = self._mode.replace("w", "r+")  # opened again: keep what was written
         return self._file
 
@@ -265,20 +263,17 @@ class _File:
                 self._store._run(file.close())
 
 
-class _SftpWriter(Writer):
+class _SftpWriter(_File, Writer):
     """Writes under a partial name beside the target, renamed over it on commit. After a lost
     connection the partial file is opened again and written on from ``size`` (what the server
     acknowledged), once it is seen to hold that much."""
 
     def __init__(self, store: SftpStore, key: str) -> None:
-        self._store, self._key = store, key
         head, tail = posixpath.split(key)
-        self._partial = posixpath.join(head, f".{tail}.partial-{secrets.token_hex(4)}")
+        self._key, self._partial = key, posixpath.join(head, f".{tail}.partial-{secrets.token_hex(4)}")
         if head:  # export/sftp's path may not exist yet
             store._do(f"make the directory {head!r}", lambda sftp: sftp.makedirs(head, exist_ok=True))
-        self.size = 0
-        self._file: _File | None = _File(store, self._partial, "wb", f"write {key!r}")
-        self._file.reopened = self._holds
+        super().__init__(store, self._partial, "wb", f"write {key!r}", self._holds)
 
     async def _holds(self, opened: Any) -> None:
         held = (await opened.stat()).size or 0
@@ -291,13 +286,12 @@ class _SftpWriter(Writer):
 
     def write(self, data: bytes) -> None:
         assert self._file is not None, "write after commit or abort"
-        self._file.call("write", data, self.size)
+        self.call("write", data, self.size)
         self.size += len(data)
 
     def commit(self) -> None:
         assert self._file is not None, "commit after commit or abort"
-        file, self._file = self._file, None
-        file.call("close")
+        self.call("close")
         tries = 0
 
         async def rename(sftp: Any) -> None:
@@ -312,19 +306,15 @@ class _SftpWriter(Writer):
                 if ((await sftp.stat(self._key)).size or 0) != self.size:
                     raise
 
-        self._store._do(f"write {self._key!r}", rename)
+        self._store._do(self._what, rename)
+        self._file = None  # committed: abort leaves it alone
 
     def abort(self) -> None:
-        file, self._file, sftp = self._file, None, self._store._sftp
-        if file is not None:
-            file.close()
-            if sftp is not None:
-                with contextlib.suppress(asyncssh.Error, OSError):
-                    self._store._run(sftp.remove(self._partial))
-
-
-def _version(attrs: Any) -> tuple[int | None, int | None]:
-    return (attrs.size, attrs.mtime)
+        sftp = self._store._sftp
+        if self._file is not None and sftp is not None:
+            self.close()
+            with contextlib.suppress(asyncssh.Error, OSError):
+                self._store._run(sftp.remove(self._partial))
 
 
 def _port(payload: Mapping[str, Any]) -> int:
