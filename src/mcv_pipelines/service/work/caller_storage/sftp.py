@@ -34,6 +34,7 @@ from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entr
 __all__ = ["HOST_KEY_REJECTED", "SftpStore"]
 
 _T = TypeVar("_T")
+_Check = Callable[[Any], Awaitable[None]]  # a file just opened -> whether it may go on (else raises)
 HOST_KEY_REJECTED = "STORAGE_HOST_KEY_REJECTED"
 # The connection, not the request, failed: refused, reset, timed out, or lost on the way.
 TRANSIENT: tuple[type[BaseException], ...] = (
@@ -72,18 +73,17 @@ class SftpStore(CallerStore):
     def _do(self, what: str, step: Callable[[Any], Coroutine[Any, Any, _T]]) -> _T:
         """``step(sftp)`` in the loop, on a new connection each time the last was lost, for up to
         ``retry_for`` seconds; any other failure is mapped onto the storage codes."""
-        backoff, lost = retry.Backoff(self._settings.retry_for), None
+        backoff, used = retry.Backoff(self._settings.retry_for), None
         while True:
-            sftp = None
             try:
-                with self._lock:  # one thread connects anew, unless another did since ``lost``
-                    if self._sftp is None or self._sftp is lost:
+                with self._lock:  # a new connection, unless another thread made one since ``used`` was lost
+                    if self._sftp is None or self._sftp is used:
                         self._drop()
                         self._conn, self._sftp = self._run(self._connect(self._socket()))
-                    sftp = self._sftp
-                return self._run(step(sftp))
+                    used = self._sftp
+                return self._run(step(used))
             except TRANSIENT as exc:
-                lost, said = sftp, str(exc) or type(exc).__name__
+                said = str(exc) or type(exc).__name__
                 if not backoff.pause(self.secrets.hide(f"the {self.where} is away ({said}) to {what}")):
                     verb = "reach" if what == "reach" else f"{what} on"
                     raise self.secrets.failed(
@@ -115,22 +115,19 @@ class SftpStore(CallerStore):
             raise errors.forbidden_address(exc, "the SFTP host") from None
         except UnresolvedHost as exc:
             raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc.reason}.") from None
-        failure: OSError | None = None
-        for address in addresses:
+        for address in addresses:  # never empty: the guard raised UnresolvedHost
             try:
                 return socket.create_connection((address, self.port), timeout=_TIMEOUT)
             except (ConnectionError, TimeoutError) as exc:
                 failure = exc
             except OSError as exc:  # no route, no such address: not a fault that passes
                 raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc}.") from None
-        assert failure is not None
         raise failure
 
     async def _connect(self, sock: socket.socket) -> tuple[Any, Any]:
         # The first connection takes the server's key on first use (or as known_hosts pins it); a
         # later one must show that same key.
-        pinned: tuple[list[asyncssh.SSHKey], list[asyncssh.SSHKey], list[asyncssh.SSHKey]] | None
-        pinned = ([self._server_key], [], []) if self._server_key is not None else None
+        host_key = self._server_key
         try:
             conn = await asyncssh.connect(
                 self.host,
@@ -141,14 +138,14 @@ class SftpStore(CallerStore):
                 password=self._password,
                 client_keys=self._client_keys,
                 agent_path=None,
-                known_hosts=pinned or self._settings.known_hosts or None,
+                known_hosts=([host_key], [], []) if host_key else self._settings.known_hosts or None,
                 connect_timeout=_TIMEOUT,
                 login_timeout=_TIMEOUT,
             )
         except asyncssh.HostKeyNotVerifiable as exc:
             why = (
                 "another host key than at first"
-                if pinned
+                if host_key
                 else "a host key this service's known_hosts does not pin"
             )
             raise TaskFailed(HOST_KEY_REJECTED, f"The {self.where} showed {why} ({exc.reason}).") from None
@@ -177,12 +174,9 @@ class SftpStore(CallerStore):
         directory = prefix.rstrip("/") or "."
 
         async def files(sftp: Any) -> list[Entry]:
-            found = [
-                Entry(posixpath.join(directory, item.filename), int(item.attrs.size or 0))
-                for item in await sftp.readdir(directory)
-                if item.attrs.type == asyncssh.FILEXFER_TYPE_REGULAR
-            ]
-            return sorted(found, key=lambda entry: entry.key)
+            items = sorted(await sftp.readdir(directory), key=lambda item: item.filename)
+            regular = [item for item in items if item.attrs.type == asyncssh.FILEXFER_TYPE_REGULAR]
+            return [Entry(posixpath.join(directory, f.filename), int(f.attrs.size or 0)) for f in regular]
 
         return iter(self._do(f"list the directory {directory!r}", files))
 
@@ -215,8 +209,7 @@ class SftpStore(CallerStore):
         return {"host_key": self._server_key.get_fingerprint("sha256")} if self._server_key else {}
 
     def close(self) -> None:
-        with self._lock:
-            self._drop()
+        self._drop()  # the transfers have ended: no other thread holds the connection
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
         self._loop.close()
@@ -226,9 +219,7 @@ class _File:
     """A file open on the connection of the moment, opened again on a new one; ``check(file)``, run
     at every opening, says whether it may go on."""
 
-    def __init__(
-        self, store: SftpStore, path: str, mode: str, what: str, check: Callable[[Any], Awaitable[None]]
-    ) -> None:
+    def __init__(self, store: SftpStore, path: str, mode: str, what: str, check: _Check) -> None:
         self._store, self._path, self._mode, self._what, self._check = store, path, mode, what, check
         self._sftp: Any = None
         self._file: Any = None
