@@ -159,8 +159,7 @@ class SftpStore(CallerStore):
             raise self.secrets.failed(
                 errors.UNREACHABLE, f"Could not reach the {self.where}: {exc}"
             ) from None
-        if self._server_key is None:
-            self._server_key = conn.get_server_host_key()
+        self._server_key = conn.get_server_host_key()  # a later one showed the same key
         return conn, await conn.start_sftp_client()
 
     def _drop(self) -> None:
