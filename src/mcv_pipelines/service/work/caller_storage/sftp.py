@@ -20,7 +20,7 @@ import posixpath
 import secrets
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import Any, TypeVar
 
 import asyncssh
@@ -34,6 +34,7 @@ from mcv_pipelines.service.work.caller_storage.contract import CallerStore, Entr
 __all__ = ["HOST_KEY_REJECTED", "SftpStore"]
 
 _T = TypeVar("_T")
+_Check = Callable[[Any], Awaitable[None]]  # a file just opened -> whether it may go on (else raises)
 HOST_KEY_REJECTED = "STORAGE_HOST_KEY_REJECTED"
 # The connection, not the request, failed: refused, reset, timed out, or lost on the way.
 TRANSIENT: tuple[type[BaseException], ...] = (
@@ -69,18 +70,20 @@ class SftpStore(CallerStore):
             self.close()
             raise
 
-    def _do(self, what: str, step: Callable[[Any], Awaitable[_T]]) -> _T:
+    def _do(self, what: str, step: Callable[[Any], Coroutine[Any, Any, _T]]) -> _T:
         """``step(sftp)`` in the loop, on a new connection each time the last was lost, for up to
         ``retry_for`` seconds; any other failure is mapped onto the storage codes."""
-        backoff, lost = retry.Backoff(self._settings.retry_for), None
+        backoff, used = retry.Backoff(self._settings.retry_for), None
         while True:
-            sftp = self._sftp
             try:
-                if sftp is None or sftp is lost:
-                    sftp = self._reconnect(sftp)
-                return self._run(step(sftp))
+                with self._lock:  # a new connection, unless another thread made one since ``used`` was lost
+                    if self._sftp is None or self._sftp is used:
+                        self._drop()
+                        self._conn, self._sftp = self._run(self._connect(self._socket()))
+                    used = self._sftp
+                return self._run(step(used))
             except TRANSIENT as exc:
-                lost, said = sftp, str(exc) or type(exc).__name__
+                said = str(exc) or type(exc).__name__
                 if not backoff.pause(self.secrets.hide(f"the {self.where} is away ({said}) to {what}")):
                     verb = "reach" if what == "reach" else f"{what} on"
                     raise self.secrets.failed(
@@ -100,19 +103,8 @@ class SftpStore(CallerStore):
             return self.secrets.failed(errors.UNREACHABLE, f"Lost the {self.where} trying to {what}: {exc}")
         return self.secrets.failed(errors.FAILED, f"The {self.where} refused to {what}: {exc}")
 
-    def _run(self, work: Awaitable[_T]) -> _T:
-        async def awaited() -> _T:  # asyncssh's open() is awaitable, not a coroutine
-            return await work
-
-        return asyncio.run_coroutine_threadsafe(awaited(), self._loop).result()
-
-    def _reconnect(self, lost: Any) -> Any:
-        """A new SFTP client, unless another thread has made one since ``lost``."""
-        with self._lock:
-            if self._sftp is None or self._sftp is lost:
-                self._drop()
-                self._conn, self._sftp = self._run(self._connect(self._socket()))
-            return self._sftp
+    def _run(self, work: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
     def _socket(self) -> socket.socket:
         """A connection to the host (to an address the guard checked, on a served instance)."""
@@ -123,23 +115,19 @@ class SftpStore(CallerStore):
             raise errors.forbidden_address(exc, "the SFTP host") from None
         except UnresolvedHost as exc:
             raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc.reason}.") from None
-        failure: OSError | None = None
-        for address in addresses:
+        for address in addresses:  # never empty: the guard raised UnresolvedHost
             try:
                 return socket.create_connection((address, self.port), timeout=_TIMEOUT)
             except (ConnectionError, TimeoutError) as exc:
                 failure = exc
             except OSError as exc:  # no route, no such address: not a fault that passes
                 raise TaskFailed(errors.UNREACHABLE, f"Could not reach the {self.where}: {exc}.") from None
-        assert failure is not None
         raise failure
 
     async def _connect(self, sock: socket.socket) -> tuple[Any, Any]:
-        sock.settimeout(None)
         # The first connection takes the server's key on first use (or as known_hosts pins it); a
         # later one must show that same key.
-        pinned: tuple[list[asyncssh.SSHKey], list[asyncssh.SSHKey], list[asyncssh.SSHKey]] | None
-        pinned = ([self._server_key], [], []) if self._server_key is not None else None
+        host_key = self._server_key
         try:
             conn = await asyncssh.connect(
                 self.host,
@@ -150,14 +138,14 @@ class SftpStore(CallerStore):
                 password=self._password,
                 client_keys=self._client_keys,
                 agent_path=None,
-                known_hosts=pinned or self._settings.known_hosts or None,
+                known_hosts=([host_key], [], []) if host_key else self._settings.known_hosts or None,
                 connect_timeout=_TIMEOUT,
                 login_timeout=_TIMEOUT,
             )
         except asyncssh.HostKeyNotVerifiable as exc:
             why = (
                 "another host key than at first"
-                if pinned
+                if host_key
                 else "a host key this service's known_hosts does not pin"
             )
             raise TaskFailed(HOST_KEY_REJECTED, f"The {self.where} showed {why} ({exc.reason}).") from None
@@ -171,8 +159,7 @@ class SftpStore(CallerStore):
             raise self.secrets.failed(
                 errors.UNREACHABLE, f"Could not reach the {self.where}: {exc}"
             ) from None
-        if self._server_key is None:
-            self._server_key = conn.get_server_host_key()
+        self._server_key = conn.get_server_host_key()  # a later one showed the same key
         return conn, await conn.start_sftp_client()
 
     def _drop(self) -> None:
@@ -186,33 +173,29 @@ class SftpStore(CallerStore):
         directory = prefix.rstrip("/") or "."
 
         async def files(sftp: Any) -> list[Entry]:
-            found = [
-                Entry(posixpath.join(directory, item.filename), int(item.attrs.size or 0))
-                for item in await sftp.readdir(directory)
-                if item.attrs.type == asyncssh.FILEXFER_TYPE_REGULAR
-            ]
-            return sorted(found, key=lambda entry: entry.key)
+            items = sorted(await sftp.readdir(directory), key=lambda item: item.filename)
+            regular = [item for item in items if item.attrs.type == asyncssh.FILEXFER_TYPE_REGULAR]
+            return [Entry(posixpath.join(directory, f.filename), int(f.attrs.size or 0)) for f in regular]
 
         return iter(self._do(f"list the directory {directory!r}", files))
 
     def read(self, key: str) -> Iterator[bytes]:
         """The file's chunks; after a lost connection, on from the offset reached if the file is still
         the one begun (the same size and modification time): bytes of two versions are never joined."""
-        file = _File(self, key, "rb", f"read {key!r}")  # a missing file fails here
-        begun = _version(file.call("stat"))
+        versions: list[tuple[int | None, int | None]] = []
 
         async def same_version(opened: Any) -> None:
-            now = _version(await opened.stat())
-            if now != begun:
+            attrs = await opened.stat()
+            versions.append((attrs.size, attrs.mtime))
+            if versions[-1] != versions[0]:
                 raise TaskFailed(
                     errors.FAILED,
                     f"{key!r} changed on the {self.where} while it was read (size and modification "
-                    f"time {begun} before the connection was lost, {now} after): the read was not "
-                    "resumed, as its bytes would join two versions of the file.",
+                    f"time {versions[0]} before the connection was lost, {versions[-1]} after): the read "
+                    "was not resumed, as its bytes would join two versions of the file.",
                 )
 
-        file.reopened = same_version
-        return file.chunks()
+        return _File(self, key, "rb", f"read {key!r}", same_version).chunks()  # a missing file fails here
 
     def writer(self, key: str, filename: str, size: int | None = None) -> Writer:
         return _SftpWriter(self, key)
@@ -225,33 +208,26 @@ class SftpStore(CallerStore):
         return {"host_key": self._server_key.get_fingerprint("sha256")} if self._server_key else {}
 
     def close(self) -> None:
-        with self._lock:
-            if self._sftp is not None:
-                with contextlib.suppress(Exception):
-                    self._sftp.exit()
-            self._drop()
+        self._drop()  # the transfers have ended: no other thread holds the connection
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
         self._loop.close()
 
 
 class _File:
-    """A file open on the connection of the moment, opened again on a new one, where ``reopened``
-    checks that it can go on."""
+    """A file open on the connection of the moment, opened again on a new one; ``check(file)``, run
+    at every opening, says whether it may go on."""
 
-    def __init__(self, store: SftpStore, path: str, mode: str, what: str) -> None:
-        self._store, self._path, self._mode, self._what = store, path, mode, what
-        self.reopened: Callable[[Any], Awaitable[None]] | None = None
+    def __init__(self, store: SftpStore, path: str, mode: str, what: str, check: _Check) -> None:
+        self._store, self._path, self._mode, self._what, self._check = store, path, mode, what, check
         self._sftp: Any = None
         self._file: Any = None
         store._do(what, self._open_on)
 
     async def _open_on(self, sftp: Any) -> Any:
         if sftp is not self._sftp:
-            again = self._file is not None
             self._file, self._sftp = await sftp.open(self._path, self._mode), sftp
-            if again and self.reopened is not None:
-                await self.reopened(self._file)
+            await self._check(self._file)
             self._mode = self._mode.replace("w", "r+")  # opened again: keep what was written
         return self._file
 
@@ -277,20 +253,17 @@ class _File:
                 self._store._run(file.close())
 
 
-class _SftpWriter(Writer):
+class _SftpWriter(_File, Writer):
     """Writes under a partial name beside the target, renamed over it on commit. After a lost
     connection the partial file is opened again and written on from ``size`` (what the server
     acknowledged), once it is seen to hold that much."""
 
     def __init__(self, store: SftpStore, key: str) -> None:
-        self._store, self._key = store, key
         head, tail = posixpath.split(key)
-        self._partial = posixpath.join(head, f".{tail}.partial-{secrets.token_hex(4)}")
+        self._key, self._partial = key, posixpath.join(head, f".{tail}.partial-{secrets.token_hex(4)}")
         if head:  # export/sftp's path may not exist yet
             store._do(f"make the directory {head!r}", lambda sftp: sftp.makedirs(head, exist_ok=True))
-        self.size = 0
-        self._file: _File | None = _File(store, self._partial, "wb", f"write {key!r}")
-        self._file.reopened = self._holds
+        super().__init__(store, self._partial, "wb", f"write {key!r}", self._holds)
 
     async def _holds(self, opened: Any) -> None:
         held = (await opened.stat()).size or 0
@@ -303,13 +276,12 @@ class _SftpWriter(Writer):
 
     def write(self, data: bytes) -> None:
         assert self._file is not None, "write after commit or abort"
-        self._file.call("write", data, self.size)
+        self.call("write", data, self.size)
         self.size += len(data)
 
     def commit(self) -> None:
         assert self._file is not None, "commit after commit or abort"
-        file, self._file = self._file, None
-        file.call("close")
+        self.call("close")
         tries = 0
 
         async def rename(sftp: Any) -> None:
@@ -324,19 +296,15 @@ class _SftpWriter(Writer):
                 if ((await sftp.stat(self._key)).size or 0) != self.size:
                     raise
 
-        self._store._do(f"write {self._key!r}", rename)
+        self._store._do(self._what, rename)
+        self._file = None  # committed: abort leaves it alone
 
     def abort(self) -> None:
-        file, self._file, sftp = self._file, None, self._store._sftp
-        if file is not None:
-            file.close()
-            if sftp is not None:
-                with contextlib.suppress(asyncssh.Error, OSError):
-                    self._store._run(sftp.remove(self._partial))
-
-
-def _version(attrs: Any) -> tuple[int | None, int | None]:
-    return (attrs.size, attrs.mtime)
+        sftp = self._store._sftp
+        if self._file is not None and sftp is not None:
+            self.close()
+            with contextlib.suppress(asyncssh.Error, OSError):
+                self._store._run(sftp.remove(self._partial))
 
 
 def _port(payload: Mapping[str, Any]) -> int:
