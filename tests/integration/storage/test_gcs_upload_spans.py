@@ -16,6 +16,7 @@ from typing import Any
 
 from fake_gcs import ServiceAccount, TokenEndpoint
 from http_stub import served
+from mcv_pipelines.service.state.tasks import TaskFailed
 from mcv_pipelines.service.work.caller_storage.contract import StoreSettings
 from mcv_pipelines.service.work.caller_storage.gcs import GcsStore
 from mcv_pipelines.service.work.caller_storage.gcs_upload import MIN_SPAN, SPANS
@@ -124,3 +125,34 @@ def test_a_cut_span_resumes_from_what_the_session_holds_and_sends_it_whole(tmp_p
     ]
     assert each >= MIN_SPAN
     assert len(session.spans) - 2 == SPANS  # the cut one sent twice, and the question
+
+
+def test_a_file_that_grew_while_it_was_sent_fails_the_task_and_sends_nothing_past_its_size() -> None:
+    data = secrets.token_bytes(2 * MIB)
+    session = Session(cut_at=0, keep=0)
+    account = ServiceAccount()
+    payload = {"bucket": "b", "client_email": account.email, "private_key": account.pem}
+    failure: TaskFailed | None = None
+    with TokenEndpoint(account) as tokens, served(session.handler()) as server:
+        settings = StoreSettings(retry_for=5.0, gcs_endpoint=server.url, gcs_token_uri=tokens.url)
+        store = GcsStore(payload, settings)
+        done = threading.Event()
+
+        def export() -> None:
+            nonlocal failure
+            try:  # the file said 1 MiB when the export began, and 2 MiB came
+                export_files(store, "big.bin", None, [Source("big.bin", lambda: chunks_of(data), MIB)])
+            except TaskFailed as exc:
+                failure = exc
+            finally:
+                done.set()
+
+        worker = threading.Thread(target=export, daemon=True)
+        worker.start()
+        finished = done.wait(30)
+        store.close()
+    assert finished, "the export of a grown file never ended"
+    assert failure is not None
+    assert failure.code == "STORAGE_FAILED"
+    assert "changed while it was sent" in failure.message
+    assert bytes(session.held) == data[:MIB]  # the size said, and not a byte past it

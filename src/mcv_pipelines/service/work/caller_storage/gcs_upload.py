@@ -97,9 +97,10 @@ class StreamedUpload(Writer):
         self._md5.update(data)
         start, self.size = self.size, self.size + len(data)
         position = max(start, min(self.size, self._held))  # what the session holds is skipped
-        while position < self.size:
+        came = min(self.size, self._total)  # bytes past the size said are never sent: commit says why
+        while position < came:
             put = self._put or self._begin_span(position)
-            upto = min(self.size, self._end)
+            upto = min(came, self._end)
             put.write(data[position - start : upto - start])
             position = upto
             if position == self._end:
