@@ -10,6 +10,7 @@ import logging
 import secrets
 import socket
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -19,6 +20,7 @@ import pytest
 
 from caller_jobs import error_of, run_job
 from cutting_relay import CuttingRelay
+from http_stub import served
 from keystone_stub import REGION, KeystoneStub
 from mcv_pipelines.service.engines.url_guard import UrlGuard, parse_networks, system_resolver
 from mcv_pipelines.service.server import LocalService
@@ -472,3 +474,36 @@ def test_names_with_spaces_marks_and_letters_beyond_ascii_go_both_ways(
     assert tasks["out"]["status"] == "finished", tasks["out"]["message"]
     assert tasks["in"]["result"]["files"][0]["size"] == 3
     assert names(swift, container, "back/") == ["back/ö 1#?.txt"]
+
+
+class _NotKeystone(BaseHTTPRequestHandler):
+    """Answers every login 200 with a page that is not Keystone's (a wrong auth_url: a web server's)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        del format, args
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        body = b"<html><body>Welcome</body></html>"
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_login_answered_with_something_else_than_keystone_s_says_where(service: LocalService) -> None:
+    with served(_NotKeystone) as server:
+        task = {
+            "operation": "import/openstack",
+            "auth_url": server.url,
+            "username": "demo",
+            "password": "pw-" + secrets.token_urlsafe(12),
+            "region": REGION,
+            "container": "box",
+            "file": "a.txt",
+        }
+        failed = error_of(service, task)
+    assert failed["code"] == "STORAGE_FAILED", failed["message"]  # not an internal error
+    assert f"127.0.0.1:{server.port}" in failed["message"]
+    assert task["password"] not in failed["message"]

@@ -164,10 +164,14 @@ class SftpStore(CallerStore):
 
     def _drop(self) -> None:
         conn, self._conn, self._sftp = self._conn, None, None
+
+        async def closed() -> None:  # in the loop: asyncssh's objects are not safe from another thread
+            conn.close()
+            await asyncio.wait_for(conn.wait_closed(), 5)
+
         if conn is not None:
             with contextlib.suppress(Exception):
-                conn.close()
-                self._run(asyncio.wait_for(conn.wait_closed(), 5))
+                self._run(closed())
 
     def list(self, prefix: str) -> Iterator[Entry]:
         directory = prefix.rstrip("/") or "."

@@ -40,6 +40,13 @@ __all__ = ["SwiftStore"]
 _T = TypeVar("_T")
 _UNCONNECTED = (requests.ConnectionError, requests.Timeout, ks_errors.ConnectionError)
 _KEYSTONE, _STORAGE = "the Keystone auth_url", "the Swift storage URL"
+_ODD_LOGIN = (
+    ks_errors.MissingAuthMethods,
+    ks_errors.InvalidResponse,
+    ks_errors.CatalogException,
+    ks_errors.AuthorizationFailure,
+    ks_errors.DiscoveryFailure,
+)
 _VERSION = re.compile(r"/v(2\.0|3)/?$")
 _DOMAIN = "Default"
 
@@ -130,7 +137,7 @@ class _Login:
                 self._plugin = self._v3  # no v2 there: the same project asked of v3
                 return self._access()
             raise self._refused(int(exc.http_status or 0)) from None
-        except ks_errors.MissingAuthMethods as exc:
+        except _ODD_LOGIN as exc:  # a 200 that is not a token (a wrong auth_url), or no catalog
             raise TaskFailed(
                 errors.FAILED, f"Keystone at {self.host} answered a login oddly: {exc}"
             ) from None
