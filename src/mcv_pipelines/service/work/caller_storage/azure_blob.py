@@ -103,8 +103,8 @@ class AzureBlobStore(CallerStore):
             credential={"account_name": account, "account_key": key} if key else sas,
             transport=RequestsTransport(session=self.http, session_owner=False, use_env_settings=False),
             retry_total=0,  # retry.py's policy is the one
-            connection_timeout=10,
-            read_timeout=60,
+            connection_timeout=pinning.TIMEOUT[0],
+            read_timeout=pinning.TIMEOUT[1],
         )
 
     def call(self, what: str, action: Callable[[], _T]) -> _T:
@@ -159,7 +159,7 @@ class AzureBlobStore(CallerStore):
         url = f"{self.location(key)}?{self._read_sas}"
         answer = self.call(
             what,
-            lambda: retry.not_busy(self.http.get(url, headers=headers, stream=True, timeout=(10.0, 60.0))),
+            lambda: retry.not_busy(self.http.get(url, headers=headers, stream=True, timeout=pinning.TIMEOUT)),
         )
         if answer.status_code < 300:
             return answer

@@ -38,7 +38,6 @@ __all__ = ["SCOPE", "TRANSIENT", "GcsStore"]
 
 SCOPE = "https://www.googleapis.com/auth/devstorage.read_write"
 TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
-TIMEOUT = (10.0, 60.0)  # connect, read
 _T = TypeVar("_T")
 
 
@@ -73,7 +72,7 @@ class GcsStore(CallerStore):
                 "key file).",
             ) from None
         # One session for the task: the token's calls, the API's and the upload sessions'.
-        self.http = pinning.session(pinning.Addresses(settings.guard), max(pool, 1) * 2)
+        self.http: requests.Session = pinning.session(pinning.Addresses(settings.guard), max(pool, 1) * 2)
         self._token_request = Request(self.http)
         self._token_lock = threading.Lock()
 
@@ -116,7 +115,9 @@ class GcsStore(CallerStore):
         def once() -> requests.Response:
             headers = {**self.token(), **extra}
             return retry.not_busy(
-                self.http.request(method, self.endpoint + path, headers=headers, timeout=TIMEOUT, **options)
+                self.http.request(
+                    method, self.endpoint + path, headers=headers, timeout=pinning.TIMEOUT, **options
+                )
             )
 
         return self.guarded(what, "the Google Cloud Storage endpoint", once)

@@ -18,8 +18,9 @@ import base64
 import contextlib
 import hashlib
 import io
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import requests
 from google.cloud.storage._media.requests import ResumableUpload
@@ -27,9 +28,8 @@ from google.cloud.storage.exceptions import InvalidResponse
 
 from mcv_pipelines.service.engines.url_guard import ForbiddenAddress, UnresolvedHost
 from mcv_pipelines.service.state.tasks import TaskFailed
-from mcv_pipelines.service.work.caller_storage import errors, retry
+from mcv_pipelines.service.work.caller_storage import errors, pinning, retry
 from mcv_pipelines.service.work.caller_storage.contract import Writer
-from mcv_pipelines.service.work.caller_storage.gcs import TIMEOUT, GcsStore
 from mcv_pipelines.service.work.caller_storage.streamed_put import ChunkedPut
 
 __all__ = ["MIN_SPAN", "SPANS", "StreamedUpload"]
@@ -38,6 +38,27 @@ MIN_SPAN = 8 * 1024 * 1024
 SPANS = 4
 _QUANTUM = 256 * 1024  # every span but the last is a multiple of it, as the API wants
 _SESSION = "the upload session the store answered"
+
+
+_T = TypeVar("_T")
+
+
+class UploadStore(Protocol):
+    """What a writer needs of the store it writes for: gcs.GcsStore, which imports this module only
+    when it first writes (so this one names it by its shape, not by an import back)."""
+
+    endpoint: str
+    host: str
+    where: str
+    retry_for: float
+    http: requests.Session
+    secrets: errors.Secrets
+
+    def token(self) -> dict[str, str]: ...
+    def objects(self, key: str | None = None) -> str: ...
+    def location(self, key: str) -> str: ...
+    def guarded(self, what: str, whose: str, call: Callable[[], _T]) -> _T: ...
+    def refusal(self, answer: requests.Response, what: str, key: str | None = None) -> TaskFailed: ...
 
 
 class _Body:
@@ -56,7 +77,7 @@ class _Body:
 class StreamedUpload(Writer):
     """One object's upload session, written as the file is read (and read again after a fault)."""
 
-    def __init__(self, store: GcsStore, key: str, content_type: str, total: int) -> None:
+    def __init__(self, store: UploadStore, key: str, content_type: str, total: int) -> None:
         self._store, self._total = store, total
         self._what = f"write {store.location(key)}"
         # a quarter of the file, MIN_SPAN at least, rounded up to the quantum
@@ -73,7 +94,12 @@ class StreamedUpload(Writer):
             upload = ResumableUpload(url, _QUANTUM, headers=store.token(), retry=None)  # a token each try
             try:
                 upload.initiate(
-                    store.http, io.BytesIO(), metadata, content_type, total_bytes=total, timeout=TIMEOUT
+                    store.http,
+                    io.BytesIO(),
+                    metadata,
+                    content_type,
+                    total_bytes=total,
+                    timeout=pinning.TIMEOUT,
                 )
             except InvalidResponse as exc:
                 retry.not_busy(exc.response)  # Busy: asked again
@@ -122,7 +148,7 @@ class StreamedUpload(Writer):
         span = f"bytes {start}-{end - 1}/{size}" if end > start else f"bytes */{end}"
         data = _Body(body, end - start) if end > start else b""  # (a length of 0 would go chunked)
         put = partial(self._store.http.put, self._session, data=data, headers={"Content-Range": span},
-                      timeout=TIMEOUT)  # fmt: skip
+                      timeout=pinning.TIMEOUT)  # fmt: skip
         # once, never again here (the body streams): the guard's refusals made the task's as every call's
         store = self._store
         self._answered(
@@ -150,7 +176,7 @@ class StreamedUpload(Writer):
                 errors.FAILED, f"The {self._store.where} stopped taking the file: {fault}"
             )
         ask = partial(self._store.http.put, self._session, headers={"Content-Range": "bytes */*"},
-                      timeout=TIMEOUT)  # fmt: skip
+                      timeout=pinning.TIMEOUT)  # fmt: skip
         with contextlib.suppress(retry.Busy):  # still busy: the time left decides
             self._answered(self._store.guarded(self._what, _SESSION, ask))
         return self._again(f"could not {self._what} ({type(fault).__name__})")

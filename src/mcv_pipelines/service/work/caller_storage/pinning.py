@@ -33,7 +33,9 @@ from urllib3.util.connection import create_connection
 
 from mcv_pipelines.service.engines.url_guard import UrlGuard
 
-__all__ = ["Addresses", "PinnedSession", "chunks", "pinned_pools", "session"]
+__all__ = ["TIMEOUT", "Addresses", "PinnedSession", "chunks", "pinned_pools", "session"]
+
+TIMEOUT = (10.0, 60.0)  # seconds to connect, and to wait for each read: every kind's calls on a session
 
 
 class Addresses:
