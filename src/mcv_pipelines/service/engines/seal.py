@@ -366,8 +366,11 @@ def networked_argv(argv: Sequence[str], writable: Sequence[Path], method: Method
 
 
 class _ProcessCount:
-    """How many processes this user runs, counted at most once a second (RLIMIT_NPROC counts them
-    all, so the limit is set above the count: the allowance is what a sealed program may add)."""
+    """How many threads this user runs, counted at most once a second. RLIMIT_NPROC counts every
+    thread of the user, not only processes, so the limit is set above that count: the allowance is
+    what a sealed program may add. (Counted as processes it was set below what a busy service's user
+    runs, warm Chromium and LibreOffice having dozens of threads each: a program's first thread then
+    failed, as pandoc's did under Landlock as an ordinary user. Root is not held to the limit.)"""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -383,11 +386,13 @@ class _ProcessCount:
 
 
 def _count_processes(uid: int) -> int:
+    """The threads of ``uid``'s processes (what RLIMIT_NPROC counts), each process's from its task/."""
     count = 0
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                count += entry.stat(follow_symlinks=False).st_uid == uid
+            with contextlib.suppress(OSError):  # gone meanwhile
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    count += len(os.listdir(f"{entry.path}/task"))
     return count
 
 
