@@ -136,7 +136,11 @@ def current_scope() -> TaskScope | None:
 def _works(argv: Sequence[str]) -> bool:
     try:
         done = subprocess.run(
-            list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=20, check=False,
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=20,
+            check=False,
             env=program_environment(),
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -257,7 +261,7 @@ def limit_argv(limits: Limits) -> list[str] | None:
 def _limit_values(limits: Limits) -> list[tuple[str, int]]:
     values = [] if limits.memory is None else [("as", limits.memory)]
     values += [("cpu", limits.cpu_seconds), ("fsize", limits.file_size)]
-    return [*values, ("nproc", _processes() + limits.processes)]
+    return [*values, ("nproc", _threads() + limits.processes)]
 
 
 def sealed_argv(
@@ -297,8 +301,18 @@ def death_argv() -> list[str]:
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         return []
-    sh = shutil.which("sh") or "/bin/sh"
-    return [setpriv, "--pdeathsig", "KILL", "--", sh, "-c", _STILL_THE_SERVICES, "mcv-seal", str(os.getpid())]
+    # /bin/sh itself, not the first `sh` on PATH: a program of that name there is not ours to run
+    return [
+        setpriv,
+        "--pdeathsig",
+        "KILL",
+        "--",
+        "/bin/sh",
+        "-c",
+        _STILL_THE_SERVICES,
+        "mcv-seal",
+        str(os.getpid()),
+    ]
 
 
 def bwrap_wrapper(
@@ -365,7 +379,7 @@ def networked_argv(argv: Sequence[str], writable: Sequence[Path], method: Method
     return [*wrapped, "--", *argv]
 
 
-class _ProcessCount:
+class _ThreadCount:
     """How many threads this user runs, counted at most once a second. RLIMIT_NPROC counts every
     thread of the user, not only processes, so the limit is set above that count: the allowance is
     what a sealed program may add. (Counted as processes it was set below what a busy service's user
@@ -380,12 +394,12 @@ class _ProcessCount:
     def __call__(self) -> int:
         with self._lock:
             if time.monotonic() - self._when > 1.0:
-                self._count = _count_processes(os.getuid())
+                self._count = _count_threads(os.getuid())
                 self._when = time.monotonic()
             return self._count
 
 
-def _count_processes(uid: int) -> int:
+def _count_threads(uid: int) -> int:
     """The threads of ``uid``'s processes (what RLIMIT_NPROC counts), each process's from its task/."""
     count = 0
     for entry in os.scandir("/proc"):
@@ -396,7 +410,7 @@ def _count_processes(uid: int) -> int:
     return count
 
 
-_processes = _ProcessCount()
+_threads = _ThreadCount()
 
 
 def apply_limits(limits: Limits = DEFAULT_LIMITS) -> Callable[[], None] | None:

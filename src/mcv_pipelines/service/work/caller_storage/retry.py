@@ -46,7 +46,7 @@ def not_busy(answer: _R) -> _R:
     """An HTTP answer (a requests Response) as it is, or Busy raised for one of ``BUSY``, its body
     read first so that it can still be judged."""
     if answer.status_code in BUSY:
-        answer.content  # noqa: B018
+        answer.content  # noqa: B018 - read now: the last answer is judged after its connection is reused
         raise Busy(answer, answer.status_code)
     return answer
 
@@ -90,8 +90,9 @@ def guarded(
             try:
                 return call()
             except Exception as exc:
-                why = secrets.hide(f"could not {what} ({type(exc).__name__})")
-                if not transient(exc) or not backoff.pause(why):
+                if not transient(exc) or not backoff.pause(
+                    secrets.hide(f"could not {what} ({type(exc).__name__})")
+                ):
                     raise
     except Busy as exc:
         last: _T = exc.answer
